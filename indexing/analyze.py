@@ -1,0 +1,54 @@
+"""Turn one file's bytes (from disk or an editor buffer) into a FileAnalysis."""
+
+from __future__ import annotations
+
+import logging
+
+import tree_sitter
+
+from .chunking import ChunkSettings, strategy_for
+from .chunking.base import LineWindowStrategy
+from .languages import GRAMMARS, detect_language, parser_for
+from .model import FileAnalysis
+from .source import SourceDocument
+
+log = logging.getLogger(__name__)
+
+
+def parse(language: str, data: bytes, old_tree: tree_sitter.Tree | None = None):
+    """Parse with the language's grammar; `old_tree` (already `.edit()`ed) makes it
+    incremental. Returns None for languages without a grammar."""
+    grammar_name = GRAMMARS.get(language)
+    if grammar_name is None:
+        return None
+    parser = parser_for(grammar_name)
+    return parser.parse(data, old_tree) if old_tree is not None else parser.parse(data)
+
+
+def analyze_source(
+    path: str,
+    data: bytes,
+    settings: ChunkSettings | None = None,
+    language: str | None = None,
+    tree: tree_sitter.Tree | None = None,
+) -> FileAnalysis:
+    """Analyse `data` as the file at workspace-relative `path`.
+
+    Never raises for bad content: a strategy failure falls back to line windows and
+    is recorded in `notes`, so one odd file cannot stop a sync.
+    """
+    settings = settings or ChunkSettings()
+    language = language or detect_language(path)
+    doc = SourceDocument(path=path, language=language, data=data)
+    try:
+        doc.tree = tree if tree is not None else parse(language, data)
+        strategy = strategy_for(language)
+        if doc.tree is None and not isinstance(strategy, LineWindowStrategy):
+            if getattr(strategy, "grammar_name", None):
+                strategy = LineWindowStrategy(language)
+        return strategy.analyze(doc, settings)
+    except Exception as exc:  # noqa: BLE001
+        log.warning("%s: %s strategy failed (%s); using line windows", path, language, exc)
+        analysis = LineWindowStrategy(language).analyze(doc, settings)
+        analysis.notes.append(f"{language} strategy failed: {exc}")
+        return analysis

@@ -1,0 +1,37 @@
+"""The one table that maps a language id to its chunking strategy.
+
+Adding a language means one module under `chunking/` and one line here. Strategies are
+imported lazily so a broken or missing grammar degrades that language to line windows
+instead of taking the indexer down.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from functools import cache
+
+from .base import ChunkSettings, ChunkStrategy, LineWindowStrategy
+
+log = logging.getLogger(__name__)
+
+STRATEGIES: dict[str, str] = {
+    "python": "python:PythonStrategy",
+}
+
+
+@cache
+def strategy_for(language: str) -> ChunkStrategy:
+    target = STRATEGIES.get(language)
+    if target is None:
+        return LineWindowStrategy(language)
+    module_name, _, class_name = target.partition(":")
+    try:
+        module = importlib.import_module(f"{__name__}.{module_name}")
+        return getattr(module, class_name)()
+    except Exception as exc:  # noqa: BLE001 - one bad grammar must not stop indexing
+        log.warning("no strategy for %s (%s); using 50-line windows", language, exc)
+        return LineWindowStrategy(language)
+
+
+__all__ = ["STRATEGIES", "ChunkSettings", "ChunkStrategy", "strategy_for"]

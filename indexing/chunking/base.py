@@ -1,0 +1,405 @@
+"""The strategy interface and the machinery shared by every tree-sitter strategy.
+
+A language module declares *what* a definition is (a tree-sitter query whose captures
+follow the tags.scm convention: `@definition.<kind>` plus `@name`), and the base class
+does the rest: nesting and qualified names, references, chunks, signatures, splitting.
+Queries run in C, so no Python walk over every node is needed on the hot path.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
+
+import tree_sitter
+
+from ..languages import query
+from ..model import Chunk, FileAnalysis, Reference, Symbol, SymbolKind
+from ..source import SourceDocument
+
+WINDOW_LINES = 50
+CONTAINER_KINDS = frozenset(
+    {
+        SymbolKind.CLASS,
+        SymbolKind.INTERFACE,
+        SymbolKind.TRAIT,
+        SymbolKind.STRUCT,
+        SymbolKind.ENUM,
+    }
+)
+DEFAULT_CHUNK_KINDS = frozenset(
+    CONTAINER_KINDS
+    | {SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CONSTRUCTOR, SymbolKind.TYPE}
+)
+
+
+@dataclass(frozen=True)
+class ChunkSettings:
+    chunk_max_tokens: int = 512
+    window_lines: int = WINDOW_LINES
+
+
+class ChunkStrategy(Protocol):
+    """One per language; registered in `indexing.chunking.STRATEGIES`."""
+
+    language: str
+
+    def analyze(self, doc: SourceDocument, settings: ChunkSettings) -> FileAnalysis: ...
+
+
+def estimate_tokens(text: str) -> int:
+    """About four characters per token for code, the usual rule of thumb for BPE models."""
+    return (len(text) + 3) // 4
+
+
+def split_oversized(chunk: Chunk, settings: ChunkSettings) -> list[Chunk]:
+    """Split a chunk over the token budget into line windows; the first keeps the head."""
+    if estimate_tokens(chunk.content) <= settings.chunk_max_tokens:
+        return [chunk]
+    budget_chars = settings.chunk_max_tokens * 4
+    lines = chunk.content.split("\n")
+    parts: list[tuple[int, list[str]]] = []
+    current: list[str] = []
+    size = 0
+    start = 0
+    for i, line in enumerate(lines):
+        if current and size + len(line) + 1 > budget_chars:
+            parts.append((start, current))
+            current, size, start = [], 0, i
+        current.append(line)
+        size += len(line) + 1
+    if current:
+        parts.append((start, current))
+    out = []
+    for n, (offset, part_lines) in enumerate(parts):
+        meta = dict(chunk.metadata)
+        meta["split"] = {"part": n + 1, "parts": len(parts)}
+        out.append(
+            Chunk(
+                path=chunk.path,
+                language=chunk.language,
+                symbol_name=chunk.symbol_name,
+                symbol_type=chunk.symbol_type,
+                start_line=chunk.start_line + offset,
+                end_line=chunk.start_line + offset + len(part_lines) - 1,
+                content="\n".join(part_lines),
+                metadata=meta,
+            )
+        )
+    return out
+
+
+def line_windows(
+    doc: SourceDocument,
+    settings: ChunkSettings,
+    first: int = 0,
+    last: int | None = None,
+    symbol_type: str = "lines",
+) -> list[Chunk]:
+    """Fixed windows over lines first..last (0-based, inclusive), skipping blank windows."""
+    lines = doc.lines
+    last = len(lines) - 1 if last is None else last
+    chunks = []
+    for start in range(first, last + 1, settings.window_lines):
+        end = min(start + settings.window_lines - 1, last)
+        content = "\n".join(lines[start : end + 1])
+        if not content.strip():
+            continue
+        chunks.append(
+            Chunk(
+                path=doc.path,
+                language=doc.language,
+                symbol_name=f"{doc.path}:{start + 1}-{end + 1}",
+                symbol_type=symbol_type,
+                start_line=start,
+                end_line=end,
+                content=content,
+            )
+        )
+    return chunks
+
+
+class LineWindowStrategy:
+    """Anything without a grammar: 50-line windows, no symbols."""
+
+    def __init__(self, language: str = "text") -> None:
+        self.language = language
+
+    def analyze(self, doc: SourceDocument, settings: ChunkSettings) -> FileAnalysis:
+        analysis = FileAnalysis(path=doc.path, language=doc.language)
+        analysis.chunks = [
+            c for w in line_windows(doc, settings) for c in split_oversized(w, settings)
+        ]
+        return analysis
+
+
+@dataclass
+class _Def:
+    node: tree_sitter.Node
+    name_node: tree_sitter.Node
+    symbol: Symbol
+
+
+_COMMENT_PREFIX = re.compile(r"^\s*(/\*\*?|\*/|\*|//+|#+|--)\s?")
+
+
+class TreeSitterStrategy:
+    """Base for grammar-backed strategies. Subclasses set the class attributes and may
+    override the hooks (`qualify`, `adjust_kind`, `docstring`, `signature`,
+    `symbol_metadata`, `finish`)."""
+
+    language: ClassVar[str]
+    grammar_name: ClassVar[str]
+    definitions_query: ClassVar[str]
+    references_query: ClassVar[str] = "(identifier) @reference"
+    separator: ClassVar[str] = "."
+    chunk_kinds: ClassVar[frozenset[SymbolKind]] = DEFAULT_CHUNK_KINDS
+    comment_types: ClassVar[frozenset[str]] = frozenset({"comment"})
+    body_fields: ClassVar[tuple[str, ...]] = ("body",)
+    # Keep chunks for code outside any definition (scripts, route files, config).
+    chunk_uncovered_code: ClassVar[bool] = True
+
+    def __init__(self) -> None:
+        # Compile once so a bad query fails at registration, not mid-index.
+        query(self.grammar_name, self.definitions_query)
+        query(self.grammar_name, self.references_query)
+
+    # ---- entry point -------------------------------------------------------------
+
+    def analyze(self, doc: SourceDocument, settings: ChunkSettings) -> FileAnalysis:
+        assert doc.tree is not None, "tree-sitter strategies need a parsed document"
+        root = doc.tree.root_node
+        analysis = FileAnalysis(path=doc.path, language=doc.language)
+        if root.has_error:
+            analysis.syntax_errors = _count_errors(self.grammar_name, root)
+        prefix = self.module_prefix(doc, analysis)
+        defs = self._definitions(doc, root, prefix)
+        analysis.symbols = [d.symbol for d in defs]
+        analysis.references = self._references(doc, root, defs)
+        analysis.chunks = self._chunks(doc, defs, settings)
+        self.finish(doc, analysis, defs, settings)
+        if self.chunk_uncovered_code:
+            analysis.chunks.extend(self._uncovered(doc, analysis.chunks, settings))
+        return analysis
+
+    # ---- hooks -------------------------------------------------------------------
+
+    def module_prefix(self, doc: SourceDocument, analysis: FileAnalysis) -> str | None:
+        """Qualifier for top-level names (package, namespace, module path)."""
+        return None
+
+    def qualify(self, container: str | None, name: str, kind: SymbolKind) -> str:
+        return f"{container}{self.separator}{name}" if container else name
+
+    def adjust_kind(self, kind: SymbolKind, container: Symbol | None) -> SymbolKind:
+        if kind is SymbolKind.FUNCTION and container and container.kind in CONTAINER_KINDS:
+            return SymbolKind.METHOD
+        return kind
+
+    def docstring(self, doc: SourceDocument, node: tree_sitter.Node) -> str | None:
+        """Default: the comment block right above the definition."""
+        comments: list[str] = []
+        prev = node.prev_sibling
+        expected_row = node.start_point[0]
+        while prev is not None and prev.type in self.comment_types:
+            if prev.end_point[0] < expected_row - 1:
+                break
+            comments.append(doc.node_text(prev))
+            expected_row = prev.start_point[0]
+            prev = prev.prev_sibling
+        if not comments:
+            return None
+        text = "\n".join(reversed(comments))
+        cleaned = [_COMMENT_PREFIX.sub("", line).rstrip() for line in text.splitlines()]
+        return "\n".join(line for line in cleaned if line.strip()).strip() or None
+
+    def signature(self, doc: SourceDocument, node: tree_sitter.Node) -> str:
+        """Text from the definition's start to its body, on one line."""
+        end = node.end_byte
+        for field_name in self.body_fields:
+            body = node.child_by_field_name(field_name)
+            if body is not None:
+                end = body.start_byte
+                break
+        else:
+            end = min(end, node.start_byte + 200)
+            nl = doc.data.find(b"\n", node.start_byte, end)
+            if nl != -1:
+                end = nl
+        text = doc.data[node.start_byte : end].decode("utf-8", errors="replace")
+        return " ".join(text.split()).rstrip(" {:")[:300]
+
+    def symbol_metadata(
+        self, doc: SourceDocument, d: _Def, analysis: FileAnalysis
+    ) -> dict[str, Any]:
+        """Extra chunk metadata for a definition (Eloquent relations, DI, …)."""
+        return {}
+
+    def finish(
+        self,
+        doc: SourceDocument,
+        analysis: FileAnalysis,
+        defs: list[_Def],
+        settings: ChunkSettings,
+    ) -> None:
+        """Last hook: module summary chunks, imports, cross-language links."""
+
+    # ---- machinery ---------------------------------------------------------------
+
+    def _definitions(
+        self, doc: SourceDocument, root: tree_sitter.Node, prefix: str | None
+    ) -> list[_Def]:
+        cursor = tree_sitter.QueryCursor(query(self.grammar_name, self.definitions_query))
+        found: dict[int, tuple[tree_sitter.Node, tree_sitter.Node, SymbolKind]] = {}
+        for _, captures in cursor.matches(root):
+            def_key = next((k for k in captures if k.startswith("definition.")), None)
+            if def_key is None or "name" not in captures:
+                continue
+            node = captures[def_key][0]
+            if node.id in found:
+                continue
+            try:
+                kind = SymbolKind(def_key.split(".", 1)[1])
+            except ValueError:
+                continue
+            found[node.id] = (node, captures["name"][0], kind)
+        ordered = sorted(found.values(), key=lambda t: (t[0].start_byte, -t[0].end_byte))
+        stack: list[_Def] = []
+        defs: list[_Def] = []
+        for node, name_node, kind in ordered:
+            while stack and stack[-1].node.end_byte <= node.start_byte:
+                stack.pop()
+            parent = stack[-1].symbol if stack else None
+            kind = self.adjust_kind(kind, parent)
+            name = doc.node_text(name_node)
+            container = parent.qualified_name if parent else prefix
+            symbol = Symbol(
+                name=name,
+                kind=kind,
+                range=doc.node_range(node),
+                selection_range=doc.node_range(name_node),
+                qualified_name=self.qualify(container, name, kind),
+                container=parent.qualified_name if parent else prefix,
+                signature=self.signature(doc, node),
+                doc=self.docstring(doc, node),
+            )
+            d = _Def(node, name_node, symbol)
+            defs.append(d)
+            stack.append(d)
+        return defs
+
+    def _references(
+        self, doc: SourceDocument, root: tree_sitter.Node, defs: list[_Def]
+    ) -> list[Reference]:
+        cursor = tree_sitter.QueryCursor(query(self.grammar_name, self.references_query))
+        nodes = [n for ns in cursor.captures(root).values() for n in ns]
+        nodes.sort(key=lambda n: n.start_byte)
+        def_names = {d.name_node.start_byte for d in defs}
+        refs: list[Reference] = []
+        stack: list[_Def] = []
+        i = 0
+        seen: set[int] = set()
+        for node in nodes:
+            start = node.start_byte
+            if start in def_names or start in seen:
+                continue
+            seen.add(start)
+            while i < len(defs) and defs[i].node.start_byte <= start:
+                while stack and stack[-1].node.end_byte <= defs[i].node.start_byte:
+                    stack.pop()
+                stack.append(defs[i])
+                i += 1
+            while stack and stack[-1].node.end_byte <= start:
+                stack.pop()
+            name = doc.node_text(node)
+            if not name or not (name[0].isalpha() or name[0] in "_$\\"):
+                continue
+            refs.append(
+                Reference(
+                    name=name.lstrip("$"),
+                    range=doc.node_range(node),
+                    container=stack[-1].symbol.qualified_name if stack else None,
+                )
+            )
+        return refs
+
+    def _chunks(
+        self, doc: SourceDocument, defs: list[_Def], settings: ChunkSettings
+    ) -> list[Chunk]:
+        chunked = [d for d in defs if d.symbol.kind in self.chunk_kinds]
+        chunks: list[Chunk] = []
+        for d in chunked:
+            s = d.symbol
+            start, end = s.range.start.line, s.range.end.line
+            inner = [
+                c
+                for c in chunked
+                if c is not d
+                and c.node.start_byte >= d.node.start_byte
+                and c.node.end_byte <= d.node.end_byte
+                and c.symbol.container == s.qualified_name
+            ]
+            content = _skeleton(doc, start, end, inner) if inner else doc.lines_text(start, end)
+            meta: dict[str, Any] = {"qualified_name": s.qualified_name}
+            if s.signature:
+                meta["signature"] = s.signature
+            if s.doc:
+                meta["docstring"] = s.doc
+            if s.container:
+                meta["container"] = s.container
+            meta.update(self.symbol_metadata(doc, d, FileAnalysis(doc.path, doc.language)))
+            chunk = Chunk(
+                path=doc.path,
+                language=doc.language,
+                symbol_name=s.name,
+                symbol_type=s.kind.value,
+                start_line=start,
+                end_line=end,
+                content=content,
+                metadata=meta,
+            )
+            chunks.extend(split_oversized(chunk, settings))
+        return chunks
+
+    def _uncovered(
+        self, doc: SourceDocument, chunks: list[Chunk], settings: ChunkSettings
+    ) -> list[Chunk]:
+        """Windows over top-level code no chunk covers, so nothing is silently dropped."""
+        covered = bytearray(len(doc.lines) + 1)
+        for c in chunks:
+            if c.symbol_type == "module":
+                continue
+            for line in range(c.start_line, min(c.end_line, len(doc.lines) - 1) + 1):
+                covered[line] = 1
+        out: list[Chunk] = []
+        run_start = None
+        for line in range(len(doc.lines) + 1):
+            free = line < len(doc.lines) and not covered[line]
+            if free and run_start is None:
+                run_start = line
+            elif not free and run_start is not None:
+                text = doc.lines_text(run_start, line - 1)
+                if sum(1 for ln in text.splitlines() if ln.strip()) >= 5:
+                    out.extend(
+                        c
+                        for w in line_windows(doc, settings, run_start, line - 1, "block")
+                        for c in split_oversized(w, settings)
+                    )
+                run_start = None
+        return out
+
+
+def _skeleton(doc: SourceDocument, start: int, end: int, inner: list[_Def]) -> str:
+    """A container's text with nested chunked definitions reduced to their first line:
+    the class chunk shows fields and method signatures without repeating method bodies."""
+    skip: set[int] = set()
+    for d in inner:
+        s, e = d.symbol.range.start.line, d.symbol.range.end.line
+        skip.update(range(s + 1, e + 1))
+    return "\n".join(doc.lines[i] for i in range(start, end + 1) if i not in skip)
+
+
+def _count_errors(grammar_name: str, root: tree_sitter.Node) -> int:
+    cursor = tree_sitter.QueryCursor(query(grammar_name, "(ERROR) @error"))
+    return sum(len(v) for v in cursor.captures(root).values()) or 1

@@ -1,0 +1,144 @@
+"""Python: classes, functions, methods, module variables; docstrings; imports; a
+module summary chunk."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import PurePosixPath
+
+import tree_sitter
+
+from ..model import Chunk, FileAnalysis, SymbolKind
+from ..source import SourceDocument
+from .base import ChunkSettings, TreeSitterStrategy, _Def
+
+
+def module_name(rel_path: str) -> str:
+    """`src/pkg/mod.py` -> `pkg.mod`; `pkg/__init__.py` -> `pkg`."""
+    parts = list(PurePosixPath(rel_path).with_suffix("").parts)
+    if parts and parts[0] in {"src", "lib"} and len(parts) > 1:
+        parts = parts[1:]
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+class PythonStrategy(TreeSitterStrategy):
+    language = "python"
+    grammar_name = "python"
+    definitions_query = """
+    (class_definition name: (identifier) @name) @definition.class
+    (function_definition name: (identifier) @name) @definition.function
+    (module (expression_statement (assignment left: (identifier) @name) @definition.variable))
+    (class_definition body: (block (expression_statement
+        (assignment left: (identifier) @name) @definition.field)))
+    """
+
+    def module_prefix(self, doc: SourceDocument, analysis: FileAnalysis) -> str | None:
+        return module_name(doc.path) or None
+
+    def docstring(self, doc: SourceDocument, node: tree_sitter.Node) -> str | None:
+        if node.type == "assignment":
+            return None
+        body = node.child_by_field_name("body")
+        if body is None or body.named_child_count == 0:
+            return None
+        return _leading_string(doc, body)
+
+    def signature(self, doc: SourceDocument, node: tree_sitter.Node) -> str:
+        if node.type == "assignment":
+            return " ".join(doc.node_text(node).split())[:200]
+        return super().signature(doc, node)
+
+    def finish(
+        self,
+        doc: SourceDocument,
+        analysis: FileAnalysis,
+        defs: list[_Def],
+        settings: ChunkSettings,
+    ) -> None:
+        root = doc.tree.root_node  # type: ignore[union-attr]
+        module = module_name(doc.path)
+        import_lines: list[str] = []
+        for child in root.named_children:
+            if child.type in ("import_statement", "import_from_statement"):
+                import_lines.append(doc.node_text(child))
+                analysis.imports.update(_imports(doc, child, module, doc.path))
+        module_doc = _leading_string(doc, root)
+        top = [d.symbol for d in defs if d.symbol.container == (module or None)]
+        if not (module_doc or import_lines or top):
+            return
+        parts = []
+        if module_doc:
+            parts.append(module_doc)
+        parts.extend(import_lines)
+        if top:
+            parts.append("defines: " + ", ".join(f"{s.kind.value} {s.name}" for s in top))
+        analysis.chunks.insert(
+            0,
+            Chunk(
+                path=doc.path,
+                language=doc.language,
+                symbol_name=module or doc.path,
+                symbol_type="module",
+                start_line=0,
+                end_line=max(len(doc.lines) - 1, 0),
+                content="\n".join(parts),
+                metadata={
+                    "qualified_name": module,
+                    "docstring": module_doc,
+                    "imports": sorted(set(analysis.imports.values())),
+                },
+            ),
+        )
+
+
+def _leading_string(doc: SourceDocument, block: tree_sitter.Node) -> str | None:
+    """The docstring: a string literal as the block's first statement (the grammar
+    shows it bare or wrapped in an expression_statement, depending on position)."""
+    first = next((c for c in block.named_children if c.type != "comment"), None)
+    if first is not None and first.type == "expression_statement" and first.named_child_count:
+        first = first.named_children[0]
+    if first is not None and first.type == "string":
+        return _strip_string(doc.node_text(first))
+    return None
+
+
+def _strip_string(text: str) -> str:
+    for q in ('"""', "'''", '"', "'"):
+        i = text.find(q)
+        if i != -1 and text.endswith(q) and len(text) >= i + 2 * len(q):
+            return inspect.cleandoc(text[i + len(q) : -len(q)])
+    return text.strip()
+
+
+def _imports(
+    doc: SourceDocument, node: tree_sitter.Node, module: str, path: str
+) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if node.type == "import_statement":
+        for name in node.named_children:
+            if name.type == "aliased_import":
+                target = doc.node_text(name.child_by_field_name("name"))  # type: ignore[arg-type]
+                alias = doc.node_text(name.child_by_field_name("alias"))  # type: ignore[arg-type]
+                out[alias] = target
+            elif name.type == "dotted_name":
+                target = doc.node_text(name)
+                out[target.split(".")[0]] = target.split(".")[0]
+        return out
+    mod_node = node.child_by_field_name("module_name")
+    base = doc.node_text(mod_node) if mod_node is not None else ""
+    if base.startswith("."):
+        dots = len(base) - len(base.lstrip("."))
+        package = module.split(".") if not path.endswith("__init__.py") else module.split(".") + [""]
+        anchor = package[: max(len(package) - dots, 0)]
+        rest = base.lstrip(".")
+        base = ".".join([p for p in anchor if p] + ([rest] if rest else []))
+    for name in node.children_by_field_name("name"):
+        if name.type == "aliased_import":
+            target = doc.node_text(name.child_by_field_name("name"))  # type: ignore[arg-type]
+            alias = doc.node_text(name.child_by_field_name("alias"))  # type: ignore[arg-type]
+        else:
+            target = alias = doc.node_text(name)
+        out[alias] = f"{base}.{target}" if base else target
+    return out

@@ -1,0 +1,336 @@
+"""`code-intel` command line: index, defs, refs, outline, grep.
+
+Every command prints for humans by default and JSON with `--json`; user errors become
+one red line and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections import Counter
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape as _escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.tree import Tree
+
+from .config import ConfigError
+from .store import StoredSymbol, StoreError
+from .sync import SyncReport, sync_workspace
+from .text_search import SearchError, search_text
+from .workspace import Workspace, find_root
+
+app = typer.Typer(
+    name="code-intel",
+    help="Code intelligence for agents and editors: index, navigate and search a workspace.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False)
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+WorkspaceOpt = Annotated[
+    Path | None,
+    typer.Option("--workspace", "-w", help="Workspace root (default: found from the current directory)."),
+]
+NoSyncOpt = Annotated[
+    bool, typer.Option("--no-sync", help="Answer from the index as it is, without syncing first.")
+]
+
+
+class UserError(Exception):
+    """Printed as one line; exit code 2."""
+
+
+def _fail(message: str) -> None:
+    err.print(f"[red]error:[/red] {message}")
+    raise typer.Exit(2)
+
+
+def _open(workspace: Path | None) -> Workspace:
+    root = workspace if workspace is not None else find_root(Path.cwd())
+    if not root.is_dir():
+        raise UserError(f"workspace {root} is not a directory")
+    ws = Workspace.open(root)
+    for message in ws.store.messages:
+        err.print(f"[yellow]note:[/yellow] {message}")
+    return ws
+
+
+def _emit(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def _sync(ws: Workspace, force: bool = False, show_progress: bool = True) -> SyncReport:
+    if not show_progress or not err.is_terminal:
+        return sync_workspace(ws.root, ws.store, ws.config, force=force)
+    with Progress(
+        TextColumn("[bold]indexing"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}", style="dim"),
+        console=err,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("", total=None)
+
+        def update(done: int, total: int, path: str) -> None:
+            progress.update(task, completed=done, total=total, description=path[-60:])
+
+        return sync_workspace(ws.root, ws.store, ws.config, force=force, progress=update)
+
+
+@app.command()
+def index(
+    path: Annotated[Path, typer.Argument(help="Workspace to index.")] = Path("."),
+    force: Annotated[bool, typer.Option("--force", help="Re-read and re-parse every file.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Index a workspace (incrementally) and print a summary."""
+    if not path.is_dir():
+        raise UserError(f"{path} is not a directory")
+    ws = _open(path)
+    report = _sync(ws, force=force, show_progress=not as_json)
+    stats = ws.store.stats()
+    skipped_files = {
+        p: s.skip_reason for p, s in ws.store.file_states().items() if s.skip_reason
+    }
+    summary = {
+        "workspace": str(ws.root),
+        **stats,
+        "added": len(report.added),
+        "modified": len(report.modified),
+        "deleted": len(report.deleted),
+        "unchanged": report.unchanged + report.touched,
+        "skipped_files": dict(sorted(skipped_files.items())[:200]),
+        "elapsed_seconds": round(report.elapsed, 3),
+        "workers": report.workers,
+        "messages": ws.store.messages,
+    }
+    if as_json:
+        _emit(summary)
+        return
+    out.print(f"[bold]Indexed[/bold] {ws.root}")
+    table = Table(show_header=True, header_style="bold", box=None)
+    table.add_column("language")
+    table.add_column("files", justify="right")
+    for lang, count in stats["languages"].items():  # type: ignore[union-attr]
+        table.add_row(lang, str(count))
+    out.print(table)
+    out.print(
+        f"{stats['files']} files, {stats['chunks']} chunks, {stats['symbols']} symbols, "
+        f"{stats['references']} references"
+    )
+    out.print(
+        f"this run: {len(report.added)} added, {len(report.modified)} modified, "
+        f"{len(report.deleted)} deleted, {report.unchanged + report.touched} unchanged "
+        f"in {report.elapsed:.2f}s ({report.workers} worker(s))"
+    )
+    if stats["skipped"]:
+        out.print("skipped:")
+        for reason, count in stats["skipped"].items():  # type: ignore[union-attr]
+            out.print(f"  {count:>5}  {reason}")
+    if stats["syntax_error_files"]:
+        out.print(
+            f"{stats['syntax_error_files']} file(s) have syntax errors "
+            "(indexed as far as they parse)"
+        )
+
+
+def _symbol_json(s: StoredSymbol) -> dict[str, Any]:
+    d = asdict(s.symbol)
+    d["kind"] = s.symbol.kind.value
+    return {"path": s.path, "language": s.language, **d}
+
+
+@app.command()
+def defs(
+    name: Annotated[str, typer.Argument(help="Symbol name or qualified name.")],
+    substring: Annotated[bool, typer.Option("--substring", help="Case-insensitive substring match.")] = False,
+    language: Annotated[str | None, typer.Option(help="Only this language.")] = None,
+    workspace: WorkspaceOpt = None,
+    no_sync: NoSyncOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Find where NAME is defined."""
+    if not name.strip():
+        raise UserError("NAME is empty")
+    ws = _open(workspace)
+    if not no_sync:
+        _sync(ws, show_progress=not as_json)
+    found = ws.store.find_definitions(name, exact=not substring, language=language)
+    if as_json:
+        _emit({"name": name, "definitions": [_symbol_json(s) for s in found]})
+        return
+    if not found:
+        out.print(f"no definition of {name!r}")
+        raise typer.Exit(1)
+    for s in found:
+        sym = s.symbol
+        out.print(
+            f"{s.path}:{sym.selection_range.start.line + 1}:{sym.selection_range.start.character + 1}"
+            f"  [cyan]{sym.kind.value}[/cyan] [bold]{sym.qualified_name}[/bold]"
+            + (f"  [dim]{sym.signature}[/dim]" if sym.signature else "")
+        )
+
+
+@app.command()
+def refs(
+    name: Annotated[str, typer.Argument(help="Symbol name (a qualified name matches by its last part).")],
+    workspace: WorkspaceOpt = None,
+    no_sync: NoSyncOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Find references to NAME (identifier occurrences, definitions excluded)."""
+    if not name.strip():
+        raise UserError("NAME is empty")
+    ws = _open(workspace)
+    if not no_sync:
+        _sync(ws, show_progress=not as_json)
+    found = ws.store.find_references(name)
+    if as_json:
+        _emit(
+            {
+                "name": name,
+                "references": [
+                    {"path": r.path, **asdict(r.reference)} for r in found
+                ],
+            }
+        )
+        return
+    if not found:
+        out.print(f"no references to {name!r}")
+        raise typer.Exit(1)
+    per_file = Counter(r.path for r in found)
+    for r in found:
+        ref = r.reference
+        where = f"  [dim]in {ref.container}[/dim]" if ref.container else ""
+        out.print(f"{r.path}:{ref.range.start.line + 1}:{ref.range.start.character + 1}{where}")
+    out.print(f"[dim]{len(found)} references in {len(per_file)} files[/dim]")
+
+
+def _outline_tree(symbols: list[StoredSymbol]) -> list[dict[str, Any]]:
+    """Nest symbols by their container qualified name."""
+    nodes: dict[str, dict[str, Any]] = {}
+    roots: list[dict[str, Any]] = []
+    for s in symbols:
+        sym = s.symbol
+        node = {
+            "name": sym.name,
+            "kind": sym.kind.value,
+            "qualified_name": sym.qualified_name,
+            "line": sym.range.start.line + 1,
+            "end_line": sym.range.end.line + 1,
+            "children": [],
+        }
+        parent = nodes.get(sym.container or "")
+        (parent["children"] if parent else roots).append(node)
+        nodes.setdefault(sym.qualified_name, node)
+    return roots
+
+
+@app.command()
+def outline(
+    path: Annotated[Path, typer.Argument(help="File or directory.")],
+    workspace: WorkspaceOpt = None,
+    no_sync: NoSyncOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show the nested symbols of a file, or of every file under a directory."""
+    ws = _open(workspace)
+    try:
+        rel = ws.relative(path)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    target = ws.root / rel
+    if not target.exists():
+        raise UserError(f"{path} does not exist")
+    if not no_sync:
+        _sync(ws, show_progress=not as_json)
+    if target.is_dir():
+        symbols = ws.store.symbols_under("" if rel == "." else rel)
+    else:
+        symbols = ws.store.symbols_in_file(rel)
+        state = ws.store.file_state(rel)
+        if state is None or state.skip_reason:
+            reason = state.skip_reason if state else "not indexed (ignored or excluded)"
+            raise UserError(f"{rel}: {reason}")
+    by_file: dict[str, list[StoredSymbol]] = {}
+    for s in symbols:
+        by_file.setdefault(s.path, []).append(s)
+    result = {p: _outline_tree(syms) for p, syms in by_file.items()}
+    if as_json:
+        _emit({"path": rel, "files": result})
+        return
+    for file_path, nodes in result.items():
+        tree = Tree(f"[bold]{file_path}[/bold]")
+        _add_nodes(tree, nodes)
+        out.print(tree)
+
+
+def _add_nodes(tree: Tree, nodes: list[dict[str, Any]]) -> None:
+    for n in nodes:
+        branch = tree.add(f"[cyan]{n['kind']}[/cyan] {n['name']} [dim]:{n['line']}[/dim]")
+        _add_nodes(branch, n["children"])
+
+
+@app.command()
+def grep(
+    pattern: Annotated[str, typer.Argument(help="Regular expression (ripgrep syntax).")],
+    path: Annotated[str | None, typer.Option(help="Only under this workspace path.")] = None,
+    glob: Annotated[str | None, typer.Option(help="Only files matching this glob.")] = None,
+    file_type: Annotated[str | None, typer.Option("--type", help="ripgrep file type (py, php, ts…).")] = None,
+    context: Annotated[int, typer.Option("--context", "-C", help="Lines of context.")] = 0,
+    ignore_case: Annotated[bool, typer.Option("--ignore-case", "-i")] = False,
+    fixed: Annotated[bool, typer.Option("--fixed-strings", "-F", help="Treat PATTERN as a literal.")] = False,
+    max_results: Annotated[int, typer.Option(help="Stop listing after this many matches.")] = 200,
+    workspace: WorkspaceOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Search file contents with ripgrep, honouring ignore files."""
+    root = workspace if workspace is not None else find_root(Path.cwd())
+    result = search_text(
+        root, pattern, path=path, glob=glob, file_type=file_type, context=context,
+        ignore_case=ignore_case, fixed_strings=fixed, max_results=max_results,
+    )
+    if as_json:
+        _emit(
+            {
+                "pattern": pattern,
+                "total": result.total,
+                "truncated": result.truncated,
+                "matches": [asdict(m) for m in result.matches],
+            }
+        )
+        return
+    for m in result.matches:
+        for i, line in enumerate(m.before):
+            out.print(f"[dim]{m.path}-{m.line - len(m.before) + i}-{_escape(line)}[/dim]")
+        out.print(f"[magenta]{m.path}[/magenta]:[green]{m.line}[/green]:{_escape(m.content)}")
+        for i, line in enumerate(m.after):
+            out.print(f"[dim]{m.path}-{m.line + 1 + i}-{_escape(line)}[/dim]")
+    suffix = f" (showing {len(result.matches)})" if result.truncated else ""
+    err.print(f"[dim]{result.total} matches{suffix}[/dim]")
+    if not result.total:
+        raise typer.Exit(1)
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(message)s")
+    try:
+        app()
+    except (UserError, ConfigError, SearchError, StoreError) as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        raise SystemExit(130) from None

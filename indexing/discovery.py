@@ -1,0 +1,149 @@
+"""Which files of a workspace are indexed, and why the others are not.
+
+Honours every `.gitignore` on the way down (patterns relative to their directory, as
+git does), the config's `exclude_patterns` and `source_dirs`, and never follows a
+symlink out of the workspace. Directory symlinks inside the workspace are skipped too:
+their target is indexed under its own path, and following them invites loops.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pathspec
+
+from .config import CONFIG_DIR, Config
+
+ALWAYS_SKIPPED_DIRS = frozenset({".git", CONFIG_DIR, ".hg", ".svn"})
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    rel_path: str
+    abs_path: str
+    size: int
+    mtime_ns: int
+
+
+@dataclass
+class Discovery:
+    files: dict[str, Candidate] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)  # rel path -> reason
+
+
+@dataclass(frozen=True)
+class _Ignore:
+    base: str  # rel dir of the .gitignore ("" for the root), with trailing "/"
+    spec: pathspec.PathSpec
+
+    def matches(self, rel: str, is_dir: bool) -> bool:
+        if self.base and not rel.startswith(self.base):
+            return False
+        local = rel[len(self.base) :]
+        return self.spec.match_file(local + "/" if is_dir else local)
+
+
+def is_within(root: Path, target: Path) -> bool:
+    try:
+        target.relative_to(root)
+        return True
+    except ValueError:
+        return False
+
+
+def discover(root: Path, config: Config) -> Discovery:
+    root = root.resolve()
+    result = Discovery()
+    excludes = pathspec.PathSpec.from_lines("gitwildmatch", config.exclude_patterns)
+    starts = [""]
+    if config.source_dirs:
+        starts = [d.strip("/") for d in config.source_dirs if (root / d).is_dir()]
+    for start in starts:
+        inherited = _ancestor_ignores(root, start)
+        for cand_or_skip in _walk(root, start, inherited, excludes, config):
+            if isinstance(cand_or_skip, Candidate):
+                result.files[cand_or_skip.rel_path] = cand_or_skip
+            else:
+                rel, reason = cand_or_skip
+                result.skipped[rel] = reason
+    return result
+
+
+def _ancestor_ignores(root: Path, start: str) -> list[_Ignore]:
+    ignores = []
+    parts = start.split("/") if start else []
+    for i in range(len(parts) + 1):
+        rel_dir = "/".join(parts[:i])
+        ignore = _load_gitignore(root, rel_dir)
+        if ignore:
+            ignores.append(ignore)
+    return ignores
+
+
+def _load_gitignore(root: Path, rel_dir: str) -> _Ignore | None:
+    path = root / rel_dir / ".gitignore"
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    return _Ignore(f"{rel_dir}/" if rel_dir else "", pathspec.GitIgnoreSpec.from_lines(lines))
+
+
+def _walk(
+    root: Path,
+    rel_dir: str,
+    ignores: list[_Ignore],
+    excludes: pathspec.PathSpec,
+    config: Config,
+) -> Iterator[Candidate | tuple[str, str]]:
+    here = _load_gitignore(root, rel_dir) if rel_dir else None
+    if here:
+        ignores = [*ignores, here]
+    try:
+        entries = sorted(os.scandir(root / rel_dir), key=lambda e: e.name)
+    except OSError as exc:
+        yield (rel_dir or ".", f"unreadable directory ({exc.strerror})")
+        return
+    for entry in entries:
+        rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+        try:
+            is_link = entry.is_symlink()
+            is_dir = entry.is_dir(follow_symlinks=False)
+        except OSError:
+            continue
+        if is_link:
+            target = Path(os.path.realpath(entry.path))
+            if not is_within(root, target):
+                yield (rel, "symlink leaves the workspace")
+                continue
+            if target.is_dir():
+                yield (rel, "symlinked directory (its target is indexed under its own path)")
+                continue
+            if not target.is_file():
+                yield (rel, "broken symlink")
+                continue
+        if is_dir:
+            if entry.name in ALWAYS_SKIPPED_DIRS:
+                continue
+            if excludes.match_file(rel + "/") or any(i.matches(rel, True) for i in ignores):
+                continue
+            yield from _walk(root, rel, ignores, excludes, config)
+            continue
+        if entry.name == ".gitignore":
+            continue
+        if excludes.match_file(rel) or any(i.matches(rel, False) for i in ignores):
+            continue
+        try:
+            st = entry.stat(follow_symlinks=True)
+        except OSError as exc:
+            yield (rel, f"unreadable ({exc.strerror})")
+            continue
+        if not entry.is_file(follow_symlinks=True):
+            continue
+        if st.st_size > config.max_file_bytes:
+            yield (rel, f"larger than max_file_bytes ({config.max_file_bytes} bytes)")
+            continue
+        yield Candidate(rel, entry.path, st.st_size, st.st_mtime_ns)

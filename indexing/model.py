@@ -1,0 +1,124 @@
+"""Records the indexer produces and the store, CLI and language server consume.
+
+Positions are LSP-shaped (0-based line, UTF-16 column) so the language server can hand
+them to editors without a second conversion, and the CLI adds 1 for humans.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class SymbolKind(StrEnum):
+    """Closed set of definition kinds; names follow LSP's SymbolKind where one exists."""
+
+    MODULE = "module"
+    NAMESPACE = "namespace"
+    PACKAGE = "package"
+    CLASS = "class"
+    INTERFACE = "interface"
+    TRAIT = "trait"
+    ENUM = "enum"
+    STRUCT = "struct"
+    TYPE = "type"
+    FUNCTION = "function"
+    METHOD = "method"
+    CONSTRUCTOR = "constructor"
+    PROPERTY = "property"
+    FIELD = "field"
+    CONSTANT = "constant"
+    VARIABLE = "variable"
+    ENUM_MEMBER = "enum_member"
+    COMPONENT = "component"
+    ELEMENT = "element"
+    SELECTOR = "selector"
+    SECTION = "section"
+    TABLE = "table"
+    KEY = "key"
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    line: int
+    character: int
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    start: Position
+    end: Position
+
+    def contains_line(self, line: int) -> bool:
+        return self.start.line <= line <= self.end.line
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    """A definition: what `textDocument/definition`, outlines and ctags parity rest on."""
+
+    name: str
+    kind: SymbolKind
+    range: Range
+    selection_range: Range
+    qualified_name: str
+    container: str | None = None
+    signature: str | None = None
+    doc: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """An identifier occurrence outside a definition's name."""
+
+    name: str
+    range: Range
+    container: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A syntactic unit of a file, the thing that is embedded and searched ("forest")."""
+
+    path: str
+    language: str
+    symbol_name: str
+    symbol_type: str
+    start_line: int
+    end_line: int
+    content: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def fingerprint(self) -> str:
+        return sha256_text(self.content)
+
+    @property
+    def id(self) -> str:
+        key = f"{self.path}\0{self.start_line}\0{self.symbol_type}\0{self.symbol_name}"
+        return hashlib.sha1(key.encode()).hexdigest()
+
+
+@dataclass(slots=True)
+class FileAnalysis:
+    """Everything one strategy extracted from one file."""
+
+    path: str
+    language: str
+    symbols: list[Symbol] = field(default_factory=list)
+    references: list[Reference] = field(default_factory=list)
+    chunks: list[Chunk] = field(default_factory=list)
+    # local name -> qualified target, from `use` / `import` statements
+    imports: dict[str, str] = field(default_factory=dict)
+    syntax_errors: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_text(text: str) -> str:
+    return sha256_bytes(text.encode("utf-8", "surrogatepass"))

@@ -1,0 +1,82 @@
+"""A file's text as the strategies see it: bytes, str, lines, its tree, and positions.
+
+tree-sitter reports byte columns; editors want UTF-16 columns. The conversion lives
+here so every strategy produces LSP-ready ranges.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import tree_sitter
+
+from .model import Position, Range
+
+
+@dataclass
+class SourceDocument:
+    path: str  # workspace-relative, POSIX separators
+    language: str
+    data: bytes
+    tree: tree_sitter.Tree | None = None
+    _line_starts: list[int] | None = field(default=None, repr=False)
+
+    @cached_property
+    def text(self) -> str:
+        return self.data.decode("utf-8", errors="replace")
+
+    @cached_property
+    def lines(self) -> list[str]:
+        return self.text.splitlines()
+
+    @property
+    def line_starts(self) -> list[int]:
+        """Byte offset of each line start."""
+        if self._line_starts is None:
+            starts = [0]
+            find = self.data.find
+            i = find(b"\n")
+            while i != -1:
+                starts.append(i + 1)
+                i = find(b"\n", i + 1)
+            self._line_starts = starts
+        return self._line_starts
+
+    @cached_property
+    def is_ascii(self) -> bool:
+        return self.data.isascii()
+
+    def position(self, point: tuple[int, int]) -> Position:
+        """tree-sitter (row, byte column) -> LSP position (line, UTF-16 column)."""
+        row, col = point
+        if self.is_ascii or col == 0:
+            return Position(row, col)
+        starts = self.line_starts
+        if row >= len(starts):
+            return Position(row, col)
+        prefix = self.data[starts[row] : starts[row] + col].decode("utf-8", errors="replace")
+        return Position(row, len(prefix.encode("utf-16-le")) // 2)
+
+    def node_range(self, node: tree_sitter.Node) -> Range:
+        return Range(self.position(node.start_point), self.position(node.end_point))
+
+    def node_text(self, node: tree_sitter.Node) -> str:
+        return self.data[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
+
+    def byte_range(self, start_byte: int, end_byte: int) -> Range:
+        """Range of an arbitrary byte span (used by regex-based extractors)."""
+        return Range(self._point(start_byte), self._point(end_byte))
+
+    def _point(self, offset: int) -> Position:
+        starts = self.line_starts
+        row = bisect_right(starts, offset) - 1
+        return self.position((row, offset - starts[row]))
+
+    def line_of(self, offset: int) -> int:
+        return bisect_right(self.line_starts, offset) - 1
+
+    def lines_text(self, start_line: int, end_line: int) -> str:
+        """Text of 0-based lines start..end inclusive."""
+        return "\n".join(self.lines[start_line : end_line + 1])

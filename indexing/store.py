@@ -1,0 +1,503 @@
+"""The persistent index: SQLite at `.code-intel/index.db`.
+
+Every file's rows (file record, chunks, symbols, references, imports) are replaced in
+the same transaction as its fingerprint, so a sync killed at any point leaves each file
+either fully old or fully new and never records progress that did not happen. A store
+of another schema version, or a file that is not a database, is moved aside and
+rebuilt with a message instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from .config import CONFIG_DIR
+from .model import Chunk, FileAnalysis, Position, Range, Reference, Symbol, SymbolKind
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+DB_FILE = "index.db"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT PRIMARY KEY,
+    language TEXT,
+    fingerprint TEXT,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    indexed_at REAL NOT NULL,
+    skip_reason TEXT,
+    syntax_errors INTEGER NOT NULL DEFAULT 0,
+    notes TEXT
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    id TEXT PRIMARY KEY,
+    path TEXT NOT NULL,
+    language TEXT NOT NULL,
+    symbol_name TEXT NOT NULL,
+    symbol_type TEXT NOT NULL,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    content TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    metadata TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
+CREATE TABLE IF NOT EXISTS symbols (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL,
+    language TEXT NOT NULL,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    qualified_name TEXT NOT NULL,
+    container TEXT,
+    sl INTEGER, sc INTEGER, el INTEGER, ec INTEGER,
+    nsl INTEGER, nsc INTEGER, nel INTEGER, nec INTEGER,
+    signature TEXT,
+    doc TEXT
+);
+CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name COLLATE NOCASE);
+CREATE INDEX IF NOT EXISTS symbols_qname ON symbols(qualified_name);
+CREATE INDEX IF NOT EXISTS symbols_path ON symbols(path);
+CREATE TABLE IF NOT EXISTS refs (
+    path TEXT NOT NULL,
+    name TEXT NOT NULL,
+    sl INTEGER, sc INTEGER, el INTEGER, ec INTEGER,
+    container TEXT
+);
+CREATE INDEX IF NOT EXISTS refs_name ON refs(name);
+CREATE INDEX IF NOT EXISTS refs_path ON refs(path);
+CREATE TABLE IF NOT EXISTS imports (path TEXT NOT NULL, alias TEXT NOT NULL, target TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS imports_path ON imports(path);
+"""
+
+
+class StoreError(RuntimeError):
+    """The index cannot be opened or read; the message says what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class FileState:
+    path: str
+    language: str | None
+    fingerprint: str | None
+    size: int
+    mtime_ns: int
+    skip_reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredSymbol:
+    path: str
+    language: str
+    symbol: Symbol
+
+
+@dataclass(frozen=True, slots=True)
+class StoredReference:
+    path: str
+    reference: Reference
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedFile:
+    """One file's new content, ready to be written."""
+
+    path: str
+    fingerprint: str
+    size: int
+    mtime_ns: int
+    analysis: FileAnalysis
+
+
+def db_path(root: Path) -> Path:
+    return root / CONFIG_DIR / DB_FILE
+
+
+class IndexStore:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.messages: list[str] = []
+        self._local = threading.local()
+        self._write_lock = threading.Lock()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._open_or_rebuild()
+
+    @classmethod
+    def for_workspace(cls, root: Path) -> IndexStore:
+        return cls(db_path(root))
+
+    # ---- connection management ----------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=OFF")
+        return conn
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._local.conn = self._connect()
+        return conn
+
+    def _open_or_rebuild(self) -> None:
+        existed = self.path.exists() and self.path.stat().st_size > 0
+        try:
+            conn = self._connect()
+            version = None
+            if existed:
+                has_meta = conn.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'"
+                ).fetchone()
+                if has_meta:
+                    row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+                    version = int(row[0]) if row else None
+            if existed and version != SCHEMA_VERSION:
+                conn.close()
+                self._move_aside(
+                    f"index schema version {version} does not match {SCHEMA_VERSION}"
+                )
+                conn = self._connect()
+            conn.executescript(_SCHEMA)
+            conn.execute(
+                "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+            )
+        except sqlite3.DatabaseError as exc:
+            self._move_aside(f"index file is corrupt ({exc})")
+            conn = self._connect()
+            conn.executescript(_SCHEMA)
+            conn.execute(
+                "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+            )
+        self._local.conn = conn
+
+    def _move_aside(self, why: str) -> None:
+        aside = self.path.with_name(f"{self.path.name}.broken-{int(time.time())}")
+        for suffix in ("", "-wal", "-shm"):
+            src = Path(str(self.path) + suffix)
+            if src.exists():
+                src.replace(Path(str(aside) + suffix))
+        msg = f"{why}; moved it to {aside.name} and rebuilding the index from scratch"
+        log.warning(msg)
+        self.messages.append(msg)
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._write_lock:
+            conn = self.conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    # ---- writes -----------------------------------------------------------------
+
+    def write_files(self, files: Iterable[IndexedFile]) -> None:
+        with self.transaction() as conn:
+            for f in files:
+                _delete_rows(conn, f.path)
+                _insert_file(conn, f)
+
+    def mark_skipped(self, entries: Iterable[tuple[str, str, int, int]]) -> None:
+        """(path, reason, size, mtime_ns): remembered so unchanged skips are not re-read."""
+        with self.transaction() as conn:
+            for path, reason, size, mtime in entries:
+                _delete_rows(conn, path)
+                conn.execute(
+                    "INSERT INTO files(path, size, mtime_ns, indexed_at, skip_reason) "
+                    "VALUES (?,?,?,?,?)",
+                    (path, size, mtime, time.time(), reason),
+                )
+
+    def touch(self, entries: Iterable[tuple[str, int, int]]) -> None:
+        """Content unchanged (same fingerprint), only size/mtime moved."""
+        with self.transaction() as conn:
+            conn.executemany(
+                "UPDATE files SET size=?, mtime_ns=? WHERE path=?",
+                [(size, mtime, path) for path, size, mtime in entries],
+            )
+
+    def delete_files(self, paths: Iterable[str]) -> None:
+        with self.transaction() as conn:
+            for path in paths:
+                _delete_rows(conn, path)
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.transaction() as conn:
+            conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    # ---- reads ------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def file_states(self) -> dict[str, FileState]:
+        rows = self.conn.execute(
+            "SELECT path, language, fingerprint, size, mtime_ns, skip_reason FROM files"
+        )
+        return {r[0]: FileState(*r) for r in rows}
+
+    def file_state(self, path: str) -> FileState | None:
+        row = self.conn.execute(
+            "SELECT path, language, fingerprint, size, mtime_ns, skip_reason FROM files "
+            "WHERE path=?",
+            (path,),
+        ).fetchone()
+        return FileState(*row) if row else None
+
+    def find_definitions(
+        self,
+        name: str,
+        exact: bool = True,
+        language: str | None = None,
+        limit: int = 200,
+    ) -> list[StoredSymbol]:
+        """By short name or qualified name; `exact=False` is a case-insensitive substring."""
+        if exact:
+            where, args = "(name = ? OR qualified_name = ?)", [name, name]
+        else:
+            where, args = "name LIKE ? ESCAPE '\\'", [f"%{_escape_like(name)}%"]
+        if language:
+            where += " AND language = ?"
+            args.append(language)
+        rows = self.conn.execute(
+            f"SELECT {_SYMBOL_COLS} FROM symbols WHERE {where} ORDER BY path, sl LIMIT ?",
+            (*args, limit),
+        )
+        return [_symbol_row(r) for r in rows]
+
+    def symbols_in_file(self, path: str) -> list[StoredSymbol]:
+        rows = self.conn.execute(
+            f"SELECT {_SYMBOL_COLS} FROM symbols WHERE path=? ORDER BY sl, sc", (path,)
+        )
+        return [_symbol_row(r) for r in rows]
+
+    def symbols_under(self, prefix: str, kind: str | None = None, limit: int = 5000) -> list[StoredSymbol]:
+        where, args = "1=1", []
+        if prefix:
+            where, args = "(path = ? OR path LIKE ? ESCAPE '\\')", [prefix, _escape_like(prefix.rstrip("/")) + "/%"]
+        if kind:
+            where += " AND kind = ?"
+            args.append(kind)
+        rows = self.conn.execute(
+            f"SELECT {_SYMBOL_COLS} FROM symbols WHERE {where} ORDER BY path, sl LIMIT ?",
+            (*args, limit),
+        )
+        return [_symbol_row(r) for r in rows]
+
+    def find_references(self, name: str, limit: int = 1000) -> list[StoredReference]:
+        """Occurrences of `name`; a qualified name (`a.b.C`, `App\\X`) matches by its
+        last segment."""
+        short = _short_name(name)
+        rows = self.conn.execute(
+            "SELECT path, name, sl, sc, el, ec, container FROM refs WHERE name = ? "
+            "ORDER BY path, sl, sc LIMIT ?",
+            (short, limit),
+        )
+        return [
+            StoredReference(
+                r[0], Reference(r[1], Range(Position(r[2], r[3]), Position(r[4], r[5])), r[6])
+            )
+            for r in rows
+        ]
+
+    def references_in_file(self, path: str) -> list[StoredReference]:
+        rows = self.conn.execute(
+            "SELECT path, name, sl, sc, el, ec, container FROM refs WHERE path=? ORDER BY sl, sc",
+            (path,),
+        )
+        return [
+            StoredReference(
+                r[0], Reference(r[1], Range(Position(r[2], r[3]), Position(r[4], r[5])), r[6])
+            )
+            for r in rows
+        ]
+
+    def imports_of(self, path: str) -> dict[str, str]:
+        rows = self.conn.execute("SELECT alias, target FROM imports WHERE path=?", (path,))
+        return dict(rows.fetchall())
+
+    def chunks_in_file(self, path: str) -> list[Chunk]:
+        rows = self.conn.execute(
+            "SELECT path, language, symbol_name, symbol_type, start_line, end_line, content, "
+            "metadata FROM chunks WHERE path=? ORDER BY start_line",
+            (path,),
+        )
+        return [
+            Chunk(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7])) for r in rows
+        ]
+
+    def stats(self) -> dict[str, object]:
+        c = self.conn
+        languages = dict(
+            c.execute(
+                "SELECT language, COUNT(*) FROM files WHERE skip_reason IS NULL "
+                "GROUP BY language ORDER BY COUNT(*) DESC"
+            ).fetchall()
+        )
+        skipped = dict(
+            c.execute(
+                "SELECT skip_reason, COUNT(*) FROM files WHERE skip_reason IS NOT NULL "
+                "GROUP BY skip_reason ORDER BY COUNT(*) DESC"
+            ).fetchall()
+        )
+        return {
+            "files": sum(languages.values()),
+            "languages": languages,
+            "chunks": c.execute("SELECT COUNT(*) FROM chunks").fetchone()[0],
+            "symbols": c.execute("SELECT COUNT(*) FROM symbols").fetchone()[0],
+            "references": c.execute("SELECT COUNT(*) FROM refs").fetchone()[0],
+            "skipped": skipped,
+            "syntax_error_files": c.execute(
+                "SELECT COUNT(*) FROM files WHERE syntax_errors > 0"
+            ).fetchone()[0],
+        }
+
+
+_SYMBOL_COLS = (
+    "path, language, name, kind, qualified_name, container, sl, sc, el, ec, "
+    "nsl, nsc, nel, nec, signature, doc"
+)
+
+
+def _symbol_row(r: tuple) -> StoredSymbol:
+    return StoredSymbol(
+        r[0],
+        r[1],
+        Symbol(
+            name=r[2],
+            kind=SymbolKind(r[3]),
+            qualified_name=r[4],
+            container=r[5],
+            range=Range(Position(r[6], r[7]), Position(r[8], r[9])),
+            selection_range=Range(Position(r[10], r[11]), Position(r[12], r[13])),
+            signature=r[14],
+            doc=r[15],
+        ),
+    )
+
+
+def _short_name(name: str) -> str:
+    for sep in ("::", "\\", ".", "#", "/"):
+        if sep in name:
+            name = name.rsplit(sep, 1)[1]
+    return name.lstrip("$")
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _delete_rows(conn: sqlite3.Connection, path: str) -> None:
+    for table in ("files", "chunks", "symbols", "refs", "imports"):
+        conn.execute(f"DELETE FROM {table} WHERE path=?", (path,))
+
+
+def _insert_file(conn: sqlite3.Connection, f: IndexedFile) -> None:
+    a = f.analysis
+    conn.execute(
+        "INSERT INTO files(path, language, fingerprint, size, mtime_ns, indexed_at, "
+        "syntax_errors, notes) VALUES (?,?,?,?,?,?,?,?)",
+        (
+            f.path,
+            a.language,
+            f.fingerprint,
+            f.size,
+            f.mtime_ns,
+            time.time(),
+            a.syntax_errors,
+            "\n".join(a.notes) or None,
+        ),
+    )
+    seen: set[str] = set()
+    chunk_rows = []
+    for c in a.chunks:
+        cid = c.id
+        n = 1
+        while cid in seen:
+            n += 1
+            cid = f"{c.id}#{n}"
+        seen.add(cid)
+        chunk_rows.append(
+            (
+                cid,
+                f.path,
+                c.language,
+                c.symbol_name,
+                c.symbol_type,
+                c.start_line,
+                c.end_line,
+                c.content,
+                c.fingerprint,
+                json.dumps(c.metadata, ensure_ascii=False, default=str),
+            )
+        )
+    conn.executemany("INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?)", chunk_rows)
+    conn.executemany(
+        "INSERT INTO symbols(path, language, name, kind, qualified_name, container, "
+        "sl, sc, el, ec, nsl, nsc, nel, nec, signature, doc) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        [
+            (
+                f.path,
+                a.language,
+                s.name,
+                s.kind.value,
+                s.qualified_name,
+                s.container,
+                s.range.start.line,
+                s.range.start.character,
+                s.range.end.line,
+                s.range.end.character,
+                s.selection_range.start.line,
+                s.selection_range.start.character,
+                s.selection_range.end.line,
+                s.selection_range.end.character,
+                s.signature,
+                s.doc,
+            )
+            for s in a.symbols
+        ],
+    )
+    conn.executemany(
+        "INSERT INTO refs VALUES (?,?,?,?,?,?,?)",
+        [
+            (
+                f.path,
+                r.name,
+                r.range.start.line,
+                r.range.start.character,
+                r.range.end.line,
+                r.range.end.character,
+                r.container,
+            )
+            for r in a.references
+        ],
+    )
+    conn.executemany(
+        "INSERT INTO imports VALUES (?,?,?)",
+        [(f.path, alias, target) for alias, target in a.imports.items()],
+    )

@@ -1,0 +1,223 @@
+"""Fingerprint-based incremental sync of a workspace into the store.
+
+Only added, modified and deleted files are processed: size and mtime screen out the
+untouched files cheaply, and a SHA-256 of the content decides for the rest (a touched
+but unchanged file costs a hash, not a parse). Parsing runs in a process pool across
+the machine's cores; the parent alone writes, in per-batch transactions.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .analyze import analyze_source
+from .chunking import ChunkSettings
+from .config import Config
+from .discovery import Candidate, discover
+from .languages import detect_language
+from .model import sha256_bytes
+from .store import IndexedFile, IndexStore
+
+log = logging.getLogger(__name__)
+
+BINARY_SNIFF_BYTES = 8192
+BATCH_FILES = 200
+BATCH_SECONDS = 1.0
+PARALLEL_THRESHOLD = 24  # below this, a process pool costs more than it saves
+
+ProgressFn = Callable[[int, int, str], None]
+
+
+@dataclass
+class SyncReport:
+    added: list[str] = field(default_factory=list)
+    modified: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    touched: int = 0  # mtime moved, content identical: hashed, not parsed
+    skipped: dict[str, str] = field(default_factory=dict)  # newly skipped: path -> reason
+    elapsed: float = 0.0
+    workers: int = 1
+
+    @property
+    def processed(self) -> int:
+        return len(self.added) + len(self.modified)
+
+
+@dataclass(frozen=True)
+class _Job:
+    candidate: Candidate
+    stored_fingerprint: str | None
+    settings: ChunkSettings
+
+
+@dataclass(frozen=True)
+class _Result:
+    rel_path: str
+    size: int
+    mtime_ns: int
+    indexed: IndexedFile | None = None
+    skip_reason: str | None = None
+
+
+def is_binary(data: bytes) -> bool:
+    return b"\0" in data[:BINARY_SNIFF_BYTES]
+
+
+def analyze_bytes(
+    rel_path: str, data: bytes, settings: ChunkSettings, size: int = -1, mtime_ns: int = 0
+) -> IndexedFile:
+    """Analyse file content (from disk or an editor buffer) into a writable record."""
+    analysis = analyze_source(rel_path, data, settings, detect_language(rel_path))
+    if not data.isascii():
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            analysis.notes.append(
+                f"invalid UTF-8 at byte {exc.start}; decoded with replacement characters"
+            )
+    return IndexedFile(rel_path, sha256_bytes(data), size, mtime_ns, analysis)
+
+
+def _process(job: _Job) -> _Result:
+    c = job.candidate
+    try:
+        with open(c.abs_path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        return _Result(c.rel_path, c.size, c.mtime_ns, skip_reason=f"unreadable ({exc.strerror})")
+    if is_binary(data):
+        return _Result(c.rel_path, c.size, c.mtime_ns, skip_reason="binary")
+    if job.stored_fingerprint is not None and sha256_bytes(data) == job.stored_fingerprint:
+        return _Result(c.rel_path, c.size, c.mtime_ns)
+    return _Result(
+        c.rel_path,
+        c.size,
+        c.mtime_ns,
+        indexed=analyze_bytes(c.rel_path, data, job.settings, c.size, c.mtime_ns),
+    )
+
+
+def _run(jobs: list[_Job], workers: int) -> Iterator[_Result]:
+    if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
+        yield from map(_process, jobs)
+        return
+    # forkserver: the language server calls this from a process that has threads,
+    # where a plain fork could copy a held lock into the children.
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["indexing.sync"])
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        yield from pool.map(_process, jobs, chunksize=8)
+
+
+def sync_workspace(
+    root: Path,
+    store: IndexStore,
+    config: Config,
+    force: bool = False,
+    progress: ProgressFn | None = None,
+    exclude_paths: Iterable[str] = (),
+) -> SyncReport:
+    """Bring the store in line with the files on disk.
+
+    `exclude_paths` are left alone (the language server passes its open documents:
+    their buffer, not the disk, is the truth while they are open).
+    """
+    started = time.perf_counter()
+    report = SyncReport()
+    found = discover(root, config)
+    if config.supported_languages:
+        allowed = set(config.supported_languages)
+        found.files = {
+            p: c for p, c in found.files.items() if detect_language(p) in allowed
+        }
+    held = set(exclude_paths)
+    stored = store.file_states()
+
+    gone = [p for p in stored if p not in found.files and p not in found.skipped and p not in held]
+    if gone:
+        store.delete_files(gone)
+        report.deleted = [p for p in gone if stored[p].skip_reason is None]
+
+    newly_skipped = []
+    for rel, reason in found.skipped.items():
+        prev = stored.get(rel)
+        if prev is None or prev.skip_reason != reason:
+            newly_skipped.append((rel, reason, -1, 0))
+            report.skipped[rel] = reason
+    if newly_skipped:
+        store.mark_skipped(newly_skipped)
+
+    jobs: list[_Job] = []
+    for rel, cand in found.files.items():
+        if rel in held:
+            continue
+        prev = stored.get(rel)
+        if not force and prev and prev.size == cand.size and prev.mtime_ns == cand.mtime_ns:
+            report.unchanged += 1
+            continue
+        fp = None if force or prev is None or prev.skip_reason else prev.fingerprint
+        jobs.append(_Job(cand, fp, ChunkSettings(config.chunk_max_tokens)))
+
+    workers = config.workers or os.cpu_count() or 1
+    report.workers = workers if len(jobs) >= PARALLEL_THRESHOLD else 1
+    pending_files: list[IndexedFile] = []
+    pending_touch: list[tuple[str, int, int]] = []
+    pending_skip: list[tuple[str, str, int, int]] = []
+    last_flush = time.monotonic()
+
+    def flush() -> None:
+        nonlocal last_flush
+        if pending_files:
+            store.write_files(pending_files)
+            pending_files.clear()
+        if pending_touch:
+            store.touch(pending_touch)
+            pending_touch.clear()
+        if pending_skip:
+            store.mark_skipped(pending_skip)
+            pending_skip.clear()
+        last_flush = time.monotonic()
+
+    for done, result in enumerate(_run(jobs, workers), 1):
+        prev = stored.get(result.rel_path)
+        if result.indexed is not None:
+            pending_files.append(result.indexed)
+            was_indexed = prev is not None and prev.skip_reason is None
+            (report.modified if was_indexed else report.added).append(result.rel_path)
+        elif result.skip_reason is not None:
+            pending_skip.append((result.rel_path, result.skip_reason, result.size, result.mtime_ns))
+            if prev is None or prev.skip_reason != result.skip_reason:
+                report.skipped[result.rel_path] = result.skip_reason
+            if prev is not None and prev.skip_reason is None:
+                report.deleted.append(result.rel_path)
+        else:
+            pending_touch.append((result.rel_path, result.size, result.mtime_ns))
+            report.touched += 1
+        if len(pending_files) >= BATCH_FILES or time.monotonic() - last_flush > BATCH_SECONDS:
+            flush()
+        if progress:
+            progress(done, len(jobs), result.rel_path)
+    flush()
+
+    report.elapsed = time.perf_counter() - started
+    store.set_meta("last_sync", str(time.time()))
+    store.set_meta("sync_count", str(int(store.get_meta("sync_count") or 0) + 1))
+    return report
+
+
+def index_buffer(store: IndexStore, rel_path: str, data: bytes, settings: ChunkSettings) -> IndexedFile:
+    """Index an editor buffer (unsaved text) in place of the disk version of the file.
+
+    Size -1 makes the next disk sync re-read the file once the buffer is closed.
+    """
+    indexed = analyze_bytes(rel_path, data, settings, size=-1, mtime_ns=0)
+    store.write_files([indexed])
+    return indexed
