@@ -57,7 +57,7 @@ def is_within(root: Path, target: Path) -> bool:
 def discover(root: Path, config: Config) -> Discovery:
     root = root.resolve()
     result = Discovery()
-    excludes = pathspec.PathSpec.from_lines("gitwildmatch", config.exclude_patterns)
+    excludes = pathspec.GitIgnoreSpec.from_lines(config.exclude_patterns)
     starts = [""]
     if config.source_dirs:
         starts = [d.strip("/") for d in config.source_dirs if (root / d).is_dir()]

@@ -75,14 +75,19 @@ def analyze_bytes(
     rel_path: str, data: bytes, settings: ChunkSettings, size: int = -1, mtime_ns: int = 0
 ) -> IndexedFile:
     """Analyse file content (from disk or an editor buffer) into a writable record."""
-    analysis = analyze_source(rel_path, data, settings, detect_language(rel_path))
+    note = None
+    text = data
     if not data.isascii():
         try:
             data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            analysis.notes.append(
-                f"invalid UTF-8 at byte {exc.start}; decoded with replacement characters"
-            )
+            # Parse what an editor would show (U+FFFD for bad bytes), so names and
+            # columns agree with the buffer the user sees.
+            text = data.decode("utf-8", errors="replace").encode("utf-8")
+            note = f"invalid UTF-8 at byte {exc.start}; decoded with replacement characters"
+    analysis = analyze_source(rel_path, text, settings, detect_language(rel_path))
+    if note:
+        analysis.notes.append(note)
     return IndexedFile(rel_path, sha256_bytes(data), size, mtime_ns, analysis)
 
 

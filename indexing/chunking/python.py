@@ -29,7 +29,9 @@ class PythonStrategy(TreeSitterStrategy):
     definitions_query = """
     (class_definition name: (identifier) @name) @definition.class
     (function_definition name: (identifier) @name) @definition.function
+    (module (assignment left: (identifier) @name) @definition.variable)
     (module (expression_statement (assignment left: (identifier) @name) @definition.variable))
+    (class_definition body: (block (assignment left: (identifier) @name) @definition.field))
     (class_definition body: (block (expression_statement
         (assignment left: (identifier) @name) @definition.field)))
     """
