@@ -51,11 +51,6 @@ class UserError(Exception):
     """Printed as one line; exit code 2."""
 
 
-def _fail(message: str) -> None:
-    err.print(f"[red]error:[/red] {message}")
-    raise typer.Exit(2)
-
-
 def _open(workspace: Path | None) -> Workspace:
     root = workspace if workspace is not None else find_root(Path.cwd())
     if not root.is_dir():
@@ -330,7 +325,8 @@ def main() -> None:
     try:
         app()
     except (UserError, ConfigError, SearchError, StoreError) as exc:
-        _fail(str(exc))
+        err.print(f"[red]error:[/red] {_escape(str(exc))}")
+        raise SystemExit(2) from None
     except KeyboardInterrupt:
         err.print("interrupted")
         raise SystemExit(130) from None

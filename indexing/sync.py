@@ -166,7 +166,7 @@ def sync_workspace(
             continue
         prev = stored.get(rel)
         if not force and prev and prev.size == cand.size and prev.mtime_ns == cand.mtime_ns:
-            report.unchanged += 1
+            report.unchanged += prev.skip_reason is None
             continue
         fp = None if force or prev is None or prev.skip_reason else prev.fingerprint
         jobs.append(_Job(cand, fp, ChunkSettings(config.chunk_max_tokens)))
