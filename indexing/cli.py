@@ -198,7 +198,7 @@ def refs(
             {
                 "name": name,
                 "references": [
-                    {"path": r.path, **asdict(r.reference)} for r in found
+                    {"path": r.path, **r.reference.to_json()} for r in found
                 ],
             }
         )

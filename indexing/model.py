@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 
 class SymbolKind(StrEnum):
@@ -69,13 +69,48 @@ class Symbol:
     doc: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Reference:
-    """An identifier occurrence outside a definition's name."""
+class Reference(NamedTuple):
+    """An identifier occurrence outside a definition's name.
+
+    A flat tuple rather than a dataclass holding a Range: a large repository has
+    millions of these, and they cross a process boundary on every sync, where a
+    tuple of ints pickles some thirty times faster than nested dataclasses.
+    """
 
     name: str
-    range: Range
+    start_line: int
+    start_character: int
+    end_line: int
+    end_character: int
     container: str | None = None
+
+    @classmethod
+    def at(cls, name: str, range: Range, container: str | None = None) -> Reference:
+        return cls(
+            name,
+            range.start.line,
+            range.start.character,
+            range.end.line,
+            range.end.character,
+            container,
+        )
+
+    @property
+    def range(self) -> Range:
+        return Range(
+            Position(self.start_line, self.start_character),
+            Position(self.end_line, self.end_character),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "range": {
+                "start": {"line": self.start_line, "character": self.start_character},
+                "end": {"line": self.end_line, "character": self.end_character},
+            },
+            "container": self.container,
+        }
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,7 @@ here so every strategy produces LSP-ready ranges.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -13,6 +14,8 @@ from functools import cached_property
 import tree_sitter
 
 from .model import Position, Range
+
+_NON_ASCII = re.compile(rb"[\x80-\xff]+")
 
 
 @dataclass
@@ -45,13 +48,20 @@ class SourceDocument:
         return self._line_starts
 
     @cached_property
-    def is_ascii(self) -> bool:
-        return self.data.isascii()
+    def non_ascii_rows(self) -> frozenset[int]:
+        """Rows where byte and UTF-16 columns can differ; everywhere else they agree,
+        which keeps the conversion off the hot path for almost every position."""
+        if self.data.isascii():
+            return frozenset()
+        starts = self.line_starts
+        return frozenset(
+            bisect_right(starts, m.start()) - 1 for m in _NON_ASCII.finditer(self.data)
+        )
 
     def position(self, point: tuple[int, int]) -> Position:
         """tree-sitter (row, byte column) -> LSP position (line, UTF-16 column)."""
         row, col = point
-        if self.is_ascii or col == 0:
+        if col == 0 or row not in self.non_ascii_rows:
             return Position(row, col)
         starts = self.line_starts
         if row >= len(starts):

@@ -110,6 +110,62 @@ class StoredReference:
 
 
 @dataclass(frozen=True, slots=True)
+class FileRows:
+    """A file's analysis flattened into the store's rows.
+
+    Built in the parser processes: plain tuples cross the process boundary an order
+    of magnitude faster than the dataclasses they come from.
+    """
+
+    language: str
+    syntax_errors: int
+    notes: str | None
+    chunks: list[tuple]
+    symbols: list[tuple]
+    refs: list[tuple]
+    imports: list[tuple]
+
+    @classmethod
+    def from_analysis(cls, path: str, a: FileAnalysis) -> FileRows:
+        chunk_rows = []
+        seen: set[str] = set()
+        for c in a.chunks:
+            cid = c.id
+            n = 1
+            while cid in seen:  # two chunks at the same line with the same name
+                n += 1
+                cid = f"{c.id}#{n}"
+            seen.add(cid)
+            chunk_rows.append(
+                (
+                    cid, path, c.language, c.symbol_name, c.symbol_type, c.start_line,
+                    c.end_line, c.content, c.fingerprint,
+                    json.dumps(c.metadata, ensure_ascii=False, default=str),
+                )
+            )
+        symbol_rows = [
+            (
+                path, a.language, s.name, s.kind.value, s.qualified_name, s.container,
+                s.range.start.line, s.range.start.character,
+                s.range.end.line, s.range.end.character,
+                s.selection_range.start.line, s.selection_range.start.character,
+                s.selection_range.end.line, s.selection_range.end.character,
+                s.signature, s.doc,
+            )
+            for s in a.symbols
+        ]
+        return cls(
+            language=a.language,
+            syntax_errors=a.syntax_errors,
+            notes="\n".join(a.notes) or None,
+            chunks=chunk_rows,
+            symbols=symbol_rows,
+            refs=[(path, *r) for r in a.references],
+            imports=[(path, alias, target) for alias, target in a.imports.items()],
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class IndexedFile:
     """One file's new content, ready to be written."""
 
@@ -117,7 +173,7 @@ class IndexedFile:
     fingerprint: str
     size: int
     mtime_ns: int
-    analysis: FileAnalysis
+    rows: FileRows
 
 
 def db_path(root: Path) -> Path:
@@ -319,7 +375,7 @@ class IndexStore:
         )
         return [
             StoredReference(
-                r[0], Reference(r[1], Range(Position(r[2], r[3]), Position(r[4], r[5])), r[6])
+                r[0], Reference(*r[1:])
             )
             for r in rows
         ]
@@ -331,7 +387,7 @@ class IndexStore:
         )
         return [
             StoredReference(
-                r[0], Reference(r[1], Range(Position(r[2], r[3]), Position(r[4], r[5])), r[6])
+                r[0], Reference(*r[1:])
             )
             for r in rows
         ]
@@ -417,87 +473,18 @@ def _delete_rows(conn: sqlite3.Connection, path: str) -> None:
 
 
 def _insert_file(conn: sqlite3.Connection, f: IndexedFile) -> None:
-    a = f.analysis
+    r = f.rows
     conn.execute(
         "INSERT INTO files(path, language, fingerprint, size, mtime_ns, indexed_at, "
         "syntax_errors, notes) VALUES (?,?,?,?,?,?,?,?)",
-        (
-            f.path,
-            a.language,
-            f.fingerprint,
-            f.size,
-            f.mtime_ns,
-            time.time(),
-            a.syntax_errors,
-            "\n".join(a.notes) or None,
-        ),
+        (f.path, r.language, f.fingerprint, f.size, f.mtime_ns, time.time(), r.syntax_errors, r.notes),
     )
-    seen: set[str] = set()
-    chunk_rows = []
-    for c in a.chunks:
-        cid = c.id
-        n = 1
-        while cid in seen:
-            n += 1
-            cid = f"{c.id}#{n}"
-        seen.add(cid)
-        chunk_rows.append(
-            (
-                cid,
-                f.path,
-                c.language,
-                c.symbol_name,
-                c.symbol_type,
-                c.start_line,
-                c.end_line,
-                c.content,
-                c.fingerprint,
-                json.dumps(c.metadata, ensure_ascii=False, default=str),
-            )
-        )
-    conn.executemany("INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?)", chunk_rows)
+    conn.executemany("INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?)", r.chunks)
     conn.executemany(
         "INSERT INTO symbols(path, language, name, kind, qualified_name, container, "
         "sl, sc, el, ec, nsl, nsc, nel, nec, signature, doc) "
         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        [
-            (
-                f.path,
-                a.language,
-                s.name,
-                s.kind.value,
-                s.qualified_name,
-                s.container,
-                s.range.start.line,
-                s.range.start.character,
-                s.range.end.line,
-                s.range.end.character,
-                s.selection_range.start.line,
-                s.selection_range.start.character,
-                s.selection_range.end.line,
-                s.selection_range.end.character,
-                s.signature,
-                s.doc,
-            )
-            for s in a.symbols
-        ],
+        r.symbols,
     )
-    conn.executemany(
-        "INSERT INTO refs VALUES (?,?,?,?,?,?,?)",
-        [
-            (
-                f.path,
-                r.name,
-                r.range.start.line,
-                r.range.start.character,
-                r.range.end.line,
-                r.range.end.character,
-                r.container,
-            )
-            for r in a.references
-        ],
-    )
-    conn.executemany(
-        "INSERT INTO imports VALUES (?,?,?)",
-        [(f.path, alias, target) for alias, target in a.imports.items()],
-    )
+    conn.executemany("INSERT INTO refs VALUES (?,?,?,?,?,?,?)", r.refs)
+    conn.executemany("INSERT INTO imports VALUES (?,?,?)", r.imports)

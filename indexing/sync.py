@@ -23,7 +23,7 @@ from .config import Config
 from .discovery import Candidate, discover
 from .languages import detect_language
 from .model import sha256_bytes
-from .store import IndexedFile, IndexStore
+from .store import FileRows, IndexedFile, IndexStore
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +88,9 @@ def analyze_bytes(
     analysis = analyze_source(rel_path, text, settings, detect_language(rel_path))
     if note:
         analysis.notes.append(note)
-    return IndexedFile(rel_path, sha256_bytes(data), size, mtime_ns, analysis)
+    return IndexedFile(
+        rel_path, sha256_bytes(data), size, mtime_ns, FileRows.from_analysis(rel_path, analysis)
+    )
 
 
 def _process(job: _Job) -> _Result:

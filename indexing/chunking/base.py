@@ -177,7 +177,7 @@ class TreeSitterStrategy:
         defs = self._definitions(doc, root, prefix)
         analysis.symbols = [d.symbol for d in defs]
         analysis.references = self._references(doc, root, defs)
-        analysis.chunks = self._chunks(doc, defs, settings)
+        analysis.chunks = self._chunks(doc, defs, settings, analysis)
         self.finish(doc, analysis, defs, settings)
         if self.chunk_uncovered_code:
             analysis.chunks.extend(self._uncovered(doc, analysis.chunks, settings))
@@ -292,53 +292,70 @@ class TreeSitterStrategy:
     def _references(
         self, doc: SourceDocument, root: tree_sitter.Node, defs: list[_Def]
     ) -> list[Reference]:
+        # The hottest loop of the indexer (one pass per identifier in the workspace):
+        # plain tuples and local names on purpose.
         cursor = tree_sitter.QueryCursor(query(self.grammar_name, self.references_query))
         nodes = [n for ns in cursor.captures(root).values() for n in ns]
         nodes.sort(key=lambda n: n.start_byte)
         def_names = {d.name_node.start_byte for d in defs}
+        non_ascii = doc.non_ascii_rows
+        position = doc.position
+        data = doc.data
         refs: list[Reference] = []
+        append = refs.append
         stack: list[_Def] = []
         i = 0
+        n_defs = len(defs)
+        container: str | None = None
         seen: set[int] = set()
         for node in nodes:
             start = node.start_byte
             if start in def_names or start in seen:
                 continue
             seen.add(start)
-            while i < len(defs) and defs[i].node.start_byte <= start:
-                while stack and stack[-1].node.end_byte <= defs[i].node.start_byte:
+            if i < n_defs and defs[i].node.start_byte <= start or (
+                stack and stack[-1].node.end_byte <= start
+            ):
+                while i < n_defs and defs[i].node.start_byte <= start:
+                    while stack and stack[-1].node.end_byte <= defs[i].node.start_byte:
+                        stack.pop()
+                    stack.append(defs[i])
+                    i += 1
+                while stack and stack[-1].node.end_byte <= start:
                     stack.pop()
-                stack.append(defs[i])
-                i += 1
-            while stack and stack[-1].node.end_byte <= start:
-                stack.pop()
-            name = doc.node_text(node)
+                container = stack[-1].symbol.qualified_name if stack else None
+            name = data[start : node.end_byte].decode("utf-8", errors="replace")
             if not name or not (name[0].isalpha() or name[0] in "_$\\"):
                 continue
-            refs.append(
-                Reference(
-                    name=name.lstrip("$"),
-                    range=doc.node_range(node),
-                    container=stack[-1].symbol.qualified_name if stack else None,
-                )
-            )
+            (sr, sc), (er, ec) = node.start_point, node.end_point
+            if non_ascii and (sr in non_ascii or er in non_ascii):
+                sc = position((sr, sc)).character
+                ec = position((er, ec)).character
+            append(Reference(name.lstrip("$"), sr, sc, er, ec, container))
         return refs
 
     def _chunks(
-        self, doc: SourceDocument, defs: list[_Def], settings: ChunkSettings
+        self,
+        doc: SourceDocument,
+        defs: list[_Def],
+        settings: ChunkSettings,
+        analysis: FileAnalysis,
     ) -> list[Chunk]:
         chunked = [d for d in defs if d.symbol.kind in self.chunk_kinds]
+        children: dict[str, list[_Def]] = {}
+        for d in chunked:
+            if d.symbol.container:
+                children.setdefault(d.symbol.container, []).append(d)
         chunks: list[Chunk] = []
         for d in chunked:
             s = d.symbol
             start, end = s.range.start.line, s.range.end.line
             inner = [
                 c
-                for c in chunked
+                for c in children.get(s.qualified_name, ())
                 if c is not d
                 and c.node.start_byte >= d.node.start_byte
                 and c.node.end_byte <= d.node.end_byte
-                and c.symbol.container == s.qualified_name
             ]
             content = _skeleton(doc, start, end, inner) if inner else doc.lines_text(start, end)
             meta: dict[str, Any] = {"qualified_name": s.qualified_name}
@@ -348,7 +365,7 @@ class TreeSitterStrategy:
                 meta["docstring"] = s.doc
             if s.container:
                 meta["container"] = s.container
-            meta.update(self.symbol_metadata(doc, d, FileAnalysis(doc.path, doc.language)))
+            meta.update(self.symbol_metadata(doc, d, analysis))
             chunk = Chunk(
                 path=doc.path,
                 language=doc.language,
