@@ -35,7 +35,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 WorkspaceOpt = Annotated[
@@ -318,6 +318,28 @@ def grep(
     err.print(f"[dim]{result.total} matches{suffix}[/dim]")
     if not result.total:
         raise typer.Exit(1)
+
+
+@app.command()
+def init(
+    path: Annotated[Path, typer.Argument(help="Repository to prepare.")] = Path("."),
+    as_json: JsonOpt = False,
+) -> None:
+    """Prepare a repository for Claude Code: config, .mcp.json, the write-gate hook and
+    the /code and /outcome commands. Existing files are merged, never overwritten."""
+    from mcp_bridge.claude_code import InitError, init_workspace
+
+    try:
+        report = init_workspace(path)
+    except InitError as exc:
+        raise UserError(str(exc)) from None
+    if as_json:
+        _emit({"workspace": str(report.root), "files": report.actions})
+        return
+    out.print(f"[bold]code-intel init[/bold] {report.root}")
+    for rel, action in report.actions.items():
+        style = {"created": "green", "updated": "yellow", "kept": "cyan"}.get(action, "dim")
+        out.print(f"  [{style}]{action:<9}[/{style}] {rel}")
 
 
 def main() -> None:
