@@ -17,6 +17,10 @@ log = logging.getLogger(__name__)
 
 STRATEGIES: dict[str, str] = {
     "python": "python:PythonStrategy",
+    "php": "php:PhpStrategy",
+    "laravel_migration": "laravel_migration:LaravelMigrationStrategy",
+    "filament_resource": "filament_resource:FilamentResourceStrategy",
+    "composer_json": "composer_json:ComposerJsonStrategy",
 }
 
 
