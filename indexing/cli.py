@@ -1,4 +1,4 @@
-"""`code-intel` command line: index, defs, refs, outline, grep.
+"""`code-intel` command line: index, defs, refs, outline, grep, init, lsp.
 
 Every command prints for humans by default and JSON with `--json`; user errors become
 one red line and exit code 2, never a traceback.
@@ -340,6 +340,22 @@ def init(
     for rel, action in report.actions.items():
         style = {"created": "green", "updated": "yellow", "kept": "cyan"}.get(action, "dim")
         out.print(f"  [{style}]{action:<9}[/{style}] {rel}")
+
+
+@app.command()
+def lsp(
+    tcp: Annotated[
+        str | None, typer.Option("--tcp", metavar="HOST:PORT", help="Listen on TCP instead of stdio.")
+    ] = None,
+) -> None:
+    """Run the language server (stdio by default) for editors and the MCP bridge."""
+    from lsp_server.server import main as serve
+
+    if tcp is not None:
+        host, sep, port = tcp.rpartition(":")
+        if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+            raise UserError(f"--tcp expects HOST:PORT (for example 127.0.0.1:2087), got {tcp!r}")
+    serve(tcp)
 
 
 def main() -> None:

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 import attrs
-import cattrs
+
+from .validation import InvalidInput, strict_converter, structure
 
 CONFIG_DIR = ".code-intel"
 CONFIG_FILE = "config.json"
@@ -29,7 +30,7 @@ DEFAULT_EXCLUDES = (
 )
 
 
-class ConfigError(ValueError):
+class ConfigError(InvalidInput):
     """The config file is unreadable or holds a wrong key or value."""
 
 
@@ -79,34 +80,7 @@ class Config:
     workers: int | None = None
 
 
-_converter = cattrs.Converter(forbid_extra_keys=True)
-
-
-def _structure_strict(value: Any, typ: type) -> Any:
-    """JSON has no int/bool/str ambiguity we want to paper over: `"10"` is not 10."""
-    if typ is bool and not isinstance(value, bool):
-        raise ValueError(f"expected true or false, got {value!r}")
-    if typ is int and (isinstance(value, bool) or not isinstance(value, int)):
-        raise ValueError(f"expected an integer, got {value!r}")
-    if typ is float and (isinstance(value, bool) or not isinstance(value, (int, float))):
-        raise ValueError(f"expected a number, got {value!r}")
-    if typ is str and not isinstance(value, str):
-        raise ValueError(f"expected a string, got {value!r}")
-    return typ(value)
-
-
-for _t in (bool, int, float, str):
-    _converter.register_structure_hook(_t, _structure_strict)
-
-
-def _structure_str_list(value: Any, typ: Any) -> list[str]:
-    # Without this a bare string would be iterated into a list of characters.
-    if not isinstance(value, list):
-        raise ValueError(f"expected a list of strings, got {value!r}")
-    return [_structure_strict(v, str) for v in value]
-
-
-_converter.register_structure_hook_func(lambda t: t == list[str], _structure_str_list)
+_converter = strict_converter()
 
 
 def config_path(root: Path) -> Path:
@@ -114,40 +88,10 @@ def config_path(root: Path) -> Path:
 
 
 def parse_config(data: Any, source: str = "config") -> Config:
-    if not isinstance(data, dict):
-        raise ConfigError(f"{source}: expected a JSON object at the top level")
     try:
-        return _converter.structure(data, Config)
-    except (cattrs.BaseValidationError, ValueError, TypeError) as exc:
-        if isinstance(exc, cattrs.BaseValidationError):
-            messages = cattrs.transform_error(exc, path="$", format_exception=_format)
-            problems = "; ".join(_describe(m) for m in messages)
-        else:
-            problems = str(exc)
-        raise ConfigError(f"{source}: {problems}") from None
-
-
-def _format(exc: BaseException, typ: Any) -> str:
-    if isinstance(exc, KeyError):
-        return "required key is missing"
-    text = str(exc)
-    if " not in literal " in text:
-        value, _, allowed = text.partition(" not in literal ")
-        options = allowed.removeprefix("typing.Literal[").rstrip("]")
-        return f"{value!r} is not allowed, expected one of {options}"
-    return cattrs.v.format_exception(exc, typ) if not isinstance(exc, ValueError) else text
-
-
-def _describe(message: str) -> str:
-    """cattrs says `... @ $.vector_store.port`; users know keys, not JSON paths."""
-    text, _, where = message.rpartition(" @ ")
-    key = where.removeprefix("$.").removeprefix("$")
-    if "extra fields found" in text:
-        names = text.split("extra fields found", 1)[1].strip(" ():")
-        return f"unknown key(s) {names}" + (f" in {key}" if key else "")
-    if not key:
-        return text
-    return f"key '{key}': {text}"
+        return structure(_converter, data, Config, source)
+    except InvalidInput as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def load_config(root: Path) -> Config:

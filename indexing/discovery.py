@@ -147,3 +147,25 @@ def _walk(
             yield (rel, f"larger than max_file_bytes ({config.max_file_bytes} bytes)")
             continue
         yield Candidate(rel, entry.path, st.st_size, st.st_mtime_ns)
+
+
+def admits(root: Path, config: Config, rel_path: str) -> bool:
+    """Would `discover` consider this workspace-relative file (ignoring its size)?
+
+    The language server asks this for single paths (an opened buffer, a watched-file
+    event) so that one file costs a few pattern matches rather than a tree walk.
+    """
+    parts = rel_path.split("/")
+    if any(p in ALWAYS_SKIPPED_DIRS for p in parts[:-1]) or parts[-1] == ".gitignore":
+        return False
+    if config.source_dirs and not any(
+        rel_path == d.strip("/") or rel_path.startswith(d.strip("/") + "/") for d in config.source_dirs
+    ):
+        return False
+    excludes = pathspec.GitIgnoreSpec.from_lines(config.exclude_patterns)
+    ignores = _ancestor_ignores(root.resolve(), "/".join(parts[:-1]))
+    for i in range(1, len(parts)):
+        rel_dir = "/".join(parts[:i])
+        if excludes.match_file(rel_dir + "/") or any(g.matches(rel_dir, True) for g in ignores):
+            return False
+    return not (excludes.match_file(rel_path) or any(g.matches(rel_path, False) for g in ignores))

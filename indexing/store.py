@@ -364,6 +364,15 @@ class IndexStore:
         )
         return [_symbol_row(r) for r in rows]
 
+    def symbols_like(self, pattern: str, limit: int) -> list[StoredSymbol]:
+        """Names matching a LIKE pattern (ASCII case-insensitive); the language server
+        scores the candidates, SQLite only has to find them."""
+        rows = self.conn.execute(
+            f"SELECT {_SYMBOL_COLS} FROM symbols WHERE name LIKE ? ESCAPE '\\' LIMIT ?",
+            (pattern, limit),
+        )
+        return [_symbol_row(r) for r in rows]
+
     def find_references(self, name: str, limit: int = 1000) -> list[StoredReference]:
         """Occurrences of `name`; a qualified name (`a.b.C`, `App\\X`) matches by its
         last segment."""

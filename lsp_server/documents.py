@@ -1,0 +1,124 @@
+"""An editor buffer as the index sees it: bytes, an incrementally edited tree, and its
+analysis, recomputed only when a request needs it.
+
+Edits arrive as LSP ranges (line, UTF-16 column). Each is turned into byte offsets
+against the text as it is at that moment, applied to the bytes and announced to the
+old tree with `Tree.edit`, so the next parse reuses every untouched subtree.
+Keystrokes between two requests cost a few slices; the parse and the analysis run
+once, when a request asks.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass, field
+
+import tree_sitter
+
+from indexing.analyze import analyze_source, parse
+from indexing.chunking import ChunkSettings
+from indexing.languages import detect_language
+from indexing.model import FileAnalysis
+
+
+def utf16_to_byte(line_text: bytes, character: int) -> int:
+    """Byte offset within a line of the given UTF-16 column (clamped to the line)."""
+    if line_text.isascii():
+        return min(character, len(line_text))
+    text = line_text.decode("utf-8", errors="replace")
+    units = 0
+    for i, ch in enumerate(text):
+        if units >= character:
+            return len(text[:i].encode("utf-8"))
+        units += 2 if ord(ch) > 0xFFFF else 1
+    return len(line_text)
+
+
+@dataclass
+class OpenDocument:
+    path: str  # workspace-relative
+    uri: str
+    version: int
+    data: bytes
+    language: str = ""
+    _tree: tree_sitter.Tree | None = None
+    _analysis: FileAnalysis | None = None
+    _line_starts: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.language = self.language or detect_language(self.path)
+        self._reset_lines()
+
+    # ---- edits ------------------------------------------------------------------
+
+    def replace_all(self, text: str, version: int) -> None:
+        self.data = text.encode("utf-8")
+        self.version = version
+        self._tree = None
+        self._analysis = None
+        self._reset_lines()
+
+    def apply_edit(self, start: tuple[int, int], end: tuple[int, int], text: str, version: int) -> None:
+        """Apply one incremental change; positions are (line, UTF-16 character)."""
+        start_byte = self._offset(*start)
+        old_end_byte = max(self._offset(*end), start_byte)
+        new_bytes = text.encode("utf-8")
+        start_point = self._point(start_byte)
+        old_end_point = self._point(old_end_byte)
+        self.data = self.data[:start_byte] + new_bytes + self.data[old_end_byte:]
+        self._reset_lines()
+        new_end_byte = start_byte + len(new_bytes)
+        if self._tree is not None:
+            self._tree.edit(
+                start_byte=start_byte,
+                old_end_byte=old_end_byte,
+                new_end_byte=new_end_byte,
+                start_point=start_point,
+                old_end_point=old_end_point,
+                new_end_point=self._point(new_end_byte),
+            )
+        self.version = version
+        self._analysis = None
+
+    # ---- analysis ---------------------------------------------------------------
+
+    def analysis(self, settings: ChunkSettings) -> FileAnalysis:
+        if self._analysis is None:
+            self._tree = parse(self.language, self.data, self._tree)
+            self._analysis = analyze_source(
+                self.path, self.data, settings, self.language, tree=self._tree
+            )
+        return self._analysis
+
+    @property
+    def text(self) -> str:
+        return self.data.decode("utf-8", errors="replace")
+
+    def line(self, n: int) -> str:
+        if not 0 <= n < len(self._line_starts):
+            return ""
+        start = self._line_starts[n]
+        end = self._line_starts[n + 1] - 1 if n + 1 < len(self._line_starts) else len(self.data)
+        return self.data[start:end].decode("utf-8", errors="replace").rstrip("\r")
+
+    # ---- positions --------------------------------------------------------------
+
+    def _reset_lines(self) -> None:
+        starts = [0]
+        find = self.data.find
+        i = find(b"\n")
+        while i != -1:
+            starts.append(i + 1)
+            i = find(b"\n", i + 1)
+        self._line_starts = starts
+
+    def _offset(self, line: int, character: int) -> int:
+        if line >= len(self._line_starts):
+            return len(self.data)
+        start = self._line_starts[line]
+        end = self._line_starts[line + 1] - 1 if line + 1 < len(self._line_starts) else len(self.data)
+        return start + utf16_to_byte(self.data[start:end], character)
+
+    def _point(self, offset: int) -> tuple[int, int]:
+        row = bisect_right(self._line_starts, offset) - 1
+        return (row, offset - self._line_starts[row])

@@ -1,0 +1,81 @@
+"""Standard navigation: definition, references, document and workspace symbols, hover.
+
+Every answer goes through LiveIndex, so open buffers win over the disk.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from ..convert import LSP_KIND, document_symbols, hover_markdown, location
+
+if TYPE_CHECKING:
+    from ..server import CodeIntelServer
+
+WORKSPACE_SYMBOL_LIMIT = 100
+MAX_LOCATIONS = 50
+
+
+def register(server: CodeIntelServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    def definition(ls: CodeIntelServer, params: types.DefinitionParams) -> list[types.Location]:
+        live = ls.live
+        rel = live.rel_path(params.text_document.uri)
+        if rel is None:
+            return []
+        pos = params.position
+        _, ranked = live.resolve(rel, pos.line, pos.character)
+        return [location(live.uri(s.path), s.symbol.selection_range) for s in ranked[:MAX_LOCATIONS]]
+
+    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
+    def references(ls: CodeIntelServer, params: types.ReferenceParams) -> list[types.Location]:
+        live = ls.live
+        rel = live.rel_path(params.text_document.uri)
+        if rel is None:
+            return []
+        name, ranked = live.resolve(rel, params.position.line, params.position.character)
+        if not name:
+            return []
+        found = [location(live.uri(r.path), r.reference.range) for r in live.references(name)]
+        if params.context.include_declaration:
+            found = [location(live.uri(s.path), s.symbol.selection_range) for s in ranked] + found
+        return found
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    def document_symbol(ls: CodeIntelServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
+        rel = ls.live.rel_path(params.text_document.uri)
+        return document_symbols(ls.live.file_symbols(rel)) if rel else []
+
+    @server.feature(types.WORKSPACE_SYMBOL)
+    def workspace_symbol(ls: CodeIntelServer, params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
+        live = ls.live
+        return [
+            types.SymbolInformation(
+                name=s.symbol.name,
+                kind=LSP_KIND.get(s.symbol.kind, types.SymbolKind.Variable),
+                location=location(live.uri(s.path), s.symbol.selection_range),
+                container_name=s.symbol.container,
+            )
+            for s in live.workspace_symbols(params.query, WORKSPACE_SYMBOL_LIMIT)
+        ]
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: CodeIntelServer, params: types.HoverParams) -> types.Hover | None:
+        live = ls.live
+        rel = live.rel_path(params.text_document.uri)
+        if rel is None:
+            return None
+        _, ranked = live.resolve(rel, params.position.line, params.position.character)
+        if not ranked:
+            return None
+        text = hover_markdown(ranked[0])
+        if len(ranked) > 1:
+            text += f"\n\n_{len(ranked) - 1} more definition(s) with this name_"
+        return types.Hover(
+            contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
+            range=None,
+        )
+
+

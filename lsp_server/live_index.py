@@ -1,0 +1,290 @@
+"""The workspace as the language server serves it: the persistent store, overlaid by
+the buffers editors have open, plus the state of the background sync.
+
+One LiveIndex per workspace is shared by every connection (the editor on stdio, the
+MCP bridge and other clients on the local endpoint), so they all see the same unsaved
+edits. Overlays live in memory only: the store keeps the disk truth, which is what a
+closed buffer falls back to. Queries run on the event-loop thread; the sync runs on a
+worker thread with its own SQLite connection (WAL lets both proceed).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from pygls.uris import from_fs_path
+
+from indexing.chunking import ChunkSettings
+from indexing.config import Config, load_config
+from indexing.discovery import admits, is_within
+from indexing.model import FileAnalysis, sha256_bytes
+from indexing.store import IndexStore, StoredReference, StoredSymbol
+from indexing.sync import SyncReport, analyze_bytes, is_binary, sync_workspace
+
+from .documents import OpenDocument
+from .protocol import IndexStatusResult, SyncProgress
+from .resolve import fuzzy_score, rank_definitions, subsequence_like, word_at
+
+log = logging.getLogger(__name__)
+
+ProgressFn = Callable[[int, int, str], None]
+
+
+@dataclass
+class SyncStatus:
+    state: str = "starting"  # starting | indexing | ready | error
+    done: int = 0
+    total: int = 0
+    current: str = ""
+    last_sync_time: float | None = None
+    sync_count: int = 0
+    last_report: dict[str, float] = field(default_factory=dict)
+    error: str | None = None
+
+    @property
+    def percent(self) -> int:
+        return 100 if self.total == 0 else int(100 * self.done / self.total)
+
+
+class LiveIndex:
+    def __init__(self, root: Path, config: Config | None = None) -> None:
+        self.root = root.resolve()
+        self.config = config or load_config(self.root)
+        self.store = IndexStore.for_workspace(self.root)
+        self.settings = ChunkSettings(self.config.chunk_max_tokens)
+        self.overlays: dict[str, OpenDocument] = {}
+        self.status = SyncStatus()
+        self._sync_lock = threading.Lock()
+
+    # ---- paths ------------------------------------------------------------------
+
+    def rel_path(self, uri: str) -> str | None:
+        """Workspace-relative path of a file URI, or None when it is outside."""
+        parsed = urlparse(uri)
+        if parsed.scheme not in ("file", ""):
+            return None
+        path = Path(unquote(parsed.path)).resolve()
+        if not is_within(self.root, path) or path == self.root:
+            return None
+        return path.relative_to(self.root).as_posix()
+
+    def uri(self, rel: str) -> str:
+        return from_fs_path(str(self.root / rel)) or f"file://{self.root / rel}"
+
+    # ---- live documents ---------------------------------------------------------
+
+    def open_document(self, uri: str, text: str, version: int) -> OpenDocument | None:
+        rel = self.rel_path(uri)
+        if rel is None or not admits(self.root, self.config, rel):
+            return None
+        doc = OpenDocument(rel, uri, version, text.encode("utf-8"))
+        self.overlays[rel] = doc
+        return doc
+
+    def document(self, uri: str) -> OpenDocument | None:
+        rel = self.rel_path(uri)
+        return self.overlays.get(rel) if rel else None
+
+    def close_document(self, uri: str) -> None:
+        """The disk becomes the truth again: re-read the file if it differs from the store."""
+        rel = self.rel_path(uri)
+        if rel and self.overlays.pop(rel, None) is not None:
+            self.refresh_file(rel)
+
+    def refresh_file(self, rel: str) -> bool:
+        """Bring one file's rows in line with the disk; True when something changed."""
+        path = self.root / rel
+        state = self.store.file_state(rel)
+        try:
+            data = path.read_bytes()
+        except OSError:
+            if state is not None:
+                self.store.delete_files([rel])
+                return True
+            return False
+        if state is not None and state.fingerprint == sha256_bytes(data):
+            return False
+        if is_binary(data) or len(data) > self.config.max_file_bytes:
+            return False
+        st = path.stat()
+        self.store.write_files([analyze_bytes(rel, data, self.settings, st.st_size, st.st_mtime_ns)])
+        return True
+
+    def analysis(self, rel: str) -> FileAnalysis | None:
+        doc = self.overlays.get(rel)
+        return doc.analysis(self.settings) if doc else None
+
+    # ---- queries (overlay first, then the store) ---------------------------------
+
+    def file_symbols(self, rel: str) -> list[StoredSymbol]:
+        analysis = self.analysis(rel)
+        if analysis is not None:
+            return [StoredSymbol(rel, analysis.language, s) for s in analysis.symbols]
+        return self.store.symbols_in_file(rel)
+
+    def file_references(self, rel: str) -> list[StoredReference]:
+        analysis = self.analysis(rel)
+        if analysis is not None:
+            return [StoredReference(rel, r) for r in analysis.references]
+        return self.store.references_in_file(rel)
+
+    def imports_of(self, rel: str) -> dict[str, str]:
+        analysis = self.analysis(rel)
+        return dict(analysis.imports) if analysis is not None else self.store.imports_of(rel)
+
+    def definitions(
+        self, name: str, exact: bool = True, language: str | None = None, limit: int = 200
+    ) -> list[StoredSymbol]:
+        found = [
+            s
+            for s in self.store.find_definitions(name, exact, language, limit)
+            if s.path not in self.overlays
+        ]
+        needle = name.lower()
+        for rel in self.overlays:
+            for s in self.file_symbols(rel):
+                if language and s.language != language:
+                    continue
+                sym = s.symbol
+                hit = (
+                    name in (sym.name, sym.qualified_name)
+                    if exact
+                    else needle in sym.name.lower()
+                )
+                if hit:
+                    found.append(s)
+        return found[:limit]
+
+    def references(self, name: str, limit: int = 1000) -> list[StoredReference]:
+        short = name.rsplit("\\", 1)[-1].rsplit(".", 1)[-1].rsplit("::", 1)[-1].lstrip("$")
+        found = [r for r in self.store.find_references(name, limit) if r.path not in self.overlays]
+        for rel in self.overlays:
+            found.extend(r for r in self.file_references(rel) if r.reference.name == short)
+        found.sort(key=lambda r: (r.path, r.reference.start_line, r.reference.start_character))
+        return found[:limit]
+
+    def workspace_symbols(self, query: str, limit: int = 100) -> list[StoredSymbol]:
+        """Fuzzy by name; SQLite prefilters by subsequence, Python ranks the rest."""
+        query = query.strip()
+        pool = [
+            s
+            for s in self.store.symbols_like(subsequence_like(query), limit * 20)
+            if s.path not in self.overlays
+        ]
+        for rel in self.overlays:
+            pool.extend(self.file_symbols(rel))
+        scored = []
+        for s in pool:
+            score = fuzzy_score(query, s.symbol.name)
+            if score is not None:
+                scored.append((-score, s.path, s.symbol.range.start.line, s))
+        scored.sort(key=lambda t: t[:3])
+        return [t[3] for t in scored[:limit]]
+
+    def line_text(self, rel: str, line: int) -> str:
+        doc = self.overlays.get(rel)
+        if doc is not None:
+            return doc.line(line)
+        try:
+            with open(self.root / rel, encoding="utf-8", errors="replace") as fh:
+                for n, text in enumerate(fh):
+                    if n == line:
+                        return text.rstrip("\r\n")
+        except OSError:
+            pass
+        return ""
+
+    def name_at(self, rel: str, line: int, character: int) -> str | None:
+        """The identifier at a position, preferring what the index recorded there."""
+        for s in self.file_symbols(rel):
+            r = s.symbol.selection_range
+            if r.start.line == line and r.start.character <= character <= r.end.character:
+                return s.symbol.name
+        return word_at(self.line_text(rel, line), character)
+
+    def resolve(self, rel: str, line: int, character: int) -> tuple[str | None, list[StoredSymbol]]:
+        """Definitions the identifier at a position refers to, best first."""
+        name = self.name_at(rel, line, character)
+        if not name:
+            return None, []
+        candidates = self.definitions(name)
+        if not candidates:
+            return name, []
+        return name, rank_definitions(
+            candidates, rel, self.imports_of(rel), name, self._language_of(rel)
+        )
+
+    def _language_of(self, rel: str) -> str | None:
+        doc = self.overlays.get(rel)
+        if doc is not None:
+            return doc.language
+        state = self.store.file_state(rel)
+        return state.language if state else None
+
+    def enclosing_symbol(self, rel: str, line: int) -> StoredSymbol | None:
+        """The innermost definition whose range holds `line` (0-based)."""
+        best = None
+        for s in self.file_symbols(rel):
+            r = s.symbol.range
+            if r.start.line <= line <= r.end.line and (
+                best is None or r.start.line >= best.symbol.range.start.line
+            ):
+                best = s
+        return best
+
+    # ---- sync -------------------------------------------------------------------
+
+    def sync(self, force: bool = False, progress: ProgressFn | None = None) -> SyncReport:
+        """Run one sync (serialised: a second caller waits for the first)."""
+        held = list(self.overlays)
+        with self._sync_lock:
+            self.status.state = "indexing"
+            self.status.done = self.status.total = 0
+
+            def on_progress(done: int, total: int, path: str) -> None:
+                self.status.done, self.status.total, self.status.current = done, total, path
+                if progress:
+                    progress(done, total, path)
+
+            try:
+                report = sync_workspace(
+                    self.root, self.store, self.config, force, on_progress, exclude_paths=held
+                )
+            except Exception as exc:
+                self.status.state, self.status.error = "error", str(exc)
+                raise
+            self.status.state = "ready"
+            self.status.error = None
+            self.status.current = ""
+            self.status.last_sync_time = time.time()
+            self.status.sync_count += 1
+            self.status.last_report = {
+                "added": len(report.added),
+                "modified": len(report.modified),
+                "deleted": len(report.deleted),
+                "unchanged": report.unchanged,
+                "skipped": len(report.skipped),
+                "elapsed_seconds": round(report.elapsed, 3),
+            }
+            return report
+
+    def status_result(self) -> IndexStatusResult:
+        st = self.status
+        return IndexStatusResult(
+            state=st.state,
+            workspace=str(self.root),
+            progress=SyncProgress(st.done, st.total, st.percent),
+            last_sync_time=st.last_sync_time,
+            sync_count=st.sync_count,
+            last_sync=dict(st.last_report),
+            counts=self.store.stats(),
+            open_documents=sorted(self.overlays),
+            messages=list(self.store.messages),
+            error=st.error,
+        )

@@ -1,0 +1,319 @@
+"""Lifecycle and wiring: one LanguageServer per connection, one WorkspaceHub per
+workspace shared by all of them.
+
+The editor's stdio connection is the primary: it picks the workspace, starts the first
+sync, the file watcher and the local endpoint. Clients on the endpoint (the MCP bridge,
+a second editor) get their own LanguageServer object bound to the same hub, so they
+see the same index, the same unsaved buffers and, later, the same sessions.
+Each feature module registers its handlers; this file only fans out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.io_ import run_async
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import lsp_method
+
+from indexing.config import ConfigError, Config, load_config
+
+from . import endpoint
+from .live_index import LiveIndex
+from .protocol import CodeIntelProtocol
+
+log = logging.getLogger(__name__)
+
+VERSION = "0.1.0"
+SYNC_DEBOUNCE_SECONDS = 0.3
+
+
+class ServerProtocol(CodeIntelProtocol):
+    @lsp_method(types.EXIT)
+    def lsp_exit(self, *args):
+        """A client of the endpoint leaving must not take the owner process with it."""
+        server: CodeIntelServer = self._server  # type: ignore[assignment]
+        if server.primary:
+            yield from super().lsp_exit(*args)
+            return
+        if (user_handler := self.fm.features.get(types.EXIT)) is not None:
+            yield user_handler, args, None
+        server.disconnect()
+
+
+class WorkspaceHub:
+    """What all connections to one workspace share."""
+
+    def __init__(self, live: LiveIndex) -> None:
+        self.live = live
+        self.servers: list[CodeIntelServer] = []
+        self.info: endpoint.ServerInfo | None = None
+        self.endpoint_server: asyncio.AbstractServer | None = None
+        self.watcher: Any = None
+        self._sync_task: asyncio.Task | None = None
+        self._sync_again = False
+        self._debounce: asyncio.TimerHandle | None = None
+        self.sync_listeners: list[Callable[[], None]] = []
+
+    # ---- syncing ---------------------------------------------------------------
+
+    def request_sync(self, delay: float = SYNC_DEBOUNCE_SECONDS) -> None:
+        """Debounced background sync; a burst of file events costs one sync."""
+        loop = asyncio.get_running_loop()
+        if self._debounce is not None:
+            self._debounce.cancel()
+        self._debounce = loop.call_later(delay, self._start_sync)
+
+    def _start_sync(self) -> None:
+        self._debounce = None
+        if self._sync_task is not None and not self._sync_task.done():
+            self._sync_again = True
+            return
+        self._sync_task = asyncio.ensure_future(self.run_sync())
+
+    async def run_sync(self, force: bool = False, progress_owner: CodeIntelServer | None = None):
+        """Sync on a worker thread; progress goes to `progress_owner`'s client."""
+        loop = asyncio.get_running_loop()
+        reporter = await _ProgressReporter.start(progress_owner, loop) if progress_owner else None
+        try:
+            report = await loop.run_in_executor(
+                None, self.live.sync, force, reporter.on_progress if reporter else None
+            )
+        except Exception as exc:  # noqa: BLE001 - reported, the server keeps serving
+            log.exception("sync failed")
+            self.log_to_clients(f"code-intel: sync failed: {exc}", types.MessageType.Error)
+            report = None
+        finally:
+            if reporter:
+                reporter.end()
+        for listener in self.sync_listeners:
+            listener()
+        if self._sync_again:
+            self._sync_again = False
+            self.request_sync(0)
+        return report
+
+    async def wait_for_sync(self) -> None:
+        while self._debounce is not None or (self._sync_task and not self._sync_task.done()):
+            if self._sync_task and not self._sync_task.done():
+                await asyncio.shield(self._sync_task)
+            else:
+                await asyncio.sleep(0.05)
+
+    def log_to_clients(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        for server in list(self.servers):
+            server.safe_log(message, kind)
+
+    # ---- shutdown ---------------------------------------------------------------
+
+    def close(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
+            self.watcher = None
+        if self.endpoint_server is not None:
+            self.endpoint_server.close()
+            self.endpoint_server = None
+        if self.info is not None:
+            endpoint.remove_info(self.live.root, self.info)
+            self.info = None
+
+
+class _ProgressReporter:
+    """`$/progress` begin / report (percentage) / end, throttled to a few per second."""
+
+    def __init__(self, server: CodeIntelServer, loop: asyncio.AbstractEventLoop, token: str | None):
+        self.server, self.loop, self.token = server, loop, token
+        self._last = 0.0
+
+    @classmethod
+    async def start(cls, server: CodeIntelServer, loop: asyncio.AbstractEventLoop) -> _ProgressReporter:
+        token = None
+        caps = server.client_capabilities.window
+        if caps and caps.work_done_progress:
+            token = f"code-intel-sync-{time.monotonic_ns()}"
+            try:
+                await server.work_done_progress.create_async(token)
+                server.work_done_progress.begin(
+                    token,
+                    types.WorkDoneProgressBegin(
+                        title="Indexing", message="scanning files", percentage=0, cancellable=False
+                    ),
+                )
+            except Exception:  # noqa: BLE001 - a client that refuses progress still gets answers
+                token = None
+        return cls(server, loop, token)
+
+    def on_progress(self, done: int, total: int, path: str) -> None:
+        now = time.monotonic()
+        if self.token is None or (now - self._last < 0.2 and done != total):
+            return
+        self._last = now
+        pct = int(100 * done / total) if total else 100
+        report = types.WorkDoneProgressReport(message=f"{done}/{total} {path}", percentage=pct)
+        self.loop.call_soon_threadsafe(self.server.work_done_progress.report, self.token, report)
+
+    def end(self) -> None:
+        if self.token is not None:
+            status = self.server.hub.live.status if self.server.hub else None
+            summary = status.last_report if status else {}
+            message = ", ".join(f"{k} {v}" for k, v in summary.items() if k != "elapsed_seconds")
+            self.server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message or "done"))
+
+
+class CodeIntelServer(LanguageServer):
+    def __init__(self, hub: WorkspaceHub | None = None, primary: bool = True) -> None:
+        super().__init__(
+            "code-intel",
+            VERSION,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=ServerProtocol,
+        )
+        self.hub = hub
+        self.primary = primary
+        self._stop_event_secondary = threading.Event()
+        self._writer: Any = None
+
+    @property
+    def live(self) -> LiveIndex:
+        if self.hub is None:
+            raise RuntimeError("the workspace is not initialised yet; send `initialize` first")
+        return self.hub.live
+
+    def safe_log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        try:
+            self.window_log_message(types.LogMessageParams(type=kind, message=message))
+        except Exception:  # noqa: BLE001 - a gone client must not break the others
+            pass
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        log.error("handler failed: %s", error)
+        self.safe_log(f"code-intel internal error: {error}", types.MessageType.Error)
+
+    def disconnect(self) -> None:
+        self._stop_event_secondary.set()
+        if self.hub and self in self.hub.servers:
+            self.hub.servers.remove(self)
+        if self._writer is not None:
+            self._writer.close()
+
+
+def _workspace_root(params: types.InitializeParams) -> Path:
+    from urllib.parse import unquote, urlparse
+
+    if params.workspace_folders:
+        return Path(unquote(urlparse(params.workspace_folders[0].uri).path))
+    if params.root_uri:
+        return Path(unquote(urlparse(params.root_uri).path))
+    if params.root_path:
+        return Path(params.root_path)
+    return Path.cwd()
+
+
+def _load_config(server: CodeIntelServer, root: Path) -> Config:
+    """An invalid config is reported and replaced by the defaults, never fatal."""
+    try:
+        return load_config(root)
+    except ConfigError as exc:
+        server.window_show_message(
+            types.ShowMessageParams(
+                type=types.MessageType.Warning,
+                message=f"code-intel: {exc}. Using the default configuration until it is fixed.",
+            )
+        )
+        return Config()
+
+
+def create_server(hub: WorkspaceHub | None = None, primary: bool = True) -> CodeIntelServer:
+    from .features import FEATURES
+
+    server = CodeIntelServer(hub, primary)
+
+    @server.feature(types.INITIALIZE)
+    def on_initialize(ls: CodeIntelServer, params: types.InitializeParams) -> None:
+        if not ls.primary:
+            token = (params.initialization_options or {}).get("token") if isinstance(
+                params.initialization_options, dict
+            ) else getattr(params.initialization_options, "token", None)
+            if ls.hub is None or ls.hub.info is None or token != ls.hub.info.token:
+                ls.disconnect()
+                raise PermissionError("wrong or missing token in initializationOptions")
+            return
+        root = _workspace_root(params).resolve()
+        ls.hub = WorkspaceHub(LiveIndex(root, _load_config(ls, root)))
+        ls.hub.servers.append(ls)
+        for message in ls.hub.live.store.messages:
+            ls.safe_log(f"code-intel: {message}", types.MessageType.Warning)
+
+    @server.feature(types.INITIALIZED)
+    async def on_initialized(ls: CodeIntelServer, params: types.InitializedParams) -> None:
+        if not ls.primary or ls.hub is None:
+            return
+        hub = ls.hub
+        await _claim_endpoint(hub)
+        from .features.watcher import start_watching
+
+        await start_watching(ls)
+        hub._sync_task = asyncio.ensure_future(hub.run_sync(progress_owner=ls))
+
+    @server.feature(types.SHUTDOWN)
+    def on_shutdown(ls: CodeIntelServer, params: Any) -> None:
+        if ls.primary and ls.hub is not None:
+            ls.hub.close()
+
+    for register in FEATURES:
+        register(server)
+    return server
+
+
+async def _claim_endpoint(hub: WorkspaceHub) -> None:
+    """Become the workspace's owner unless a live server already is."""
+    existing = endpoint.read_info(hub.live.root)
+    if existing is not None and existing.pid != os.getpid() and await endpoint.is_alive(existing):
+        hub.log_to_clients(
+            f"code-intel: workspace already served by pid {existing.pid}; "
+            "this editor gets its own index view without the shared endpoint"
+        )
+        return
+
+    async def on_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        client = create_server(hub, primary=False)
+        client._writer = writer
+        client.protocol.set_writer(writer)  # type: ignore[arg-type]
+        hub.servers.append(client)
+        try:
+            await run_async(
+                stop_event=client._stop_event_secondary,
+                reader=reader,
+                protocol=client.protocol,
+                logger=log,
+                error_handler=client.report_server_error,
+            )
+        finally:
+            client.disconnect()
+
+    hub.endpoint_server, hub.info = await endpoint.serve(hub.live.root, on_connection)
+
+
+def main(tcp: str | None = None) -> None:
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="code-intel: %(message)s")
+    server = create_server()
+    if tcp:
+        host, _, port = tcp.rpartition(":")
+        server.start_tcp(host or "127.0.0.1", int(port))
+    else:
+        server.start_io()
+    if server.hub is not None:
+        server.hub.close()
+
+
+__all__ = ["CodeIntelServer", "WorkspaceHub", "create_server", "main", "inspect"]
