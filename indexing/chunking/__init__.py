@@ -21,6 +21,18 @@ STRATEGIES: dict[str, str] = {
     "laravel_migration": "laravel_migration:LaravelMigrationStrategy",
     "filament_resource": "filament_resource:FilamentResourceStrategy",
     "composer_json": "composer_json:ComposerJsonStrategy",
+    "javascript": "javascript:JavaScriptStrategy",
+    "jsx": "javascript:JsxStrategy",
+    "typescript": "javascript:TypeScriptStrategy",
+    "tsx": "javascript:TsxStrategy",
+    "go": "go:GoStrategy",
+    "java": "java:JavaStrategy",
+    "html": "html:HtmlStrategy",
+    "blade": "blade:BladeStrategy",
+    "css": "css:CssStrategy",
+    "scss": "css:ScssStrategy",
+    "vue": "vue:VueStrategy",
+    "tailwind_config": "tailwind_config:TailwindConfigStrategy",
 }
 
 
