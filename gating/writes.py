@@ -1,0 +1,174 @@
+"""Write checks (SPEC §4.8, seed 002 `validate_write_target`, §7 bad paths).
+
+Order of the rules in `decide_write`:
+
+1. a path outside the workspace (`..`, an absolute path elsewhere, a symlink whose
+   target is elsewhere) is refused in every phase, and so is the gate's own state
+   (`.code-intel/`);
+2. documentation (`write_exempt_patterns`, by default `**/*.md`, `**/*.rst`,
+   `**/*.txt`, `docs/**`) is allowed in every phase: a gate that blocks a README edit
+   only wastes the agent's turns;
+3. anything else needs phase READY;
+4. a file that a rejected hypothesis named is refused;
+5. an existing file must have been explored: submitted in `files_analyzed`, returned
+   by one of the session's tool calls, confirmed in VERIFICATION or added with
+   `add_explored_files`;
+6. a new file needs `allow_new_files` and an explored parent directory.
+
+A refusal carries `recovery_options` (add_explored_files, revert_to_exploration).
+Only `resolve_target` touches the filesystem; `decide_write` is pure.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Collection, Iterable
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pathspec
+
+from .model import Phase, WriteDecision
+
+PROTECTED_DIRS = (".code-intel",)
+
+
+@attrs.frozen
+class Target:
+    """A user-given path placed in the workspace: `rel` is None when it is outside."""
+
+    given: str
+    rel: str | None
+    exists: bool = False
+    is_dir: bool = False
+    outside_reason: str | None = None
+
+
+def resolve_target(root: Path, file_path: str) -> Target:
+    """Resolve `file_path` (relative to the workspace, or absolute) with symlinks."""
+    if not isinstance(file_path, str) or not file_path.strip() or "\x00" in file_path:
+        return Target(str(file_path), None, outside_reason="not a usable path")
+    root = root.resolve()
+    given = Path(file_path)
+    candidate = given if given.is_absolute() else root / given
+    lexical = Path(os.path.normpath(candidate))
+    if not _within(lexical, root):
+        why = (
+            "an absolute path outside the workspace"
+            if given.is_absolute()
+            else "'..' leads outside the workspace"
+        )
+        return Target(file_path, None, outside_reason=why)
+    try:
+        resolved = candidate.resolve(strict=False)
+    except (OSError, RuntimeError) as exc:  # symlink loops
+        return Target(file_path, None, outside_reason=f"cannot be resolved ({exc})")
+    if not _within(resolved, root):
+        return Target(file_path, None, outside_reason="a symlink leads outside the workspace")
+    rel = resolved.relative_to(root).as_posix()
+    if rel == ".":
+        return Target(file_path, None, outside_reason="the workspace root itself is not a file")
+    return Target(file_path, rel, resolved.exists(), resolved.is_dir())
+
+
+def _within(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+class ExemptFiles:
+    """Documentation paths (gitignore-style patterns) exempt from exploration."""
+
+    def __init__(self, patterns: Iterable[str]) -> None:
+        self.patterns = tuple(patterns)
+        self._spec = pathspec.GitIgnoreSpec.from_lines(self.patterns)
+
+    def __contains__(self, rel: str) -> bool:
+        return self._spec.match_file(rel)
+
+
+def is_protected(rel: str) -> bool:
+    return rel.split("/", 1)[0] in PROTECTED_DIRS
+
+
+def explored_dirs(files: Iterable[str], dirs: Iterable[str] = ()) -> frozenset[str]:
+    """Parents of explored files plus directories added explicitly ('' = root)."""
+    return frozenset({posixpath.dirname(f) for f in files} | {d.rstrip("/") for d in dirs})
+
+
+def recovery_options(rel: str | None) -> tuple[dict[str, Any], ...]:
+    if rel is None:
+        return ()
+    parent = posixpath.dirname(rel) or "."
+    return (
+        {
+            "tool": "add_explored_files",
+            "params": {"paths": [rel]},
+            "description": f"explore {rel} (or its directory {parent}) with the exploration "
+            "tools, then add it to the explored files; the session stays READY",
+        },
+        {
+            "tool": "revert_to_exploration",
+            "params": {"keep_results": True},
+            "description": "go back to EXPLORATION keeping what was found, explore this part "
+            "of the code and submit_understanding again",
+        },
+    )
+
+
+def decide_write(
+    *,
+    session_id: str,
+    phase: Phase,
+    target: Target,
+    explored_files: Collection[str],
+    explored_directories: Collection[str],
+    allow_new_files: bool,
+    exempt: ExemptFiles,
+    rejected_files: Collection[str] = (),
+) -> WriteDecision:
+    def decide(allowed: bool, code: str, reason: str, recover: bool = False) -> WriteDecision:
+        return WriteDecision(
+            allowed=allowed,
+            file_path=target.given,
+            reason_code=code,
+            reason=f"session {session_id}: {reason}",
+            session_id=session_id,
+            phase=phase,
+            relative_path=target.rel,
+            recovery_options=recovery_options(target.rel) if recover else (),
+        )
+
+    rel = target.rel
+    if rel is None:
+        return decide(False, "outside_workspace", f"{target.given!r} is refused: "
+                      f"{target.outside_reason}; only files inside the workspace can be written")
+    if is_protected(rel):
+        return decide(False, "protected", f"{rel} belongs to code-intel's own state "
+                      "(.code-intel/) and is never written by an agent")
+    if target.is_dir:
+        return decide(False, "is_directory", f"{rel} is a directory, not a file")
+    if rel in exempt:
+        return decide(True, "documentation", f"{rel} matches write_exempt_patterns "
+                      f"{list(exempt.patterns)}: documentation needs no exploration")
+    if phase is not Phase.READY:
+        return decide(False, "phase", f"writes are allowed only in READY and the session "
+                      f"is in {phase.value}; finish the phase first")
+    if rel in rejected_files:
+        return decide(False, "rejected_hypothesis", f"{rel} was named by a hypothesis that "
+                      "VERIFICATION rejected; implementing on it is refused", recover=True)
+    if target.exists:
+        if rel in explored_files:
+            return decide(True, "explored", f"{rel} was explored in this session")
+        return decide(False, "unexplored", f"{rel} was not explored in this session "
+                      "(not in files_analyzed nor in any tool result)", recover=True)
+    parent = posixpath.dirname(rel)
+    if not allow_new_files:
+        return decide(False, "new_file_not_allowed", f"{rel} does not exist; creating a file "
+                      "needs allow_new_files=true", recover=True)
+    if parent not in explored_directories:
+        return decide(False, "unexplored_directory", f"{rel} is new and its directory "
+                      f"{parent or '.'} was not explored", recover=True)
+    return decide(True, "new_file", f"{rel} is a new file in the explored directory "
+                  f"{parent or '.'}")
