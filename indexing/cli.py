@@ -1,4 +1,4 @@
-"""`code-intel` command line: index, defs, refs, outline, grep, init, lsp.
+"""`code-intel` command line: index, defs, refs, outline, grep, search, init, lsp.
 
 Every command prints for humans by default and JSON with `--json`; user errors become
 one red line and exit code 2, never a traceback.
@@ -321,6 +321,142 @@ def grep(
 
 
 @app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="What you are looking for, in English or Japanese.")],
+    top: Annotated[int, typer.Option("--top", "-n", help="How many files and symbols to list (1-100).")] = 10,
+    collection: Annotated[
+        str | None,
+        typer.Option(help="Plain vector search of one collection instead of the hybrid: auto, map or forest."),
+    ] = None,
+    fusion: Annotated[str, typer.Option(help="How the hybrid merges its signals: rrf or weighted.")] = "rrf",
+    workspace: WorkspaceOpt = None,
+    no_sync: NoSyncOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Rank the files and symbols a request is about (BM25 + embeddings + definitions)."""
+    from .embeddings import EmbeddingError, LazyEmbedder
+    from .search import (
+        SearchService,
+        validate_collection,
+        validate_fusion,
+        validate_n_results,
+        validate_query,
+    )
+    from .vectors import VectorStoreError
+
+    validate_query(query)
+    validate_n_results(top, "--top")
+    validate_fusion(fusion)
+    if collection is not None:
+        validate_collection(collection)
+    ws = _open(workspace)
+    if not no_sync:
+        _sync(ws, show_progress=not as_json)
+    try:
+        embedder = LazyEmbedder(ws.config.embedding_model, start=True)
+        service = SearchService(ws.root, ws.config, ws.store, embedder)
+        with err.status(f"loading the embedding model {embedder.spec}…"):
+            embedder.wait()
+        if not no_sync or not service.vectors.forest.count():
+            service.lexical.sync(ws.store)
+            _embed(service, show_progress=not as_json)
+        if collection is not None:
+            result = service.semantic_search(query, collection, top)
+            if as_json:
+                _emit(result.to_json())
+                return
+            _print_semantic(result)
+            return
+        answer = service.query(query, top=top, fusion=fusion)
+    except (EmbeddingError, VectorStoreError) as exc:
+        raise UserError(str(exc)) from None
+    if as_json:
+        _emit(answer.to_json())
+        return
+    _print_query(answer)
+
+
+def _embed(service: Any, show_progress: bool) -> None:
+    if not show_progress or not err.is_terminal:
+        service.vectors.sync(service.store)
+        return
+    with Progress(
+        TextColumn("[bold]embedding"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("", total=None)
+
+        def update(p: Any) -> None:
+            progress.update(task, completed=p.files_done, total=p.files_total or None)
+
+        service.vectors.sync(service.store, progress=update)
+
+
+def _evidence_line(ev: dict[str, Any]) -> str:
+    parts = []
+    if "vector" in ev:
+        parts.append(f"vector {ev['vector']['similarity']:.2f} #{ev['vector']['rank']}")
+    if "lexical" in ev:
+        terms = ",".join(ev["lexical"]["matched_terms"])
+        parts.append(f"bm25 #{ev['lexical']['rank']}" + (f" [{terms}]" if terms else ""))
+    if "definition" in ev:
+        parts.append(f"defines '{ev['definition']['matched']}'")
+    if ev.get("references"):
+        parts.append(f"{ev['references']} refs")
+    if "map" in ev:
+        parts.append(f"map {ev['map']['similarity']:.2f}")
+    return " · ".join(parts)
+
+
+def _print_query(answer: Any) -> None:
+    for note in answer.notes:
+        err.print(f"[yellow]note:[/yellow] {_escape(note)}")
+    if not answer.files and not answer.symbols:
+        out.print(f"nothing found for {answer.query!r}")
+        raise typer.Exit(1)
+    files = Table(title="files", title_justify="left", header_style="bold", box=None)
+    for col in ("#", "file", "score", "symbols"):
+        files.add_column(col, justify="right" if col in ("#", "score") else "left", overflow="fold")
+    for f in answer.files:
+        files.add_row(str(f.rank), f"[magenta]{_escape(f.path)}[/magenta]", f"{f.score:.4f}",
+                      _escape(", ".join(f.symbols[:4])))
+    # Piped output is not cut to 80 columns: paths are what people copy from it.
+    wide = out if out.is_terminal else Console(highlight=False, width=200, file=sys.stdout)
+    wide.print(files)
+    symbols = Table(title="symbols", title_justify="left", header_style="bold", box=None)
+    for col in ("#", "symbol", "kind", "location", "score", "evidence"):
+        symbols.add_column(col, justify="right" if col in ("#", "score") else "left", overflow="fold")
+    for s in answer.symbols:
+        symbols.add_row(
+            str(s.rank), f"[bold]{_escape(s.symbol)}[/bold]", s.kind,
+            f"{_escape(s.path)}:{s.start_line}", f"{s.score:.4f}", _escape(_evidence_line(s.evidence)),
+        )
+    wide.print(symbols)
+    if answer.map_hints:
+        best = answer.map_hints[0]
+        out.print(f"[dim]closest agreement: {_escape(best.agreement.query)!r} ({best.score:.2f})[/dim]")
+
+
+def _print_semantic(result: Any) -> None:
+    head = f"[bold]{result.source}[/bold] hits" + (" (map short-circuit)" if result.short_circuit else "")
+    out.print(head)
+    for i, h in enumerate(result.hits, 1):
+        if hasattr(h, "agreement"):
+            a = h.agreement
+            out.print(f"{i:>3}. {h.score:.3f}  {_escape(a.query)}  → {_escape(', '.join(a.symbols + a.files))}")
+        else:
+            out.print(f"{i:>3}. {h.score:.3f}  [magenta]{_escape(h.path)}[/magenta]:{h.start_line + 1}  "
+                      f"[bold]{_escape(h.symbol_name)}[/bold] [dim]{h.symbol_type}[/dim]")
+    if not result.hits:
+        out.print("no hits")
+        raise typer.Exit(1)
+
+
+@app.command()
 def init(
     path: Annotated[Path, typer.Argument(help="Repository to prepare.")] = Path("."),
     as_json: JsonOpt = False,
@@ -368,3 +504,7 @@ def main() -> None:
     except KeyboardInterrupt:
         err.print("interrupted")
         raise SystemExit(130) from None
+
+
+if __name__ == "__main__":
+    main()

