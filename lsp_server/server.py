@@ -245,7 +245,8 @@ def create_server(hub: WorkspaceHub | None = None, primary: bool = True) -> Code
                 params.initialization_options, dict
             ) else getattr(params.initialization_options, "token", None)
             if ls.hub is None or ls.hub.info is None or token != ls.hub.info.token:
-                ls.disconnect()
+                # Answer first, then hang up: closing now would lose the error reply.
+                asyncio.get_running_loop().call_later(0.2, ls.disconnect)
                 raise PermissionError("wrong or missing token in initializationOptions")
             return
         root = _workspace_root(params).resolve()

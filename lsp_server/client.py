@@ -1,0 +1,105 @@
+"""A client of the workspace's language server: attach to the live owner through
+`.code-intel/server.json`, or start a server child on stdio when none runs.
+
+Used by the MCP bridge, the Claude Code hook and tests. `codeIntel/*` results come
+back as plain JSON (dicts), not the namedtuples pygls builds for unknown methods,
+which would drop keys that are not identifiers (PHP namespaces, paths).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.io_ import run_async
+from pygls.lsp.client import LanguageClient
+from pygls.protocol import JsonRPCResponseMessage
+from pygls.protocol.language_server import LanguageServerProtocol
+
+from . import endpoint
+
+log = logging.getLogger(__name__)
+
+
+class _RawResultProtocol(LanguageServerProtocol):
+    def structure_message(self, data: dict[str, Any]):
+        if (
+            "jsonrpc" in data
+            and "id" in data
+            and "method" not in data
+            and "error" not in data
+            and self._result_types.get(data["id"]) is None
+        ):
+            return JsonRPCResponseMessage(id=data["id"], jsonrpc=data["jsonrpc"], result=data.get("result"))
+        return super().structure_message(data)
+
+
+class WorkspaceClient:
+    """One connection to the server that owns a workspace."""
+
+    def __init__(self, root: Path, name: str = "code-intel-client") -> None:
+        self.root = root.resolve()
+        self.lsp = LanguageClient(name, "1", protocol_cls=_RawResultProtocol)
+        self.attached: endpoint.ServerInfo | None = None  # None: we spawned the server
+
+    async def connect(
+        self, spawn: bool = True, capabilities: types.ClientCapabilities | None = None
+    ) -> None:
+        """Attach to the live owner, else (when `spawn`) start a server child."""
+        info = endpoint.read_info(self.root)
+        if info is not None and await endpoint.is_alive(info):
+            await self.attach(info, capabilities)
+        elif spawn:
+            exe = Path(sys.executable).parent / "code-intel"
+            cmd = [str(exe), "lsp"] if exe.exists() else [sys.executable, "-m", "indexing.cli", "lsp"]
+            await self.lsp.start_io(*cmd, cwd=str(self.root))
+            await self._initialize(capabilities, None)
+        else:
+            raise ConnectionError(f"no language server owns {self.root}")
+
+    async def attach(
+        self, info: endpoint.ServerInfo, capabilities: types.ClientCapabilities | None = None
+    ) -> None:
+        """Connect to the endpoint `info` names and initialize with its token."""
+        reader, writer = await endpoint.open_connection(info)
+        self.lsp.protocol.set_writer(writer)  # type: ignore[arg-type]
+        task = asyncio.create_task(
+            run_async(
+                stop_event=self.lsp._stop_event,
+                reader=reader,
+                protocol=self.lsp.protocol,
+                logger=log,
+                error_handler=self.lsp.report_server_error,
+            )
+        )
+        self.lsp._async_tasks.append(task)
+        self.attached = info
+        await self._initialize(capabilities, {"token": info.token})
+
+    async def _initialize(
+        self, capabilities: types.ClientCapabilities | None, options: dict[str, Any] | None
+    ) -> None:
+        await self.lsp.initialize_async(
+            types.InitializeParams(
+                capabilities=capabilities or types.ClientCapabilities(),
+                root_uri=self.root.as_uri(),
+                workspace_folders=[types.WorkspaceFolder(self.root.as_uri(), self.root.name)],
+                initialization_options=options,
+            )
+        )
+        self.lsp.initialized(types.InitializedParams())
+
+    async def request(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        return await self.lsp.protocol.send_request_async(method, params or {})
+
+    async def close(self) -> None:
+        try:
+            await asyncio.wait_for(self.lsp.shutdown_async(None), 5)
+            self.lsp.exit(None)
+        except Exception:  # noqa: BLE001 - the server may already be gone
+            pass
+        await self.lsp.stop()
