@@ -503,9 +503,18 @@ class GatingEngine:
         self, session_id: Any, file_path: Any, allow_new_files: Any = False
     ) -> dict[str, Any]:
         """SPEC §4.8: may this file be written now? Refusals are kept per session so
-        the language server can publish them as diagnostics."""
-        session = self._session(session_id)
+        the language server can publish them as diagnostics. Without `session_id` (the
+        Claude Code hook knows none) the most recently active session decides."""
         path = inputs.text("file_path", file_path, 4096)
+        if session_id is None:
+            target = resolve_target(self.root, path)
+            if target.rel is not None and target.rel in self.exempt:
+                return {"allowed": True, "file_path": path, "relative_path": target.rel,
+                        "reason_code": "documentation", "session_id": None, "phase": None,
+                        "reason": f"{target.rel} matches write_exempt_patterns: "
+                        "documentation needs no exploration",
+                        "recovery_options": []}
+        session = self._session(session_id) if session_id is not None else self._latest()
         allow_new = inputs.flag("allow_new_files", allow_new_files)
         files, dirs = self._explored(session)
         rejected_files = {
@@ -769,6 +778,17 @@ class GatingEngine:
         if session.status is SessionStatus.ENDED and not allow_ended:
             raise GatingError("session_ended", f"session {sid} has ended; start a new one")
         return session
+
+    def _latest(self) -> Session:
+        self.expire_sessions()
+        active = self.store.list_sessions(SessionStatus.ACTIVE)
+        if not active:
+            raise GatingError(
+                "no_session",
+                "no active code-intel session: call start_session (the /code workflow), "
+                "explore the code, and reach READY before editing code files",
+            )
+        return active[0]
 
     def _expire_if_stale(self, session: Session) -> bool:
         if session.status is not SessionStatus.ACTIVE:

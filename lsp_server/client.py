@@ -17,7 +17,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.io_ import run_async
 from pygls.lsp.client import LanguageClient
-from pygls.protocol import JsonRPCResponseMessage
+from pygls.protocol import JsonRPCNotification, JsonRPCResponseMessage
 from pygls.protocol.language_server import LanguageServerProtocol
 
 from . import endpoint
@@ -26,7 +26,12 @@ log = logging.getLogger(__name__)
 
 
 class _RawResultProtocol(LanguageServerProtocol):
+    """`codeIntel/*` results and notifications stay plain JSON."""
+
     def structure_message(self, data: dict[str, Any]):
+        method = data.get("method")
+        if isinstance(method, str) and method.startswith("codeIntel/") and "id" not in data:
+            return JsonRPCNotification(method=method, params=data.get("params"), jsonrpc=data["jsonrpc"])
         if (
             "jsonrpc" in data
             and "id" in data

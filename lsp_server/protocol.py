@@ -33,6 +33,11 @@ GET_FUNCTION_AT_LINE = "codeIntel/getFunctionAtLine"
 GET_SYMBOLS = "codeIntel/getSymbols"
 SYNC_INDEX = "codeIntel/syncIndex"
 INDEX_STATUS = "codeIntel/indexStatus"
+SEMANTIC_SEARCH = "codeIntel/semanticSearch"
+QUERY = "codeIntel/query"
+SESSION_PREFIX = "codeIntel/session/"
+SESSION_CHANGED = "codeIntel/sessionChanged"
+GATING_REFUSED = -32001  # error code of a request the gating engine refuses
 
 T = TypeVar("T")
 _converter = strict_converter()
@@ -116,6 +121,24 @@ class SyncIndexParams:
 @attrs.frozen
 class IndexStatusParams:
     pass
+
+
+@attrs.frozen
+class SemanticSearchParams:
+    """Vector search; `collection` auto tries the learned map first (short circuit)."""
+
+    query: str
+    collection: str = "auto"
+    n_results: int = 10
+
+
+@attrs.frozen
+class QueryParams:
+    """Hybrid search: lexical, vector, definition and reference signals fused."""
+
+    text: str
+    top: int = 10
+    fusion: str = "rrf"
 
 
 # ---- results --------------------------------------------------------------------
@@ -255,6 +278,7 @@ class IndexStatusResult:
     open_documents: list[str]
     messages: list[str]
     error: str | None = None
+    search: dict[str, Any] | None = None  # lexical and vector sync, model loading
 
 
 # ---- wire -----------------------------------------------------------------------
@@ -275,18 +299,31 @@ def to_wire(result: Any) -> Any:
     return _wire.unstructure(result)
 
 
+def tool_name(method: str) -> str:
+    """`codeIntel/findDefinitions` → `find_definitions`, the agent's name for it."""
+    name = method.removeprefix(PREFIX)
+    return "".join("_" + c.lower() if c.isupper() else c for c in name)
+
+
 def custom_request(server: Any, method: str, params_cls: type[T]) -> Callable:
-    """Register `fn(ls, params: params_cls) -> attrs result` as a `codeIntel/*` handler."""
+    """Register `fn(ls, params: params_cls) -> attrs result` as a `codeIntel/*` handler.
+
+    Params may carry `session_id`: the call is then an agent's tool call, checked and
+    logged by the gating engine (`ls.gated`) around `fn`; editors send none.
+    """
 
     def decorate(fn: Callable) -> Callable:
-        if inspect.iscoroutinefunction(fn):
+        async def run(ls: Any, params: Any) -> Any:
+            result = fn(ls, params)
+            return to_wire(await result if inspect.isawaitable(result) else result)
 
-            async def handler(ls: Any, raw: Any) -> Any:
-                return to_wire(await fn(ls, structure_params(raw, params_cls)))
-        else:
-
-            def handler(ls: Any, raw: Any) -> Any:
-                return to_wire(fn(ls, structure_params(raw, params_cls)))
+        async def handler(ls: Any, raw: Any) -> Any:
+            args = dict(raw) if isinstance(raw, dict) else raw
+            session_id = args.pop("session_id", None) if isinstance(args, dict) else None
+            params = structure_params(args, params_cls)
+            if session_id is None:
+                return await run(ls, params)
+            return await ls.gated(tool_name(method), session_id, args, lambda: run(ls, params))
 
         server.feature(method)(handler)
         return fn

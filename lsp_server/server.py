@@ -31,6 +31,7 @@ from indexing.config import ConfigError, Config, load_config
 from . import endpoint
 from .live_index import LiveIndex
 from .protocol import CodeIntelProtocol
+from .services import Services
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +64,9 @@ class WorkspaceHub:
         self._sync_task: asyncio.Task | None = None
         self._sync_again = False
         self._debounce: asyncio.TimerHandle | None = None
-        self.sync_listeners: list[Callable[[], None]] = []
+        self.services = Services(live)
+        self.sync_listeners: list[Callable[[], None]] = [self.services.after_sync]
+        self.diagnosed_paths: set[str] = set()  # files showing a blocked-write warning
 
     # ---- syncing ---------------------------------------------------------------
 
@@ -117,6 +120,7 @@ class WorkspaceHub:
     # ---- shutdown ---------------------------------------------------------------
 
     def close(self) -> None:
+        self.services.close()
         if self.watcher is not None:
             self.watcher.stop()
             self.watcher = None
@@ -198,6 +202,14 @@ class CodeIntelServer(LanguageServer):
     def report_server_error(self, error: Exception, source: Any) -> None:
         log.error("handler failed: %s", error)
         self.safe_log(f"code-intel internal error: {error}", types.MessageType.Error)
+
+    async def gated(
+        self, tool: str, session_id: Any, args: dict[str, Any], run: Callable[[], Any]
+    ) -> Any:
+        """An agent's tool call: checked and logged by the session's gate."""
+        from .features.session import run_gated
+
+        return await run_gated(self, tool, session_id, args, run)
 
     def disconnect(self) -> None:
         self._stop_event_secondary.set()

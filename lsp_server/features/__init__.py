@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
-from . import documents, index_requests, navigation, watcher
+from . import documents, index_requests, navigation, search_requests, session, watcher
 
-FEATURES = [documents.register, navigation.register, index_requests.register, watcher.register]
+FEATURES = [
+    documents.register,
+    navigation.register,
+    index_requests.register,
+    search_requests.register,
+    session.register,
+    watcher.register,
+]

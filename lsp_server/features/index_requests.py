@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from pygls.exceptions import JsonRpcInvalidParams
 
 from indexing.discovery import is_within
@@ -180,4 +182,5 @@ def register(server: CodeIntelServer) -> None:
 
     @custom_request(server, p.INDEX_STATUS, p.IndexStatusParams)
     def index_status(ls: CodeIntelServer, params: p.IndexStatusParams) -> p.IndexStatusResult:
-        return ls.live.status_result()
+        status = ls.live.status_result()
+        return attrs.evolve(status, search=ls.hub.services.search_status())

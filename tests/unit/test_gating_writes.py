@@ -213,3 +213,20 @@ def test_tool_result_paths_are_placed_in_the_workspace(engine):
     assert USERS in explored
     assert not [f for f in explored if "outside" in f or "passwd" in f or "code-intel" in f]
     assert engine.check_write_target(sid, USERS)["allowed"] is True
+
+
+def test_without_a_session_id_the_latest_active_session_decides(engine):
+    older = engine.start_session("MODIFY", "fix the login")["session_id"]
+    engine.clock.advance(5)
+    newer = engine.start_session("INVESTIGATE", "how are orders paid")["session_id"]
+    r = engine.check_write_target(None, CONTROLLER)
+    assert r["allowed"] is False and r["session_id"] == newer != older
+    engine.end_session(newer)
+    assert engine.check_write_target(None, CONTROLLER)["session_id"] == older
+
+
+def test_without_any_session_docs_pass_and_code_is_refused(engine):
+    assert engine.check_write_target(None, "README.md")["allowed"] is True
+    with pytest.raises(GatingError, match="start_session") as exc:
+        engine.check_write_target(None, CONTROLLER)
+    assert exc.value.code == "no_session"

@@ -1,0 +1,112 @@
+"""The search service and the gating engine of one workspace, shared by every
+connection to it and created on first use: an editor that never searches never
+loads a model, and the first session request does not wait for an index sync."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import defaultdict
+from collections.abc import Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from gating import GatingEngine
+from gating.index_adapter import IndexSymbols
+from gating.model import LearnedPair
+from gating.workspace import open_engine
+from indexing.search import SearchService
+from indexing.vectors import Agreement, make_agreement
+
+if TYPE_CHECKING:
+    from .live_index import LiveIndex
+
+log = logging.getLogger(__name__)
+MODEL_WAIT_SECONDS = 300.0
+
+
+class Services:
+    def __init__(self, live: LiveIndex) -> None:
+        self.live = live
+        self._lock = threading.Lock()
+
+    @cached_property
+    def search(self) -> SearchService:
+        """Lexical index at once, vectors as soon as the model has loaded, both kept in
+        step with the index by `after_sync`."""
+        with self._lock:
+            service = SearchService(self.live.root, self.live.config, self.live.store)
+            service.start_background()
+            service.request_sync()
+            return service
+
+    @cached_property
+    def gating(self) -> GatingEngine:
+        live = self.live
+        index = IndexSymbols(
+            lambda name, exact=True: live.definitions(name, exact),
+            lambda rel: rel in live.overlays or live.store.file_state(rel) is not None,
+        )
+        return open_engine(
+            live.root,
+            live.config,
+            self.search.embedder,
+            index=index,
+            sinks=(_MapSink(self.search),),
+            sync_status=self._sync_status,
+        )
+
+    def _sync_status(self) -> dict[str, Any]:
+        st = self.live.status
+        return {"state": st.state, "sync_count": st.sync_count, "last_sync_time": st.last_sync_time}
+
+    def after_sync(self) -> None:
+        """Vectors and lexical index follow the symbol index; learned pairs whose
+        symbol vanished are dropped (SPEC §4.9)."""
+        if "search" in self.__dict__:
+            self.search.request_sync()
+        if "gating" in self.__dict__:
+            try:
+                self.gating.prune_learned_pairs()
+            except Exception:  # noqa: BLE001 - pruning must never break a sync
+                log.exception("pruning learned pairs failed")
+
+    def search_status(self) -> dict[str, Any] | None:
+        return self.search.status() if "search" in self.__dict__ else None
+
+    def close(self) -> None:
+        if "search" in self.__dict__:
+            self.search.close()
+
+
+class _MapSink:
+    """Learned pairs → the `map` collection, one agreement per request, so the next
+    similar request short-circuits to its symbols (SPEC §3.6, §4.9). Embedding waits
+    for the model on a thread of its own; the outcome reply never does."""
+
+    def __init__(self, search: SearchService) -> None:
+        self.search = search
+        self._latest: list[Agreement] = []
+        self._lock = threading.Lock()
+
+    def pairs_changed(
+        self,
+        current: Sequence[LearnedPair],
+        added: Sequence[LearnedPair],
+        removed: Sequence[LearnedPair],
+    ) -> None:
+        by_query: dict[str, list[str]] = defaultdict(list)
+        for pair in current:
+            by_query[pair.query or pair.nl_term].append(pair.symbol)
+        self._latest = [make_agreement(q, list(dict.fromkeys(s))) for q, s in by_query.items()]
+        threading.Thread(target=self._publish, daemon=True).start()
+
+    def _publish(self) -> None:
+        try:
+            wait = getattr(self.search.embedder, "wait", None)
+            if wait is not None:
+                wait(MODEL_WAIT_SECONDS)
+            with self._lock:  # whichever thread runs last publishes the latest set
+                self.search.replace_agreements(self._latest)
+        except Exception:  # noqa: BLE001 - the pairs stay in learned_pairs.json
+            log.exception("publishing learned pairs to the map collection failed")
