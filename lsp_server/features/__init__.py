@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import documents, index_requests, navigation, search_requests, session, watcher
+from . import commands, documents, index_requests, navigation, search_requests, session, watcher
 
 FEATURES = [
     documents.register,
@@ -10,5 +10,6 @@ FEATURES = [
     index_requests.register,
     search_requests.register,
     session.register,
+    commands.register,
     watcher.register,
 ]

@@ -270,3 +270,17 @@ async def test_semantic_search_and_query_answer_in_japanese(editor: Editor):
         await editor.request("codeIntel/semanticSearch", {"query": "x", "collection": "trees"})
     status = await editor.request("codeIntel/indexStatus")
     assert status["search"]["lexical"]
+
+
+async def test_editor_commands_reindex_search_and_show_the_session(editor: Editor):
+    run = editor.client.lsp.workspace_execute_command_async
+    reindexed = await run(types.ExecuteCommandParams(command="codeIntel.reindex", arguments=[False]))
+    assert reindexed["ok"] is True and "unchanged" in reindexed
+    assert (await run(types.ExecuteCommandParams(command="codeIntel.showSession")))["active"] is False
+    sid = (await editor.session("start_session", intent="INVESTIGATE", query="注文の合計"))["session_id"]
+    shown = await run(types.ExecuteCommandParams(command="codeIntel.showSession"))
+    assert shown["active"] and shown["session_id"] == sid and shown["phase"] == "EXPLORATION"
+    found = await run(types.ExecuteCommandParams(command="codeIntel.search", arguments=["login", 5]))
+    assert CONTROLLER in [f["path"] for f in found["files"]]
+    with pytest.raises(JsonRpcInvalidParams, match="text"):
+        await run(types.ExecuteCommandParams(command="codeIntel.search", arguments=[42]))
