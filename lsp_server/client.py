@@ -9,6 +9,7 @@ which would drop keys that are not identifiers (PHP namespaces, paths).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sys
 from pathlib import Path
@@ -102,9 +103,7 @@ class WorkspaceClient:
         return await self.lsp.protocol.send_request_async(method, params or {})
 
     async def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # the server may already be gone
             await asyncio.wait_for(self.lsp.shutdown_async(None), 5)
             self.lsp.exit(None)
-        except Exception:  # noqa: BLE001 - the server may already be gone
-            pass
         await self.lsp.stop()

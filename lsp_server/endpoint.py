@@ -84,7 +84,7 @@ async def is_alive(info: ServerInfo) -> bool:
         return False
     try:
         _, writer = await open_connection(info)
-    except (OSError, asyncio.TimeoutError, ConnectionError):
+    except (TimeoutError, OSError, ConnectionError):
         return False
     writer.close()
     return True

@@ -11,6 +11,7 @@ Each feature module registers its handlers; this file only fans out.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 import os
@@ -26,7 +27,7 @@ from pygls.io_ import run_async
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import lsp_method
 
-from indexing.config import ConfigError, Config, load_config
+from indexing.config import Config, ConfigError, load_config
 
 from . import endpoint
 from .live_index import LiveIndex
@@ -92,7 +93,7 @@ class WorkspaceHub:
             report = await loop.run_in_executor(
                 None, self.live.sync, force, reporter.on_progress if reporter else None
             )
-        except Exception as exc:  # noqa: BLE001 - reported, the server keeps serving
+        except Exception as exc:
             log.exception("sync failed")
             self.log_to_clients(f"code-intel: sync failed: {exc}", types.MessageType.Error)
             report = None
@@ -194,10 +195,8 @@ class CodeIntelServer(LanguageServer):
         return self.hub.live
 
     def safe_log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
-        try:
+        with contextlib.suppress(Exception):  # a gone client must not break the others
             self.window_log_message(types.LogMessageParams(type=kind, message=message))
-        except Exception:  # noqa: BLE001 - a gone client must not break the others
-            pass
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         log.error("handler failed: %s", error)
@@ -329,4 +328,4 @@ def main(tcp: str | None = None) -> None:
         server.hub.close()
 
 
-__all__ = ["CodeIntelServer", "WorkspaceHub", "create_server", "main", "inspect"]
+__all__ = ["CodeIntelServer", "WorkspaceHub", "create_server", "inspect", "main"]

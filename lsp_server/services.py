@@ -68,7 +68,7 @@ class Services:
         if "gating" in self.__dict__:
             try:
                 self.gating.prune_learned_pairs()
-            except Exception:  # noqa: BLE001 - pruning must never break a sync
+            except Exception:
                 log.exception("pruning learned pairs failed")
 
     def search_status(self) -> dict[str, Any] | None:
@@ -108,5 +108,5 @@ class _MapSink:
                 wait(MODEL_WAIT_SECONDS)
             with self._lock:  # whichever thread runs last publishes the latest set
                 self.search.replace_agreements(self._latest)
-        except Exception:  # noqa: BLE001 - the pairs stay in learned_pairs.json
+        except Exception:
             log.exception("publishing learned pairs to the map collection failed")

@@ -5,18 +5,17 @@ workspace or unknown to the index is InvalidParams with the reason."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import attrs
-
 from pygls.exceptions import JsonRpcInvalidParams
 
 from indexing.discovery import is_within
 from indexing.text_search import SearchError, search_text
 
 from .. import protocol as p
-from ..protocol import custom_request
 from ..convert import declaration_info, outline, reference_info, symbol_info
+from ..protocol import custom_request
 
 if TYPE_CHECKING:
     from ..live_index import LiveIndex

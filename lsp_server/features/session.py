@@ -10,6 +10,7 @@ refusals into error code -32001 (`GatingRefused`) with the engine's details as
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -172,7 +173,8 @@ def publish_session(hub: WorkspaceHub, session_id: Any) -> None:
                 "blocked_writes": status.get("blocked_writes", []),
             }
             for server in list(hub.servers):
-                _send(server, p.SESSION_CHANGED, notice)
+                with contextlib.suppress(Exception):
+                    server.protocol.notify(p.SESSION_CHANGED, notice)
     publish_blocked_writes(hub)
 
 
@@ -199,17 +201,8 @@ def publish_blocked_writes(hub: WorkspaceHub) -> None:
     for path, diags in by_path.items():
         params = types.PublishDiagnosticsParams(uri=hub.live.uri(path), diagnostics=diags)
         for server in list(hub.servers):
-            try:
+            with contextlib.suppress(Exception):  # a gone client must not stop the others
                 server.text_document_publish_diagnostics(params)
-            except Exception:  # noqa: BLE001 - a gone client must not stop the others
-                pass
-
-
-def _send(server: CodeIntelServer, method: str, params: Any) -> None:
-    try:
-        server.protocol.notify(method, params)
-    except Exception:  # noqa: BLE001
-        pass
 
 
 def register(server: CodeIntelServer) -> None:

@@ -64,7 +64,7 @@ class _WatchdogWatcher:
         skip = (f"/{CONFIG_DIR}/", "/.git/")
 
         class Handler(FileSystemEventHandler):
-            def on_any_event(self, event) -> None:  # noqa: ANN001
+            def on_any_event(self, event) -> None:
                 if event.event_type in ("opened", "closed_no_write"):
                     return
                 paths = [event.src_path, getattr(event, "dest_path", "") or ""]
