@@ -97,14 +97,15 @@ def explored_dirs(files: Iterable[str], dirs: Iterable[str] = ()) -> frozenset[s
     return frozenset({posixpath.dirname(f) for f in files} | {d.rstrip("/") for d in dirs})
 
 
-def recovery_options(rel: str | None) -> tuple[dict[str, Any], ...]:
+def recovery_options(rel: str | None, exists: bool = True) -> tuple[dict[str, Any], ...]:
+    """A file that does not exist yet cannot be explored; its directory can."""
     if rel is None:
         return ()
     parent = posixpath.dirname(rel) or "."
     return (
         {
             "tool": "add_explored_files",
-            "params": {"paths": [rel]},
+            "params": {"paths": [rel if exists else parent]},
             "description": f"explore {rel} (or its directory {parent}) with the exploration "
             "tools, then add it to the explored files; the session stays READY",
         },
@@ -137,7 +138,7 @@ def decide_write(
             session_id=session_id,
             phase=phase,
             relative_path=target.rel,
-            recovery_options=recovery_options(target.rel) if recover else (),
+            recovery_options=recovery_options(target.rel, target.exists) if recover else (),
         )
 
     rel = target.rel

@@ -494,6 +494,34 @@ def lsp(
     serve(tcp)
 
 
+@app.command()
+def mcp(
+    workspace: Annotated[
+        Path | None,
+        typer.Option("--workspace", "-w", help="Workspace root (default: the current directory)."),
+    ] = None,
+) -> None:
+    """Run the MCP server (stdio) that gives Claude Code the code-intel tools."""
+    from mcp_bridge.server import main as serve_mcp
+
+    root = (workspace or Path.cwd()).resolve()
+    if not root.is_dir():
+        raise UserError(f"workspace {root} is not a directory")
+    serve_mcp(root)
+
+
+hook_app = typer.Typer(help="Claude Code hooks.", no_args_is_help=True, add_completion=False)
+app.add_typer(hook_app, name="hook")
+
+
+@hook_app.command("pre-tool-use")
+def hook_pre_tool_use() -> None:
+    """PreToolUse hook: read Claude Code's JSON on stdin; exit 2 blocks the write."""
+    from mcp_bridge.hook import main as run_hook
+
+    raise typer.Exit(run_hook())
+
+
 def main() -> None:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(message)s")
     try:

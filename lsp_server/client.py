@@ -24,6 +24,7 @@ from pygls.protocol.language_server import LanguageServerProtocol
 from . import endpoint
 
 log = logging.getLogger(__name__)
+server_log = logging.getLogger("code-intel.server")  # a spawned server's stderr
 
 
 class _RawResultProtocol(LanguageServerProtocol):
@@ -51,6 +52,7 @@ class WorkspaceClient:
         self.root = root.resolve()
         self.lsp = LanguageClient(name, "1", protocol_cls=_RawResultProtocol)
         self.attached: endpoint.ServerInfo | None = None  # None: we spawned the server
+        self._stderr_task: asyncio.Task[None] | None = None
 
     async def connect(
         self, spawn: bool = True, capabilities: types.ClientCapabilities | None = None
@@ -63,9 +65,24 @@ class WorkspaceClient:
             exe = Path(sys.executable).parent / "code-intel"
             cmd = [str(exe), "lsp"] if exe.exists() else [sys.executable, "-m", "indexing.cli", "lsp"]
             await self.lsp.start_io(*cmd, cwd=str(self.root))
+            self._forward_stderr()
             await self._initialize(capabilities, None)
         else:
             raise ConnectionError(f"no language server owns {self.root}")
+
+    def _forward_stderr(self) -> None:
+        """The child's stderr is a pipe: read it so the child never blocks on a full
+        pipe, and pass its lines on to our log."""
+        proc = self.lsp._server
+        if proc is None or proc.stderr is None:
+            return
+        stream = proc.stderr
+
+        async def forward() -> None:
+            while line := await stream.readline():
+                server_log.info("%s", line.decode("utf-8", "replace").rstrip())
+
+        self._stderr_task = asyncio.ensure_future(forward())
 
     async def attach(
         self, info: endpoint.ServerInfo, capabilities: types.ClientCapabilities | None = None
@@ -107,3 +124,6 @@ class WorkspaceClient:
             await asyncio.wait_for(self.lsp.shutdown_async(None), 5)
             self.lsp.exit(None)
         await self.lsp.stop()
+        if self._stderr_task is not None:
+            self._stderr_task.cancel()
+            self._stderr_task = None

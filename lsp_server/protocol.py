@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import attrs
 import cattrs
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, LanguageServerProtocol
 
 from indexing.validation import InvalidInput, strict_converter, structure
@@ -38,6 +38,7 @@ QUERY = "codeIntel/query"
 SESSION_PREFIX = "codeIntel/session/"
 SESSION_CHANGED = "codeIntel/sessionChanged"
 GATING_REFUSED = -32001  # error code of a request the gating engine refuses
+_EXPECTED_ERRORS = (JsonRpcInvalidParams.CODE, GATING_REFUSED)
 
 T = TypeVar("T")
 _converter = strict_converter()
@@ -332,7 +333,17 @@ def custom_request(server: Any, method: str, params_cls: type[T]) -> Callable:
 
 
 class CodeIntelProtocol(LanguageServerProtocol):
-    """Keeps `codeIntel/*` params as the raw JSON object for `structure_params`."""
+    """Keeps `codeIntel/*` params as the raw JSON object for `structure_params`, and
+    answers bad params and gating refusals without logging them as internal errors:
+    they are answers the caller acts on."""
+
+    def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
+        exc = None if future.cancelled() else future.exception()
+        if isinstance(exc, JsonRpcException) and exc.code in _EXPECTED_ERRORS:
+            self._request_futures.pop(msg_id, None)
+            self._send_response(msg_id, error=exc.to_response_error())
+            return
+        super()._send_handler_result(future, msg_id=msg_id)
 
     def structure_message(self, data: dict[str, Any]):
         method = data.get("method")

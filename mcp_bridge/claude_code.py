@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from indexing.config import CONFIG_DIR, Config, config_path, config_to_dict, parse_config, write_json_atomic
+from indexing.config import (
+    CONFIG_DIR,
+    Config,
+    config_path,
+    config_to_dict,
+    parse_config,
+    write_json_atomic,
+)
 
 from .templates import CODE_COMMAND, OUTCOME_COMMAND
 

@@ -79,6 +79,8 @@ def refusal(exc: GatingError) -> JsonRpcException:
 async def call_engine(hub: WorkspaceHub, tool: str, args: dict[str, Any]) -> Any:
     engine = hub.services.gating
     method = getattr(engine, tool)
+    if tool == "check_write_target" and isinstance(args, dict):
+        args = {"session_id": None, **args}  # none: the most recently active session
     args = check_arguments(tool, method, args)
     try:
         return await asyncio.get_running_loop().run_in_executor(None, lambda: method(**args))

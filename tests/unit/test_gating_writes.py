@@ -230,3 +230,14 @@ def test_without_any_session_docs_pass_and_code_is_refused(engine):
     with pytest.raises(GatingError, match="start_session") as exc:
         engine.check_write_target(None, CONTROLLER)
     assert exc.value.code == "no_session"
+
+
+def test_recovery_for_a_new_file_points_at_its_directory(engine):
+    sid = ready_session(engine)
+    new_file = "app/Models/Session.php"
+    r = engine.check_write_target(sid, new_file, allow_new_files=True)
+    assert r["reason_code"] == "unexplored_directory"
+    add = next(o for o in r["recovery_options"] if o["tool"] == "add_explored_files")
+    assert add["params"]["paths"] == ["app/Models"]
+    engine.add_explored_files(sid, **add["params"])  # following the advice works
+    assert engine.check_write_target(sid, new_file, allow_new_files=True)["allowed"] is True

@@ -1,0 +1,137 @@
+"""What the PreToolUse hook decides, without any I/O: which payloads concern the gate,
+where the workspace is, and the exit code and message for each answer.
+
+Claude Code's exit-code contract: 0 lets the tool run; 2 blocks it and shows stderr to
+the agent; any other code is a non-blocking error shown to the user. So only a real
+refusal is 2, and every message is written for the agent to act on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from indexing.config import CONFIG_DIR
+
+WRITE_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+ALLOW, ERROR, BLOCK = 0, 1, 2
+MAX_MESSAGE = 3_000
+MAX_PAYLOAD = 10_000_000  # a Write payload carries the whole file
+
+
+@dataclass(frozen=True)
+class Verdict:
+    exit_code: int
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class WriteCall:
+    """A write the gate must judge: the tool and the absolute path it writes."""
+
+    tool: str
+    file_path: Path
+    cwd: Path
+
+    @property
+    def creates_files(self) -> bool:
+        """Write is how Claude Code creates a file, so it asks with allow_new_files:
+        a new file then needs only an explored directory (SPEC §4.8)."""
+        return self.tool == "Write"
+
+
+def parse_payload(raw: str, fallback_cwd: str) -> WriteCall | Verdict:
+    """Claude Code's PreToolUse JSON → the write to check, or the verdict right away
+    (not a write tool → allow; unusable input → non-blocking error)."""
+    if len(raw) > MAX_PAYLOAD:
+        return Verdict(ERROR, "code-intel hook: the hook input is too large to read; not checked")
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        return Verdict(ERROR, f"code-intel hook: stdin is not JSON ({exc.msg} at line "
+                              f"{exc.lineno} column {exc.colno}); expected Claude Code's "
+                              "PreToolUse payload")
+    if not isinstance(data, Mapping):
+        return Verdict(ERROR, "code-intel hook: expected a JSON object with tool_name and "
+                              "tool_input on stdin")
+    tool = data.get("tool_name")
+    if not isinstance(tool, str) or not tool:
+        return Verdict(ERROR, "code-intel hook: the payload has no tool_name")
+    if tool not in WRITE_TOOLS:
+        return Verdict(ALLOW)
+    tool_input = data.get("tool_input")
+    if not isinstance(tool_input, Mapping):
+        return Verdict(ERROR, f"code-intel hook: {tool} payload has no tool_input object")
+    keys = ("notebook_path", "file_path") if tool == "NotebookEdit" else ("file_path",
+                                                                          "notebook_path")
+    path = next((tool_input[k] for k in keys if isinstance(tool_input.get(k), str)
+                 and tool_input[k].strip()), None)
+    if path is None:
+        return Verdict(ERROR, f"code-intel hook: {tool} payload has no tool_input.{keys[0]}")
+    cwd_value = data.get("cwd")
+    cwd = Path(cwd_value if isinstance(cwd_value, str) and cwd_value else fallback_cwd)
+    target = Path(os.path.expanduser(path))
+    if not target.is_absolute():
+        target = cwd / target
+    return WriteCall(tool, Path(os.path.normpath(target)), cwd)
+
+
+def find_workspace(
+    call: WriteCall, has_state: Callable[[Path], bool] | None = None
+) -> Path | None:
+    """The nearest ancestor of the file, else of `cwd`, that holds `.code-intel/`."""
+    has_state = has_state or (lambda p: (p / CONFIG_DIR).is_dir())
+    for start in (call.file_path.parent, call.cwd):
+        for candidate in (start, *start.parents):
+            if has_state(candidate):
+                return candidate
+    return None
+
+
+# ---- verdicts ----------------------------------------------------------------------------------
+
+
+def from_answer(call: WriteCall, answer: Any) -> Verdict:
+    """A `check_write_target` answer → allow, or block with the reason and the way out."""
+    if not isinstance(answer, Mapping) or "allowed" not in answer:
+        return Verdict(ERROR, "code-intel hook: unexpected answer from check_write_target; "
+                              "not checked")
+    if answer["allowed"] is True:
+        return Verdict(ALLOW)
+    path = answer.get("relative_path") or str(call.file_path)
+    lines = [f"code-intel blocked {call.tool} on {path}: {answer.get('reason', 'refused')}"]
+    options = [o for o in answer.get("recovery_options") or [] if isinstance(o, Mapping)]
+    if options:
+        lines.append("To proceed, use the code-intel MCP tools:")
+        for option in options:
+            params = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}"
+                               for k, v in (option.get("params") or {}).items())
+            lines.append(f"- {option.get('tool')}({params}): {option.get('description', '')}")
+    if answer.get("next_step"):
+        lines.append(f"Next: {answer['next_step']}")
+    if answer.get("reason_code") == "unexplored_directory":
+        parent = os.path.dirname(answer.get("relative_path") or "") or "."
+        lines.append(f"A new file needs an explored directory: explore {parent}, then "
+                     f"add_explored_files(paths=[{json.dumps(parent + '/')}]).")
+    return Verdict(BLOCK, _bounded("\n".join(lines)))
+
+
+def from_refusal(call: WriteCall, code: str, message: str, details: Mapping[str, Any]) -> Verdict:
+    """A gating error instead of an answer (`no_session`, bad input …)."""
+    if code == "invalid_params":
+        return Verdict(ERROR, f"code-intel hook: {message}")
+    lines = [f"code-intel blocked {call.tool} on {call.file_path}: {message}"]
+    if details.get("next_step"):
+        lines.append(f"Next: {details['next_step']}")
+    if code == "no_session":
+        lines.append("Use the code-intel MCP tools: start_session, set_query_frame, explore, "
+                     "submit_understanding until the phase is READY, then check_write_target.")
+    return Verdict(BLOCK, _bounded("\n".join(lines)))
+
+
+def _bounded(text: str) -> str:
+    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 1] + "…"

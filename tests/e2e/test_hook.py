@@ -1,0 +1,265 @@
+"""The Claude Code PreToolUse hook as Claude Code runs it: `code-intel hook
+pre-tool-use` as a subprocess, real hook payloads on stdin, exit code and stderr
+asserted. With a live language server (it decides and the editor sees the blocked
+write) and without one (the persisted sessions.db decides), plus the edge cases:
+other tools, documentation, malformed input, no workspace, a server that hangs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types
+
+from gating.workspace import open_engine
+from indexing.config import Config
+from indexing.embeddings.lazy import LazyEmbedder
+from lsp_server.client import WorkspaceClient
+from tests.conftest import FIXTURES
+from tests.e2e.lsp_helpers import uri
+
+CODE_INTEL = str(Path(sys.executable).parent / "code-intel")
+CONTROLLER = "app/Http/Controllers/Auth/LoginController.php"
+USER = "app/Models/User.php"
+QUESTION = "ログインの試行回数の上限はいくつ?"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "laravel_app"
+    shutil.copytree(FIXTURES / "laravel_app", root)
+    (root / ".code-intel").mkdir()
+    (root / "analysis.ipynb").write_text(json.dumps({"cells": [], "nbformat": 4,
+                                                     "nbformat_minor": 5, "metadata": {}}))
+    return root
+
+
+def payload(root: Path, tool: str, tool_input: dict[str, Any]) -> str:
+    """What Claude Code sends on stdin for PreToolUse."""
+    return json.dumps({
+        "session_id": "5f1c8c1e-2b7a-4a53-9d0e-claude",
+        "transcript_path": str(Path.home() / ".claude/projects/x/5f1c8c1e.jsonl"),
+        "cwd": str(root),
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": tool_input,
+    })
+
+
+def edit(root: Path, rel: str) -> str:
+    return payload(root, "Edit", {"file_path": str(root / rel), "old_string": "<?php",
+                                  "new_string": "<?php\n", "replace_all": False})
+
+
+def write(root: Path, rel: str) -> str:
+    return payload(root, "Write", {"file_path": str(root / rel), "content": "<?php\n"})
+
+
+def multi_edit(root: Path, rel: str) -> str:
+    return payload(root, "MultiEdit", {"file_path": str(root / rel), "edits": [
+        {"old_string": "class", "new_string": "class", "replace_all": False}]})
+
+
+def notebook_edit(root: Path, rel: str) -> str:
+    return payload(root, "NotebookEdit", {"notebook_path": str(root / rel), "cell_id": "c1",
+                                          "new_source": "print(1)", "cell_type": "code",
+                                          "edit_mode": "replace"})
+
+
+def hook(stdin: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    started = time.monotonic()
+    done = subprocess.run([CODE_INTEL, "hook", "pre-tool-use"], input=stdin, text=True,
+                          capture_output=True, cwd=cwd, timeout=30, check=False)
+    assert time.monotonic() - started < 10, "the hook must answer within Claude Code's 10 s"
+    assert "Traceback" not in done.stderr and done.stdout == ""
+    return done
+
+
+def persisted_engine(root: Path):
+    """The sessions.db a language server would leave behind, written by the same engine."""
+    return open_engine(root, Config(), LazyEmbedder())
+
+
+# ---- without a language server -----------------------------------------------------------------
+
+
+def test_no_session_blocks_code_but_not_documentation(workspace: Path):
+    refused = hook(edit(workspace, CONTROLLER), workspace)
+    assert refused.returncode == 2
+    assert "no active code-intel session" in refused.stderr and "start_session" in refused.stderr
+    docs = hook(write(workspace, "docs/notes.md"), workspace)
+    assert docs.returncode == 0 and docs.stderr == ""
+    readme = hook(edit(workspace, "README.md"), workspace)
+    assert readme.returncode == 0
+
+
+def test_persisted_ready_session_allows_explored_files_only(workspace: Path):
+    engine = persisted_engine(workspace)
+    sid = engine.start_session("QUESTION", QUESTION)["session_id"]
+    assert engine.submit_understanding(sid, files_analyzed=[CONTROLLER])["phase"] == "READY"
+    engine.store.close()
+
+    for make in (edit, multi_edit):
+        allowed = hook(make(workspace, CONTROLLER), workspace)
+        assert allowed.returncode == 0 and allowed.stderr == ""
+        refused = hook(make(workspace, USER), workspace)
+        assert refused.returncode == 2
+        assert f"code-intel blocked {'Edit' if make is edit else 'MultiEdit'} on {USER}" \
+            in refused.stderr
+        assert "was not explored in this session" in refused.stderr
+        assert f'add_explored_files(paths=["{USER}"])' in refused.stderr
+        assert "revert_to_exploration(keep_results=true)" in refused.stderr
+
+    notebook = hook(notebook_edit(workspace, "analysis.ipynb"), workspace)
+    assert notebook.returncode == 2 and "analysis.ipynb" in notebook.stderr
+    # Write creates files: a new file in the explored directory is fine, elsewhere not
+    new_here = hook(write(workspace, "app/Http/Controllers/Auth/LogoutController.php"), workspace)
+    assert new_here.returncode == 0, new_here.stderr
+    new_there = hook(write(workspace, "app/Jobs/LockAccount.php"), workspace)
+    assert new_there.returncode == 2 and "directory" in new_there.stderr
+    assert 'add_explored_files(paths=["app/Jobs/"])' in new_there.stderr
+    # the refusals are kept for the editor's diagnostics
+    engine = persisted_engine(workspace)
+    assert USER in {b["path"] for b in engine.blocked_writes(sid)}
+    engine.store.close()
+
+
+def test_session_not_ready_blocks_with_the_next_step(workspace: Path):
+    engine = persisted_engine(workspace)
+    engine.start_session("MODIFY", "ログイン画面を直して")
+    engine.store.close()
+    refused = hook(edit(workspace, CONTROLLER), workspace)
+    assert refused.returncode == 2
+    assert "writes are allowed only in READY" in refused.stderr
+    assert "Next: explore with" in refused.stderr and "submit_understanding" in refused.stderr
+
+
+def test_other_tools_and_other_directories_pass_silently(workspace: Path, tmp_path: Path):
+    for tool, tool_input in (("Bash", {"command": "rm -rf app", "description": "x"}),
+                             ("Read", {"file_path": str(workspace / CONTROLLER)}),
+                             ("Grep", {"pattern": "login"})):
+        done = hook(payload(workspace, tool, tool_input), workspace)
+        assert done.returncode == 0 and done.stderr == ""
+    elsewhere = tmp_path / "plain"
+    elsewhere.mkdir()
+    done = hook(edit(elsewhere, "main.py"), elsewhere)
+    assert done.returncode == 0 and done.stderr == ""
+
+
+def test_malformed_input_is_a_one_line_non_blocking_error(workspace: Path):
+    for stdin, words in (("{not json", "not JSON"), ("", "not JSON"), ("[1, 2]", "JSON object"),
+                         (payload(workspace, "Edit", {"old_string": "a"}), "tool_input.file_path"),
+                         (payload(workspace, "NotebookEdit", {}), "tool_input.notebook_path")):
+        done = hook(stdin, workspace)
+        assert done.returncode == 1, stdin
+        assert words in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_server_that_does_not_answer_falls_back_to_the_persisted_state(workspace: Path):
+    engine = persisted_engine(workspace)
+    sid = engine.start_session("QUESTION", QUESTION)["session_id"]
+    engine.submit_understanding(sid, files_analyzed=[CONTROLLER])
+    engine.store.close()
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)  # connections complete, nothing is ever answered
+    try:
+        info = {"pid": os.getpid(), "endpoint": f"tcp:127.0.0.1:{silent.getsockname()[1]}",
+                "token": "t", "workspace": str(workspace), "started_at": time.time()}
+        (workspace / ".code-intel/server.json").write_text(json.dumps(info))
+        started = time.monotonic()
+        assert hook(edit(workspace, CONTROLLER), workspace).returncode == 0
+        refused = hook(edit(workspace, USER), workspace)
+        assert refused.returncode == 2 and "was not explored" in refused.stderr
+        assert time.monotonic() - started < 16
+    finally:
+        silent.close()
+
+
+# ---- with a live language server -------------------------------------------------------------
+
+
+class Editor:
+    """The workspace's owner (an editor's server) recording the diagnostics it gets."""
+
+    def __init__(self, root: Path) -> None:
+        self.client = WorkspaceClient(root, "editor")
+        self.diagnostics: dict[str, list[types.Diagnostic]] = {}
+
+        @self.client.lsp.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def on_diagnostics(params: types.PublishDiagnosticsParams) -> None:
+            self.diagnostics[params.uri] = list(params.diagnostics)
+
+        @self.client.lsp.feature("codeIntel/sessionChanged")
+        def on_session(params: Any) -> None:
+            pass
+
+    async def session(self, tool: str, **params: Any) -> dict[str, Any]:
+        return await self.client.request(f"codeIntel/session/{tool}", params)
+
+
+@pytest.fixture
+async def editor(workspace: Path):
+    ed = Editor(workspace)
+    await ed.client.connect()
+    for _ in range(600):
+        if (await ed.client.request("codeIntel/indexStatus"))["state"] == "ready":
+            break
+        await asyncio.sleep(0.1)
+    yield ed
+    await ed.client.close()
+
+
+async def run_hook(stdin: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The hook subprocess without blocking the loop the editor's client runs on."""
+    return await asyncio.get_running_loop().run_in_executor(None, hook, stdin, cwd)
+
+
+async def test_live_server_decides_and_the_editor_sees_the_blocked_write(editor: Editor,
+                                                                       workspace: Path):
+    # docs/protocol.md: check_write_target takes `session_id?`; the hook sends none
+    docs = await editor.session("check_write_target", file_path="docs/plan.md")
+    assert docs["allowed"] is True and docs["reason_code"] == "documentation"
+
+    none = await run_hook(edit(workspace, CONTROLLER), workspace)
+    assert none.returncode == 2 and "no active code-intel session" in none.stderr
+
+    sid = (await editor.session("start_session", intent="QUESTION", query=QUESTION))["session_id"]
+    ready = await editor.session("submit_understanding", session_id=sid,
+                                 files_analyzed=[CONTROLLER])
+    assert ready["phase"] == "READY"
+
+    assert (await run_hook(edit(workspace, CONTROLLER), workspace)).returncode == 0
+    assert (await run_hook(write(workspace, "docs/plan.md"), workspace)).returncode == 0
+    refused = await run_hook(multi_edit(workspace, USER), workspace)
+    assert refused.returncode == 2
+    assert f"code-intel blocked MultiEdit on {USER}: session {sid}" in refused.stderr
+    assert f'add_explored_files(paths=["{USER}"])' in refused.stderr
+
+    # the live server took the decision: the editor shows the blocked write
+    target = uri(workspace, USER)
+    for _ in range(200):
+        if editor.diagnostics.get(target):
+            break
+        await asyncio.sleep(0.05)
+    warning = editor.diagnostics[target][0]
+    assert warning.source == "code-intel" and warning.severity == types.DiagnosticSeverity.Warning
+    assert sid in warning.message
+
+    await editor.session("add_explored_files", session_id=sid, paths=[USER])
+    assert (await run_hook(edit(workspace, USER), workspace)).returncode == 0
+    for _ in range(200):
+        if editor.diagnostics.get(target) == []:
+            break
+        await asyncio.sleep(0.05)
+    assert editor.diagnostics[target] == []
