@@ -1,0 +1,190 @@
+"""Index benchmark: how fast code-intel indexes a large tree no one here wrote, next to
+Universal Ctags on the same tree in the same run.
+
+    .venv/bin/python benchmarks/index_bench.py            # sympy 1.13.3 (~1,500 files)
+    .venv/bin/python benchmarks/index_bench.py --quick    # sympy/core + sympy/printing
+    .venv/bin/python benchmarks/index_bench.py --tree PATH
+
+Measured (in this process, through the same `sync_workspace` the CLI and the language
+server use): cold index, files/s, symbols/s, peak RSS of the indexer and its parser
+processes (sampled), a no-change re-sync and a one-file-changed re-sync; then
+`ctags -R` over the same files. Targets from the foundation issue: cold within 2x of
+ctags, no-change re-sync under 5 % of cold, one-file re-sync under 200 ms.
+
+The sympy source comes from PyPI (`pip install --no-deps --target`), cached in
+~/.cache/code-intel-bench/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import psutil
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from indexing.config import Config  # noqa: E402
+from indexing.store import IndexStore  # noqa: E402
+from indexing.sync import sync_workspace  # noqa: E402
+
+SYMPY = "sympy==1.13.3"
+CACHE = Path.home() / ".cache" / "code-intel-bench" / "sympy-1.13.3"
+QUICK_DIRS = ("sympy/core", "sympy/printing")
+CTAGS_KINDS = {"class", "function", "member"}  # ctags' Python kinds we must match
+
+
+def sympy_tree() -> Path:
+    if not (CACHE / "sympy").is_dir():
+        print(f"fetching {SYMPY} into {CACHE} (once) …", flush=True)
+        subprocess.run(
+            [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(CACHE), SYMPY],
+            check=True,
+        )
+    return CACHE
+
+
+def copy_tree(source: Path, dest: Path, quick: bool) -> Path:
+    """A private copy, so `.code-intel/` and the edited file land in a scratch place."""
+    if quick:
+        for sub in QUICK_DIRS:
+            shutil.copytree(source / sub, dest / sub)
+    else:
+        src = source / "sympy" if (source / "sympy").is_dir() else source
+        shutil.copytree(src, dest / src.name, ignore=shutil.ignore_patterns("__pycache__"))
+    return dest
+
+
+class PeakRss:
+    """Peak resident memory of this process plus its children (the parser pool)."""
+
+    def __init__(self, interval: float = 0.05) -> None:
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(interval,), daemon=True)
+
+    def _run(self, interval: float) -> None:
+        me = psutil.Process()
+        while not self._stop.is_set():
+            total = 0
+            for proc in [me, *me.children(recursive=True)]:
+                try:
+                    total += proc.memory_info().rss
+                except psutil.Error:
+                    pass
+            self.peak = max(self.peak, total)
+            time.sleep(interval)
+
+    def __enter__(self) -> PeakRss:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def timed_sync(root: Path, store: IndexStore) -> tuple[float, object]:
+    t0 = time.perf_counter()
+    report = sync_workspace(root, store, Config())
+    return time.perf_counter() - t0, report
+
+
+def ctags(root: Path) -> tuple[float, Counter]:
+    out = root.parent / "ctags.tags"
+    cmd = ["ctags", "-R", "--languages=Python", "--fields=+K", "--exclude=.code-intel", "-f", str(out), str(root)]
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True, capture_output=True)
+    elapsed = time.perf_counter() - t0
+    kinds: Counter = Counter()
+    for line in out.read_text(encoding="utf-8", errors="replace").splitlines():
+        if line.startswith("!_"):
+            continue
+        fields = line.split("\t")
+        kind = next((f for f in fields[3:] if f in CTAGS_KINDS or f.isalpha()), "")
+        kinds[kind] += 1
+    return elapsed, kinds
+
+
+def pick_file(root: Path) -> Path:
+    """A mid-size Python file, the kind a developer edits."""
+    files = sorted(root.rglob("*.py"), key=lambda p: p.stat().st_size)
+    return files[len(files) // 2]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tree", type=Path, help="index this tree instead of sympy")
+    parser.add_argument("--quick", action="store_true", help="sympy/core and sympy/printing only")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args()
+    if not shutil.which("ctags"):
+        sys.exit("Universal Ctags is needed for the baseline: apt-get install universal-ctags")
+
+    source = args.tree.resolve() if args.tree else sympy_tree()
+    with tempfile.TemporaryDirectory(prefix="code-intel-bench-") as tmp:
+        root = copy_tree(source, Path(tmp) / "tree", args.quick)
+        store = IndexStore.for_workspace(root)
+        with PeakRss() as rss:
+            cold, report = timed_sync(root, store)
+        stats = store.stats()
+        files, symbols = stats["files"], stats["symbols"]
+        nochange, _ = timed_sync(root, store)
+        target = pick_file(root)
+        target.write_text(target.read_text(encoding="utf-8") + "\n\ndef bench_added():\n    return 1\n")
+        onefile, one_report = timed_sync(root, store)
+        kinds = Counter(
+            k for (k,) in store.conn.execute("SELECT kind FROM symbols").fetchall()
+        )
+        store.close()
+        ctags_time, ctags_kinds = ctags(root)
+
+    figures = {
+        "tree": str(source) + (" (quick)" if args.quick else ""),
+        "files": files,
+        "symbols": symbols,
+        "references": stats.get("references"),
+        "workers": report.workers,
+        "cold_seconds": round(cold, 3),
+        "files_per_second": round(files / cold, 1),
+        "symbols_per_second": round(symbols / cold, 1),
+        "peak_rss_mb": round(rss.peak / 2**20, 1),
+        "nochange_resync_seconds": round(nochange, 4),
+        "onefile_resync_seconds": round(onefile, 4),
+        "onefile_processed": one_report.processed,
+        "ctags_seconds": round(ctags_time, 3),
+        "ratio_cold_vs_ctags": round(cold / ctags_time, 2),
+        "ctags_tags": dict(ctags_kinds.most_common()),
+        "our_symbol_kinds": dict(kinds.most_common()),
+    }
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return
+    ok = lambda good: "PASS" if good else "MISS"  # noqa: E731
+    print(f"tree: {figures['tree']}  ({files} files, {report.workers} parser processes)")
+    print(f"{'cold index':<28}{cold:>9.2f} s   {files / cold:>7.0f} files/s   {symbols / cold:>8.0f} symbols/s")
+    print(f"{'ctags -R (baseline)':<28}{ctags_time:>9.2f} s")
+    print(f"{'ratio ours / ctags':<28}{cold / ctags_time:>9.2f} x   target <= 2x: {ok(cold <= 2 * ctags_time)}")
+    print(f"{'peak RSS (with workers)':<28}{rss.peak / 2**20:>9.0f} MB")
+    print(
+        f"{'no-change re-sync':<28}{nochange * 1000:>9.1f} ms  = {100 * nochange / cold:.2f} % of cold"
+        f"   target < 5 %: {ok(nochange < 0.05 * cold)}"
+    )
+    print(
+        f"{'one-file re-sync':<28}{onefile * 1000:>9.1f} ms  ({one_report.processed} file parsed)"
+        f"   target < 200 ms: {ok(onefile < 0.2)}"
+    )
+    print(f"symbols: ours {symbols} {dict(kinds.most_common(6))}")
+    print(f"         ctags {sum(ctags_kinds.values())} {dict(ctags_kinds.most_common(6))}")
+
+
+if __name__ == "__main__":
+    main()
