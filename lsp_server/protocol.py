@@ -286,9 +286,11 @@ class IndexStatusResult:
 
 
 def structure_params(raw: Any, cls: type[T]) -> T:
-    """Strictly structure raw JSON params, or raise InvalidParams naming the field."""
+    """Strictly structure raw JSON params, or raise InvalidParams naming the field.
+    No params may come as null or as `[]` (Lua clients cannot tell an empty object
+    from an empty list)."""
     try:
-        return structure(_converter, {} if raw is None else raw, cls, "params")
+        return structure(_converter, {} if raw is None or raw == [] else raw, cls, "params")
     except InvalidInput as exc:
         raise JsonRpcInvalidParams(str(exc)) from None
 

@@ -49,7 +49,7 @@ DIAGNOSTIC_SOURCE = "code-intel"
 
 def check_arguments(tool: str, method: Callable[..., Any], args: Any) -> dict[str, Any]:
     """Params must be an object of the engine method's arguments, no more, no fewer."""
-    if args is None:
+    if args is None or args == []:  # no params; Lua clients send an empty object as []
         args = {}
     if not isinstance(args, dict):
         raise JsonRpcInvalidParams(f"params of {tool} must be a JSON object, got {type(args).__name__}")
