@@ -55,9 +55,13 @@ class WorkspaceClient:
         self._stderr_task: asyncio.Task[None] | None = None
 
     async def connect(
-        self, spawn: bool = True, capabilities: types.ClientCapabilities | None = None
+        self,
+        spawn: bool = True,
+        capabilities: types.ClientCapabilities | None = None,
+        config: dict[str, Any] | None = None,
     ) -> None:
-        """Attach to the live owner, else (when `spawn`) start a server child."""
+        """Attach to the live owner, else (when `spawn`) start a server child, with
+        `config` overriding the workspace's `.code-intel/config.json`."""
         info = endpoint.read_info(self.root)
         if info is not None and await endpoint.is_alive(info):
             await self.attach(info, capabilities)
@@ -66,7 +70,7 @@ class WorkspaceClient:
             cmd = [str(exe), "lsp"] if exe.exists() else [sys.executable, "-m", "indexing.cli", "lsp"]
             await self.lsp.start_io(*cmd, cwd=str(self.root))
             self._forward_stderr()
-            await self._initialize(capabilities, None)
+            await self._initialize(capabilities, {"config": config} if config else None)
         else:
             raise ConnectionError(f"no language server owns {self.root}")
 

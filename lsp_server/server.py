@@ -27,7 +27,7 @@ from pygls.io_ import run_async
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import lsp_method
 
-from indexing.config import Config, ConfigError, load_config
+from indexing.config import Config, ConfigError, config_to_dict, load_config, parse_config
 
 from . import endpoint
 from .live_index import LiveIndex
@@ -230,10 +230,15 @@ def _workspace_root(params: types.InitializeParams) -> Path:
     return Path.cwd()
 
 
-def _load_config(server: CodeIntelServer, root: Path) -> Config:
-    """An invalid config is reported and replaced by the defaults, never fatal."""
+def _load_config(server: CodeIntelServer, root: Path, overrides: Any = None) -> Config:
+    """The workspace's config with the editor's overrides (`initializationOptions.config`,
+    e.g. VS Code settings) on top. Invalid values are reported and replaced by the
+    defaults, never fatal."""
     try:
-        return load_config(root)
+        config = load_config(root)
+        if isinstance(overrides, dict) and overrides:
+            config = parse_config({**config_to_dict(config), **overrides}, "initializationOptions.config")
+        return config
     except ConfigError as exc:
         server.window_show_message(
             types.ShowMessageParams(
@@ -261,7 +266,9 @@ def create_server(hub: WorkspaceHub | None = None, primary: bool = True) -> Code
                 raise PermissionError("wrong or missing token in initializationOptions")
             return
         root = _workspace_root(params).resolve()
-        ls.hub = WorkspaceHub(LiveIndex(root, _load_config(ls, root)))
+        options = params.initialization_options
+        overrides = options.get("config") if isinstance(options, dict) else None
+        ls.hub = WorkspaceHub(LiveIndex(root, _load_config(ls, root, overrides)))
         ls.hub.servers.append(ls)
         for message in ls.hub.live.store.messages:
             ls.safe_log(f"code-intel: {message}", types.MessageType.Warning)

@@ -284,3 +284,17 @@ async def test_editor_commands_reindex_search_and_show_the_session(editor: Edito
     assert CONTROLLER in [f["path"] for f in found["files"]]
     with pytest.raises(JsonRpcInvalidParams, match="text"):
         await run(types.ExecuteCommandParams(command="codeIntel.search", arguments=[42]))
+
+
+async def test_editor_settings_override_the_workspace_config(workspace: Path):
+    ed = Editor(workspace)
+    await ed.client.connect(config={"exclude_patterns": ["app/Services/**"]})
+    try:
+        await ed.wait_ready()
+        found = await ed.request("codeIntel/findDefinitions", {"name": "AuthService"})
+        assert found["definitions"] == []  # excluded by the editor's setting
+        assert (await ed.request("codeIntel/findDefinitions", {"name": "LoginController"}))[
+            "definitions"
+        ]
+    finally:
+        await ed.client.close()
