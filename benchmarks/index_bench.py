@@ -32,9 +32,9 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from indexing.config import Config  # noqa: E402
-from indexing.store import IndexStore  # noqa: E402
-from indexing.sync import sync_workspace  # noqa: E402
+from indexing.config import Config
+from indexing.store import IndexStore
+from indexing.sync import sync_workspace
 
 SYMPY = "sympy==1.13.3"
 CACHE = Path.home() / ".cache" / "code-intel-bench" / "sympy-1.13.3"
@@ -168,7 +168,7 @@ def main() -> None:
     if args.json:
         print(json.dumps(figures, indent=2))
         return
-    ok = lambda good: "PASS" if good else "MISS"  # noqa: E731
+    ok = lambda good: "PASS" if good else "MISS"
     print(f"tree: {figures['tree']}  ({files} files, {report.workers} parser processes)")
     print(f"{'cold index':<28}{cold:>9.2f} s   {files / cold:>7.0f} files/s   {symbols / cold:>8.0f} symbols/s")
     print(f"{'ctags -R (baseline)':<28}{ctags_time:>9.2f} s")

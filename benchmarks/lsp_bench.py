@@ -32,9 +32,9 @@ from lsprotocol import types
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.index_bench import copy_tree, sympy_tree  # noqa: E402
-from indexing.store import IndexStore  # noqa: E402
-from lsp_server.client import WorkspaceClient  # noqa: E402
+from benchmarks.index_bench import copy_tree, sympy_tree
+from indexing.store import IndexStore
+from lsp_server.client import WorkspaceClient
 
 QUERIES = ["Add", "Mul", "expand", "simplify", "Symbol", "Pow", "latex", "Printer", "sqrt",
            "as_coeff", "eval", "doit", "subs", "free_symbols", "_print_Mul", "Rational"]
@@ -175,7 +175,7 @@ def main() -> None:
     if args.json:
         print(json.dumps(figures, indent=2))
         return
-    ok = lambda good: "PASS" if good else "MISS"  # noqa: E731
+    ok = lambda good: "PASS" if good else "MISS"
     cd, ws, rf = figures["did_change_to_definition"], figures["workspace_symbol"], figures["references"]
     print(f"tree: sympy{' (quick)' if args.quick else ''}, {figures['files']} files")
     print(f"initialize → first workspace/symbol answer  {figures['initialize_to_first_answer_s']:>8.3f} s")

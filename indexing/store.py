@@ -67,6 +67,8 @@ CREATE TABLE IF NOT EXISTS symbols (
     doc TEXT
 );
 CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name COLLATE NOCASE);
+-- exact lookups (`name = ?`) compare with BINARY and cannot use the NOCASE index
+CREATE INDEX IF NOT EXISTS symbols_name_exact ON symbols(name);
 CREATE INDEX IF NOT EXISTS symbols_qname ON symbols(qualified_name);
 CREATE INDEX IF NOT EXISTS symbols_path ON symbols(path);
 CREATE TABLE IF NOT EXISTS refs (
@@ -372,6 +374,22 @@ class IndexStore:
             (pattern, limit),
         )
         return [_symbol_row(r) for r in rows]
+
+    def names_like(self, pattern: str, limit: int) -> list[tuple[int, str, str, int]]:
+        """(id, name, path, line) of names matching a LIKE pattern: cheap rows for a
+        caller that scores many candidates and then fetches the few it keeps."""
+        return self.conn.execute(
+            "SELECT id, name, path, sl FROM symbols WHERE name LIKE ? ESCAPE '\\' LIMIT ?",
+            (pattern, limit),
+        ).fetchall()
+
+    def symbols_by_id(self, ids: list[int]) -> dict[int, StoredSymbol]:
+        if not ids:
+            return {}
+        rows = self.conn.execute(
+            f"SELECT id, {_SYMBOL_COLS} FROM symbols WHERE id IN ({','.join('?' * len(ids))})", ids
+        ).fetchall()
+        return {r[0]: _symbol_row(r[1:]) for r in rows}
 
     def find_references(self, name: str, limit: int = 1000) -> list[StoredReference]:
         """Occurrences of `name`; a qualified name (`a.b.C`, `App\\X`) matches by its

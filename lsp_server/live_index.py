@@ -170,22 +170,25 @@ class LiveIndex:
         return found[:limit]
 
     def workspace_symbols(self, query: str, limit: int = 100) -> list[StoredSymbol]:
-        """Fuzzy by name; SQLite prefilters by subsequence, Python ranks the rest."""
+        """Fuzzy by name: SQLite prefilters by subsequence, Python scores the names, and
+        only the rows kept are read in full."""
         query = query.strip()
-        pool = [
-            s
-            for s in self.store.symbols_like(subsequence_like(query), limit * 20)
-            if s.path not in self.overlays
-        ]
-        for rel in self.overlays:
-            pool.extend(self.file_symbols(rel))
-        scored = []
-        for s in pool:
-            score = fuzzy_score(query, s.symbol.name)
+        scored: list[tuple[float, str, int, int | StoredSymbol]] = []
+        for sid, name, path, line in self.store.names_like(subsequence_like(query), limit * 20):
+            if path in self.overlays:
+                continue
+            score = fuzzy_score(query, name)
             if score is not None:
-                scored.append((-score, s.path, s.symbol.range.start.line, s))
+                scored.append((-score, path, line, sid))
+        for rel in self.overlays:
+            for s in self.file_symbols(rel):
+                score = fuzzy_score(query, s.symbol.name)
+                if score is not None:
+                    scored.append((-score, s.path, s.symbol.range.start.line, s))
         scored.sort(key=lambda t: t[:3])
-        return [t[3] for t in scored[:limit]]
+        kept = [t[3] for t in scored[:limit]]
+        rows = self.store.symbols_by_id([k for k in kept if isinstance(k, int)])
+        return [rows[k] if isinstance(k, int) else k for k in kept if not isinstance(k, int) or k in rows]
 
     def line_text(self, rel: str, line: int) -> str:
         doc = self.overlays.get(rel)
