@@ -245,6 +245,33 @@ class TreeSitterStrategy:
     ) -> None:
         """Last hook: module summary chunks, imports, cross-language links."""
 
+    def header_nodes(self, doc: SourceDocument) -> list[tree_sitter.Node]:
+        """Top-level package / import statements the module summary chunk covers."""
+        return []
+
+    def add_module_chunk(
+        self,
+        doc: SourceDocument,
+        analysis: FileAnalysis,
+        name: str,
+        parts: list[str],
+        metadata: dict[str, Any],
+    ) -> None:
+        """The file summary (docstring, imports, what it defines) as the first chunk."""
+        analysis.chunks.insert(
+            0,
+            Chunk(
+                path=doc.path,
+                language=doc.language,
+                symbol_name=name,
+                symbol_type="module",
+                start_line=0,
+                end_line=max(len(doc.lines) - 1, 0),
+                content="\n".join(parts),
+                metadata=metadata,
+            ),
+        )
+
     # ---- machinery ---------------------------------------------------------------
 
     def _definitions(
@@ -382,7 +409,13 @@ class TreeSitterStrategy:
     def _uncovered(
         self, doc: SourceDocument, chunks: list[Chunk], settings: ChunkSettings
     ) -> list[Chunk]:
-        """Windows over top-level code no chunk covers, so nothing is silently dropped."""
+        """Windows over top-level code no chunk covers, so nothing is silently dropped.
+        `header_nodes` (package and import lines) count as covered: the module summary
+        chunk carries them."""
+        chunks = chunks + [
+            Chunk(doc.path, doc.language, "", "imports", n.start_point[0], n.end_point[0], "")
+            for n in self.header_nodes(doc)
+        ]
         covered = bytearray(len(doc.lines) + 1)
         for c in chunks:
             if c.symbol_type == "module":

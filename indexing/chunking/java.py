@@ -273,31 +273,14 @@ class JavaStrategy(TreeSitterStrategy):
         wildcards = java_imports(doc, root)[1]
         if wildcards:
             meta["wildcard_imports"] = wildcards
-        analysis.chunks.insert(
-            0,
-            Chunk(
-                path=doc.path,
-                language=doc.language,
-                symbol_name=doc.path,
-                symbol_type="module",
-                start_line=0,
-                end_line=max(len(doc.lines) - 1, 0),
-                content="\n".join(parts),
-                metadata=meta,
-            ),
-        )
+        self.add_module_chunk(doc, analysis, doc.path, parts, meta)
 
-    def _uncovered(
-        self, doc: SourceDocument, chunks: list[Chunk], settings: ChunkSettings
-    ) -> list[Chunk]:
+    def header_nodes(self, doc: SourceDocument) -> list[tree_sitter.Node]:
         """The package and imports are in the summary chunk."""
         root = doc.tree.root_node  # type: ignore[union-attr]
-        covered = [
-            Chunk(doc.path, doc.language, "", "imports", n.start_point[0], n.end_point[0], "")
-            for n in root.named_children
-            if n.type in ("package_declaration", "import_declaration")
+        return [
+            n for n in root.named_children if n.type in ("package_declaration", "import_declaration")
         ]
-        return super()._uncovered(doc, chunks + covered, settings)
 
     # ---- type-level analysis -------------------------------------------------------
 

@@ -700,30 +700,11 @@ class JavaScriptStrategy(TreeSitterStrategy):
         }
         if directives:
             meta["directives"] = directives
-        analysis.chunks.insert(
-            0,
-            Chunk(
-                path=doc.path,
-                language=doc.language,
-                symbol_name=module or doc.path,
-                symbol_type="module",
-                start_line=0,
-                end_line=max(len(doc.lines) - 1, 0),
-                content="\n".join(parts),
-                metadata=meta,
-            ),
-        )
+        self.add_module_chunk(doc, analysis, module or doc.path, parts, meta)
 
-    def _uncovered(
-        self, doc: SourceDocument, chunks: list[Chunk], settings: ChunkSettings
-    ) -> list[Chunk]:
+    def header_nodes(self, doc: SourceDocument) -> list[tree_sitter.Node]:
         """Import lines are in the summary chunk; only other loose code gets windows."""
-        root = doc.tree.root_node  # type: ignore[union-attr]
-        covered = [
-            Chunk(doc.path, doc.language, "", "imports", n.start_point[0], n.end_point[0], "")
-            for n in _header_nodes(doc, root)
-        ]
-        return super()._uncovered(doc, chunks + covered, settings)
+        return _header_nodes(doc, doc.tree.root_node)  # type: ignore[union-attr]
 
     # ---- metadata helpers ----------------------------------------------------------
 

@@ -8,7 +8,7 @@ from pathlib import PurePosixPath
 
 import tree_sitter
 
-from ..model import Chunk, FileAnalysis, SymbolKind
+from ..model import FileAnalysis
 from ..source import SourceDocument
 from .base import ChunkSettings, TreeSitterStrategy, _Def
 
@@ -76,23 +76,11 @@ class PythonStrategy(TreeSitterStrategy):
         parts.extend(import_lines)
         if top:
             parts.append("defines: " + ", ".join(f"{s.kind.value} {s.name}" for s in top))
-        analysis.chunks.insert(
-            0,
-            Chunk(
-                path=doc.path,
-                language=doc.language,
-                symbol_name=module or doc.path,
-                symbol_type="module",
-                start_line=0,
-                end_line=max(len(doc.lines) - 1, 0),
-                content="\n".join(parts),
-                metadata={
-                    "qualified_name": module,
-                    "docstring": module_doc,
-                    "imports": sorted(set(analysis.imports.values())),
-                },
-            ),
-        )
+        self.add_module_chunk(doc, analysis, module or doc.path, parts, {
+            "qualified_name": module,
+            "docstring": module_doc,
+            "imports": sorted(set(analysis.imports.values())),
+        })
 
 
 def _leading_string(doc: SourceDocument, block: tree_sitter.Node) -> str | None:
