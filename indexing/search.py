@@ -311,6 +311,9 @@ def vector_text(text: str) -> str:
 
 _NAME_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _NON_SYMBOL_TYPES = frozenset({"lines", "block"})
+# Chunks that stand for a whole file or a stretch of it: they rank files (through
+# `_rank_files`) but are not answers in the symbol list.
+_FILE_LEVEL_TYPES = _NON_SYMBOL_TYPES | {"module"}
 
 
 def hybrid_query(
@@ -457,7 +460,8 @@ def hybrid_query(
     symbols = [
         SymbolResult(i, c.path, c.symbol_name, c.qualified_name, c.symbol_type,
                      c.start_line + 1, c.end_line + 1, c.score, c.evidence())
-        for i, c in enumerate(ordered[:top], 1)
+        for i, c in enumerate((c for c in ordered if c.symbol_type not in _FILE_LEVEL_TYPES), 1)
+        if i <= top
     ]
     files = _rank_files(ordered, lexical, text, fusion, signals, top)
     status = "partial" if retry is not None else "ok"

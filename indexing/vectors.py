@@ -465,6 +465,8 @@ class VectorIndex:
     ) -> dict[str, tuple[list[str], str, dict[str, Any]]]:
         out: dict[str, tuple[list[str], str, dict[str, Any]]] = {}
         for c in chunks:
+            if (c.metadata or {}).get("embed") is False:  # another chunk carries its text
+                continue
             views, document = self.represent(c)
             text_fp = sha256_text("\0".join(views))
             base = hashlib.sha1(f"{path}\0{text_fp}".encode()).hexdigest()[:32]

@@ -120,6 +120,10 @@ class LaravelMigrationStrategy(PhpStrategy):
             self._emit(doc, analysis, call, operation, schema, settings)
         classes = {d.symbol.qualified_name for d in defs if d.symbol.kind is SymbolKind.CLASS}
         for chunk in analysis.chunks:
+            if chunk.symbol_type == "method" and chunk.symbol_name in ("up", "down"):
+                # Same Blueprint calls as the table chunks, minus the structure: left to
+                # those for semantic search, where they would outrank them.
+                chunk.metadata["embed"] = False
             if chunk.symbol_type == "class" and chunk.metadata.get("qualified_name") in classes:
                 chunk.metadata["tables"] = {
                     k: list(dict.fromkeys(v)) for k, v in tables.items() if v

@@ -38,7 +38,21 @@ def laravel(fixture_copy):
 
 
 def chunk_count(store: IndexStore) -> int:
-    return store.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+    """Chunks that get a vector: all but those a strategy marks `embed: false`
+    (a migration's up/down, whose text the table chunks carry)."""
+    return store.conn.execute(
+        "SELECT COUNT(*) FROM chunks WHERE json_extract(metadata, '$.embed') IS NOT 0"
+    ).fetchone()[0]
+
+
+def test_chunks_marked_embed_false_get_no_vector(laravel, usem3):
+    root, store = laravel
+    v = VectorIndex(root, Config(), usem3)
+    v.sync(store)
+    up = "database/migrations/2024_01_01_000000_create_users_table.php"
+    kinds = {(m["symbol_name"], m["symbol_type"]) for m in v.forest.get(where={"path": up})["metadatas"]}
+    assert ("users", "table_schema") in kinds
+    assert not {("up", "method"), ("down", "method")} & kinds
 
 
 def test_sync_embeds_every_chunk_once_and_nothing_when_unchanged(laravel, usem3):
