@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import inspect
 import logging
 import os
@@ -102,6 +103,9 @@ class WorkspaceHub:
                 reporter.end()
         for listener in self.sync_listeners:
             listener()
+        # What survives a sync lives long: keep it out of the collector's scans, so the
+        # objects a keystroke's re-analysis allocates are collected without walking it.
+        gc.freeze()
         if self._sync_again:
             self._sync_again = False
             self.request_sync(0)
