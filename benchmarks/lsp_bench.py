@@ -44,7 +44,7 @@ NAMES = ["sympify", "Add", "Mul", "Pow", "S", "Integer", "Float", "expand_mul"]
 
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def summary(values: list[float]) -> dict[str, float]:

@@ -52,11 +52,11 @@ from .model import (
 )
 from .query_frame import (
     SLOT_SCHEMA,
-    with_request_slots,
     extraction_prompt,
     investigation_guidance,
     parse_slots,
     validate_frame,
+    with_request_slots,
 )
 from .relevance import (
     cached_matches,
@@ -83,8 +83,8 @@ from .session import (
     next_step,
     rejected_in_use,
     required_phases,
-    with_resolved_slots,
     settle,
+    with_resolved_slots,
 )
 from .store import SessionStore
 from .writes import ExemptFiles, decide_write, is_protected, resolve_target

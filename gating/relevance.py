@@ -49,8 +49,10 @@ def reinvestigation_guidance(nl_term: str, symbol: str, t: SimilarityThresholds)
     return {
         "reason": f"{nl_term!r} and {symbol!r} are too dissimilar (< {t.reject:.2f})",
         "next_actions": [
-            f"search_text for {nl_term!r} (and its words in the code's language) to find "
-            "other symbols",
+            (
+                f"search_text for {nl_term!r} (and its words in the code's language) to find "
+                "other symbols"
+            ),
             f"find_references on {symbol!r} to check whether it really takes part in the feature",
             "find code that proves the link (comments, names, routes, calls)",
         ],

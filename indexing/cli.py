@@ -488,7 +488,7 @@ def lsp(
     from lsp_server.server import main as serve
 
     if tcp is not None:
-        host, sep, port = tcp.rpartition(":")
+        _host, sep, port = tcp.rpartition(":")
         if not sep or not port.isdigit() or not 0 < int(port) < 65536:
             raise UserError(f"--tcp expects HOST:PORT (for example 127.0.0.1:2087), got {tcp!r}")
     serve(tcp)

@@ -51,7 +51,7 @@ def run_nvim(root: Path, tmp: Path, line: int, col: int, queries: list[dict]) ->
     }
     proc = subprocess.run(
         [NVIM, "--headless", "-n", "-i", "NONE", "-u", str(init), "-c", f"luafile {SCENARIO}"],
-        cwd=root, env=env, capture_output=True, text=True, timeout=400,
+        cwd=root, env=env, capture_output=True, text=True, timeout=400, check=False,
     )
     assert out.exists(), f"nvim wrote nothing (rc {proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
     result = json.loads(out.read_text(encoding="utf-8"))

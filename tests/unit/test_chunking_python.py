@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from indexing.analyze import analyze_source
 from indexing.chunking import ChunkSettings
 from indexing.model import SymbolKind
@@ -89,7 +87,7 @@ def test_oversized_chunks_are_split_and_nothing_is_dropped():
     assert chunks[0].content.startswith("def huge():")
     assert {c.metadata["split"]["parts"] for c in chunks} == {len(chunks)}
     covered = [line for c in chunks for line in range(c.start_line, c.end_line + 1)]
-    assert covered == list(range(0, 301))
+    assert covered == list(range(301))
 
 
 def test_syntax_error_mid_file_keeps_the_rest():

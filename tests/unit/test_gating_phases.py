@@ -12,13 +12,7 @@ from gating.phases import check_tool_allowed, known_tools, semantic_collections
 
 E, S, V, R = Phase.EXPLORATION, Phase.SEMANTIC, Phase.VERIFICATION, Phase.READY
 
-SPEC_5_2_TOOLS = (
-    "start_session, set_query_frame, get_session_status, query, search_text, "
-    "find_definitions, find_references, get_symbols, analyze_structure, get_function_at_line, "
-    "semantic_search, sync_index, submit_understanding, validate_symbol_relevance, "
-    "submit_semantic, submit_verification, check_write_target, add_explored_files, "
-    "revert_to_exploration, record_outcome, get_session_analysis, get_improvement_insights"
-).split(", ")
+SPEC_5_2_TOOLS = ["start_session", "set_query_frame", "get_session_status", "query", "search_text", "find_definitions", "find_references", "get_symbols", "analyze_structure", "get_function_at_line", "semantic_search", "sync_index", "submit_understanding", "validate_symbol_relevance", "submit_semantic", "submit_verification", "check_write_target", "add_explored_files", "revert_to_exploration", "record_outcome", "get_session_analysis", "get_improvement_insights"]
 
 EXPLORATION = ["query", "search_text", "find_definitions", "find_references", "get_symbols",
                "analyze_structure", "get_function_at_line"]

@@ -7,8 +7,8 @@ import pytest
 from test_gating_fakes import (
     CONTROLLER,
     DETAILED,
-    FakeClock,
     DETAILED_SLOTS,
+    FakeClock,
     FakeEmbedder,
     assert_plain_json,
     make_engine,

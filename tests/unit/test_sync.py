@@ -8,10 +8,10 @@ import os
 import sqlite3
 import time
 
+from indexing.chunking import ChunkSettings
 from indexing.config import Config
 from indexing.store import IndexStore, db_path
 from indexing.sync import index_buffer, sync_workspace
-from indexing.chunking import ChunkSettings
 
 
 def open_store(root):
