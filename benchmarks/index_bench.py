@@ -27,6 +27,7 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Self
 
 import psutil
 
@@ -83,7 +84,7 @@ class PeakRss:
             self.peak = max(self.peak, total)
             time.sleep(interval)
 
-    def __enter__(self) -> PeakRss:
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 

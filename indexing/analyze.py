@@ -7,7 +7,7 @@ import logging
 import tree_sitter
 
 from .chunking import ChunkSettings, strategy_for
-from .chunking.base import LineWindowStrategy
+from .chunking.base import LineWindowStrategy, TreeSitterStrategy
 from .languages import GRAMMARS, detect_language, parser_for
 from .model import FileAnalysis
 from .source import SourceDocument
@@ -31,11 +31,14 @@ def analyze_source(
     settings: ChunkSettings | None = None,
     language: str | None = None,
     tree: tree_sitter.Tree | None = None,
+    defer_references: bool = False,
 ) -> FileAnalysis:
     """Analyse `data` as the file at workspace-relative `path`.
 
     Never raises for bad content: a strategy failure falls back to line windows and
-    is recorded in `notes`, so one odd file cannot stop a sync.
+    is recorded in `notes`, so one odd file cannot stop a sync. `defer_references`
+    (grammar strategies only; markup strategies merge references as they go) leaves
+    the reference pass to `FileAnalysis.complete_references()`.
     """
     settings = settings or ChunkSettings()
     language = language or detect_language(path)
@@ -43,9 +46,11 @@ def analyze_source(
     try:
         doc.tree = tree if tree is not None else parse(language, data)
         strategy = strategy_for(language)
-        if doc.tree is None and not isinstance(strategy, LineWindowStrategy):
-            if getattr(strategy, "grammar_name", None):
-                strategy = LineWindowStrategy(language)
+        if (doc.tree is None and not isinstance(strategy, LineWindowStrategy)
+                and getattr(strategy, "grammar_name", None)):
+            strategy = LineWindowStrategy(language)
+        if defer_references and isinstance(strategy, TreeSitterStrategy):
+            return strategy.analyze(doc, settings, defer_references=True)
         return strategy.analyze(doc, settings)
     except Exception as exc:  # noqa: BLE001
         log.warning("%s: %s strategy failed (%s); using line windows", path, language, exc)

@@ -7,6 +7,7 @@ them to editors without a second conversion, and the CLI adds 1 for humans.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
@@ -149,6 +150,16 @@ class FileAnalysis:
     imports: dict[str, str] = field(default_factory=dict)
     syntax_errors: int = 0
     notes: list[str] = field(default_factory=list)
+    # An editor's buffer is analysed on every keystroke but asked for references far
+    # less often than for definitions: their pass (the costliest) can wait until then.
+    pending_references: Callable[[], list[Reference]] | None = field(default=None, repr=False, compare=False)
+
+    def complete_references(self) -> list[Reference]:
+        """The references, running the pass that was left for later if there is one."""
+        if self.pending_references is not None:
+            self.references[:0] = self.pending_references()
+            self.pending_references = None
+        return self.references
 
 
 def sha256_bytes(data: bytes) -> str:

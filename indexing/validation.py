@@ -34,7 +34,7 @@ def _structure_strict(value: Any, typ: type) -> Any:
 def _structure_str_list(value: Any, typ: Any) -> list[str]:
     # Without this a bare string would be iterated into a list of characters.
     if not isinstance(value, list):
-        raise ValueError(f"expected a list of strings, got {value!r}")
+        raise ValueError(f"expected a list of strings, got {value!r}")  # noqa: TRY004 -- reported as a bad value
     return [_structure_strict(v, str) for v in value]
 
 

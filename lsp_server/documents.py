@@ -86,7 +86,7 @@ class OpenDocument:
         if self._analysis is None:
             self._tree = parse(self.language, self.data, self._tree)
             self._analysis = analyze_source(
-                self.path, self.data, settings, self.language, tree=self._tree
+                self.path, self.data, settings, self.language, tree=self._tree, defer_references=True
             )
         return self._analysis
 

@@ -131,7 +131,7 @@ class LiveIndex:
     def file_references(self, rel: str) -> list[StoredReference]:
         analysis = self.analysis(rel)
         if analysis is not None:
-            return [StoredReference(rel, r) for r in analysis.references]
+            return [StoredReference(rel, r) for r in analysis.complete_references()]
         return self.store.references_in_file(rel)
 
     def imports_of(self, rel: str) -> dict[str, str]:

@@ -167,7 +167,12 @@ class TreeSitterStrategy:
 
     # ---- entry point -------------------------------------------------------------
 
-    def analyze(self, doc: SourceDocument, settings: ChunkSettings) -> FileAnalysis:
+    def analyze(
+        self, doc: SourceDocument, settings: ChunkSettings, defer_references: bool = False
+    ) -> FileAnalysis:
+        """`defer_references` leaves the reference pass to `complete_references()`;
+        the tree must then stay unedited until it runs (an open buffer's analysis is
+        dropped on its next edit)."""
         assert doc.tree is not None, "tree-sitter strategies need a parsed document"
         root = doc.tree.root_node
         analysis = FileAnalysis(path=doc.path, language=doc.language)
@@ -176,7 +181,10 @@ class TreeSitterStrategy:
         prefix = self.module_prefix(doc, analysis)
         defs = self._definitions(doc, root, prefix)
         analysis.symbols = [d.symbol for d in defs]
-        analysis.references = self._references(doc, root, defs)
+        if defer_references:
+            analysis.pending_references = lambda: self._references(doc, root, defs)
+        else:
+            analysis.references = self._references(doc, root, defs)
         analysis.chunks = self._chunks(doc, defs, settings, analysis)
         self.finish(doc, analysis, defs, settings)
         if self.chunk_uncovered_code:

@@ -145,6 +145,24 @@ async def test_unsaved_edits_are_live_and_close_restores_disk(client: LanguageCl
     locs = await definition(client, svc, types.Position(0, 3))
     assert [where(root, loc) for loc in locs] == [(LOGIN_PY, end_line + 2)]
 
+    # References come from the buffers as they are now, after each further edit too.
+    async def buffer_references(line: int) -> list[tuple[str, int]]:
+        found = await client.text_document_references_async(types.ReferenceParams(
+            text_document=types.TextDocumentIdentifier(svc), position=types.Position(line, 3),
+            context=types.ReferenceContext(include_declaration=False)))
+        return [where(root, loc) for loc in found or []]
+
+    assert (SERVICE_PY, 0) in await buffer_references(0)
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(version=3, uri=svc),
+            [types.TextDocumentContentChangePartial(
+                range=types.Range(types.Position(0, 0), types.Position(0, 0)), text="\n\n")],
+        )
+    )
+    moved = await buffer_references(2)
+    assert (SERVICE_PY, 2) in moved and (SERVICE_PY, 0) not in moved
+
     found = as_dict(await client.protocol.send_request_async("codeIntel/findDefinitions", {"name": "hash_password"}))
     assert found["definitions"] == []
 

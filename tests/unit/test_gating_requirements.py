@@ -242,8 +242,8 @@ def test_failed_and_phase_refused_calls_do_not_count(tmp_path):
 
 def test_consistency_rules():
     assert consistency_problems(["A"], ["B"], [], []) == [
-        "entry_points ['B'] are not among symbols_identified: every entry point is also a "
-        "symbol you identified"
+        ("entry_points ['B'] are not among symbols_identified: every entry point is also a "
+         "symbol you identified")
     ]
     assert "more than once" in consistency_problems(["A", "A"], [], [], [])[0]
     assert "more than once" in consistency_problems([], [], [], ["f", "f"])[0]
