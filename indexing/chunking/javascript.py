@@ -513,10 +513,12 @@ class JavaScriptStrategy(TreeSitterStrategy):
         if self.jsx:
             query(self.grammar_name, _JSX_QUERY)
 
-    def analyze(self, doc: SourceDocument, settings: ChunkSettings) -> FileAnalysis:
+    def analyze(
+        self, doc: SourceDocument, settings: ChunkSettings, defer_references: bool = False
+    ) -> FileAnalysis:
         _local.facts = None
         try:
-            return super().analyze(doc, settings)
+            return super().analyze(doc, settings, defer_references)
         finally:
             _local.facts = None
 

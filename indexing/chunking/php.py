@@ -370,10 +370,12 @@ class PhpStrategy(TreeSitterStrategy):
         super().__init__()
         query(self.grammar_name, _RELATED_QUERY)
 
-    def analyze(self, doc: SourceDocument, settings: ChunkSettings) -> FileAnalysis:
+    def analyze(
+        self, doc: SourceDocument, settings: ChunkSettings, defer_references: bool = False
+    ) -> FileAnalysis:
         _memo.cache = {}
         try:
-            return super().analyze(doc, settings)
+            return super().analyze(doc, settings, defer_references)
         finally:
             _memo.cache = None
 

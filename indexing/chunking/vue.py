@@ -465,19 +465,21 @@ class VueStrategy:
         known = {s.name for s in analysis.symbols if s.container == module} | set(props)
         used: list[str] = []
         cursor = tree_sitter.QueryCursor(query(self.grammar_name, _TEMPLATE_EXPRESSIONS))
-        for nodes in cursor.captures(block).values():
-            for n in nodes:
-                text = doc.data[n.start_byte : n.end_byte].decode("utf-8", errors="replace")
-                code = _QUOTED.sub(lambda q: " " * len(q.group()), text)
-                for m in _IDENTIFIER.finditer(code):
-                    if m.group() not in known:
-                        continue
-                    start = n.start_byte + len(text[: m.start()].encode())
-                    end = start + len(m.group().encode())
-                    analysis.references.append(
-                        Reference.at(m.group(), doc.byte_range(start, end), module)
-                    )
-                    used.append(m.group())
+        # In document order: the capture dict's order varies from run to run.
+        nodes = sorted((n for ns in cursor.captures(block).values() for n in ns),
+                       key=lambda n: n.start_byte)
+        for n in nodes:
+            text = doc.data[n.start_byte : n.end_byte].decode("utf-8", errors="replace")
+            code = _QUOTED.sub(lambda q: " " * len(q.group()), text)
+            for m in _IDENTIFIER.finditer(code):
+                if m.group() not in known:
+                    continue
+                start = n.start_byte + len(text[: m.start()].encode())
+                end = start + len(m.group().encode())
+                analysis.references.append(
+                    Reference.at(m.group(), doc.byte_range(start, end), module)
+                )
+                used.append(m.group())
         return list(dict.fromkeys(used))
 
 

@@ -8,10 +8,14 @@ import os
 import sqlite3
 import time
 
+import pytest
+
+from indexing.analyze import analyze_source
 from indexing.chunking import ChunkSettings
 from indexing.config import Config
 from indexing.store import IndexStore, db_path
 from indexing.sync import index_buffer, sync_workspace
+from tests.conftest import FIXTURES
 
 
 def open_store(root):
@@ -145,3 +149,20 @@ def test_buffer_text_replaces_the_disk_version_until_resynced(fixture_copy):
     report = sync_workspace(root, store, Config())  # the buffer was closed: disk wins
     assert report.modified == ["shop/auth/login.py"]
     assert store.find_definitions("logout") and not store.find_definitions("sign_out")
+
+
+def _every_fixture_file() -> list[str]:
+    return sorted(str(p.relative_to(FIXTURES)) for p in FIXTURES.rglob("*") if p.is_file())
+
+
+@pytest.mark.parametrize("rel", _every_fixture_file())
+def test_an_open_buffers_deferred_analysis_is_the_full_analysis(rel):
+    """Editors' buffers skip the reference pass until references are asked for; what
+    they then see must be exactly what a sync of the saved file would store."""
+    path, data = rel.split("/", 1)[1], (FIXTURES / rel).read_bytes()
+    full = analyze_source(path, data)
+    deferred = analyze_source(path, data, defer_references=True)
+    assert not deferred.notes or deferred.notes == full.notes
+    assert deferred.symbols == full.symbols
+    assert deferred.chunks == full.chunks
+    assert deferred.complete_references() == full.references
