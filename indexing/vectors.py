@@ -484,10 +484,8 @@ class VectorIndex:
                     "symbol_name": c.symbol_name,
                     "symbol_type": c.symbol_type,
                     "qualified_name": str(meta.get("qualified_name") or meta.get("fqcn") or c.symbol_name),
-                    "language": c.language,
                     "start_line": c.start_line,
                     "end_line": c.end_line,
-                    "text_fp": text_fp,
                     "file_fp": file_fp,
                 },
             )

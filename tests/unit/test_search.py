@@ -5,6 +5,7 @@ initializing answer while the model loads, the lexical index, and bad input."""
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -24,7 +25,6 @@ ORDER_MODEL = "app/Models/Order.php"
 def shop(tmp_path_factory):
     """The Laravel fixture indexed once: store, lexical index and forest."""
     import shutil
-    from pathlib import Path
 
     root = tmp_path_factory.mktemp("search") / "laravel_app"
     shutil.copytree(Path(__file__).parents[1] / "fixtures" / "laravel_app", root)
@@ -59,6 +59,8 @@ def test_japanese_request_finds_the_login_controller(shop):
         ("注文の合計金額を計算する", ORDER_MODEL, "calculateTotal"),
         ("メールアドレスでユーザーを検索", "app/Repositories/UserRepository.php", "findByEmail"),
         ("商品を公開する", "app/Models/Product.php", "publish"),
+        # the namespace (App Http Controllers Auth) is kept out of the embedded name
+        ("ログイン処理はどこ", CONTROLLER, "login"),
     ],
 )
 def test_japanese_requests_rank_the_english_symbol_high(shop, query, path, symbol):
@@ -242,3 +244,18 @@ def test_lexical_index_is_incremental_by_file(fixture_copy):
     count = lex.stats()["chunks"]
     assert [h.symbol_name for h in lex.search_chunks('table* OR "drop" NEAR(', 50)]
     assert lex.stats()["chunks"] == count
+
+
+def test_embedded_name_view_is_the_container_and_member_without_the_namespace():
+    from indexing.analyze import analyze_source
+    from indexing.embed_text import compact_text, compact_views
+
+    data = (Path(__file__).parents[1] / "fixtures" / "laravel_app" / CONTROLLER).read_bytes()
+    login = next(c for c in analyze_source(CONTROLLER, data).chunks if c.symbol_name == "login")
+    name, summary, detail = compact_views(login)
+    assert name == "Login Controller login"
+    # the longer views keep the namespace, the context that ranks files
+    assert summary.startswith("App Http Controllers Auth Login Controller login. Authenticate the user")
+    assert "Request request" in detail
+    # the stored evidence keeps the full qualified name
+    assert compact_text(login).startswith("method: App Http Controllers Auth Login Controller login")
