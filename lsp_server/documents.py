@@ -19,6 +19,7 @@ from indexing.analyze import analyze_source, parse
 from indexing.chunking import ChunkSettings
 from indexing.languages import detect_language
 from indexing.model import FileAnalysis
+from indexing.source import line_starts
 
 
 def utf16_to_byte(line_text: bytes, character: int) -> int:
@@ -104,13 +105,7 @@ class OpenDocument:
     # ---- positions --------------------------------------------------------------
 
     def _reset_lines(self) -> None:
-        starts = [0]
-        find = self.data.find
-        i = find(b"\n")
-        while i != -1:
-            starts.append(i + 1)
-            i = find(b"\n", i + 1)
-        self._line_starts = starts
+        self._line_starts = line_starts(self.data)
 
     def _offset(self, line: int, character: int) -> int:
         if line >= len(self._line_starts):
