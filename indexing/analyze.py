@@ -31,14 +31,15 @@ def analyze_source(
     settings: ChunkSettings | None = None,
     language: str | None = None,
     tree: tree_sitter.Tree | None = None,
-    defer_references: bool = False,
+    lazy: bool = False,
 ) -> FileAnalysis:
     """Analyse `data` as the file at workspace-relative `path`.
 
     Never raises for bad content: a strategy failure falls back to line windows and
-    is recorded in `notes`, so one odd file cannot stop a sync. `defer_references`
-    (grammar strategies only; markup strategies merge references as they go) leaves
-    the reference pass to `FileAnalysis.complete_references()`.
+    is recorded in `notes`, so one odd file cannot stop a sync. `lazy` (grammar
+    strategies only; markup strategies merge references as they go) leaves the
+    reference pass and the chunks to `FileAnalysis.complete_references()` and
+    `complete_chunks()`.
     """
     settings = settings or ChunkSettings()
     language = language or detect_language(path)
@@ -49,8 +50,8 @@ def analyze_source(
         if (doc.tree is None and not isinstance(strategy, LineWindowStrategy)
                 and getattr(strategy, "grammar_name", None)):
             strategy = LineWindowStrategy(language)
-        if defer_references and isinstance(strategy, TreeSitterStrategy):
-            return strategy.analyze(doc, settings, defer_references=True)
+        if lazy and isinstance(strategy, TreeSitterStrategy):
+            return strategy.analyze(doc, settings, lazy=True)
         return strategy.analyze(doc, settings)
     except Exception as exc:  # noqa: BLE001
         log.warning("%s: %s strategy failed (%s); using line windows", path, language, exc)

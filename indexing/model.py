@@ -150,9 +150,10 @@ class FileAnalysis:
     imports: dict[str, str] = field(default_factory=dict)
     syntax_errors: int = 0
     notes: list[str] = field(default_factory=list)
-    # An editor's buffer is analysed on every keystroke but asked for references far
-    # less often than for definitions: their pass (the costliest) can wait until then.
+    # An editor's buffer is analysed after every edit but asked for definitions far more
+    # often than for references or chunks: those passes can wait until someone asks.
     pending_references: Callable[[], list[Reference]] | None = field(default=None, repr=False, compare=False)
+    pending_chunks: Callable[[], FileAnalysis] | None = field(default=None, repr=False, compare=False)
 
     def complete_references(self) -> list[Reference]:
         """The references, running the pass that was left for later if there is one."""
@@ -160,6 +161,17 @@ class FileAnalysis:
             self.references[:0] = self.pending_references()
             self.pending_references = None
         return self.references
+
+    def complete_chunks(self) -> list[Chunk]:
+        """The chunks, from a full analysis of the same tree if they were left for later."""
+        if self.pending_chunks is not None:
+            full = self.pending_chunks()
+            self.pending_chunks = None
+            self.chunks = full.chunks
+            if self.pending_references is not None:
+                self.references[:0] = full.references
+                self.pending_references = None
+        return self.chunks
 
 
 def sha256_bytes(data: bytes) -> str:

@@ -87,7 +87,7 @@ class OpenDocument:
         if self._analysis is None:
             self._tree = parse(self.language, self.data, self._tree)
             self._analysis = analyze_source(
-                self.path, self.data, settings, self.language, tree=self._tree, defer_references=True
+                self.path, self.data, settings, self.language, tree=self._tree, lazy=True
             )
         return self._analysis
 

@@ -159,6 +159,9 @@ class TreeSitterStrategy:
     body_fields: ClassVar[tuple[str, ...]] = ("body",)
     # Keep chunks for code outside any definition (scripts, route files, config).
     chunk_uncovered_code: ClassVar[bool] = True
+    # False when `finish` adds symbols or imports (the migration strategy's tables):
+    # an open buffer's lazy analysis skips the chunk work, `finish` included.
+    chunks_can_wait: ClassVar[bool] = True
 
     def __init__(self) -> None:
         # Compile once so a bad query fails at registration, not mid-index.
@@ -168,11 +171,12 @@ class TreeSitterStrategy:
     # ---- entry point -------------------------------------------------------------
 
     def analyze(
-        self, doc: SourceDocument, settings: ChunkSettings, defer_references: bool = False
+        self, doc: SourceDocument, settings: ChunkSettings, lazy: bool = False
     ) -> FileAnalysis:
-        """`defer_references` leaves the reference pass to `complete_references()`;
-        the tree must then stay unedited until it runs (an open buffer's analysis is
-        dropped on its next edit)."""
+        """`lazy` (an open buffer) leaves the reference pass to `complete_references()`
+        and, where `chunks_can_wait`, the chunks to `complete_chunks()`; the tree must
+        then stay unedited until they run (a buffer's analysis is dropped on its next
+        edit)."""
         assert doc.tree is not None, "tree-sitter strategies need a parsed document"
         root = doc.tree.root_node
         analysis = FileAnalysis(path=doc.path, language=doc.language)
@@ -181,8 +185,11 @@ class TreeSitterStrategy:
         prefix = self.module_prefix(doc, analysis)
         defs = self._definitions(doc, root, prefix)
         analysis.symbols = [d.symbol for d in defs]
-        if defer_references:
+        if lazy:
             analysis.pending_references = lambda: self._references(doc, root, defs)
+            if self.chunks_can_wait:
+                analysis.pending_chunks = lambda: self.analyze(doc, settings)
+                return analysis
         else:
             analysis.references = self._references(doc, root, defs)
         analysis.chunks = self._chunks(doc, defs, settings, analysis)

@@ -514,11 +514,11 @@ class JavaScriptStrategy(TreeSitterStrategy):
             query(self.grammar_name, _JSX_QUERY)
 
     def analyze(
-        self, doc: SourceDocument, settings: ChunkSettings, defer_references: bool = False
+        self, doc: SourceDocument, settings: ChunkSettings, lazy: bool = False
     ) -> FileAnalysis:
         _local.facts = None
         try:
-            return super().analyze(doc, settings, defer_references)
+            return super().analyze(doc, settings, lazy)
         finally:
             _local.facts = None
 

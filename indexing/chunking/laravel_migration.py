@@ -93,6 +93,7 @@ def plural(word: str) -> str:
 class LaravelMigrationStrategy(PhpStrategy):
     language = "laravel_migration"
     grammar_name = "php"
+    chunks_can_wait = False  # table and column symbols come from `finish`
 
     def anonymous_class_name(self, doc: SourceDocument, node: tree_sitter.Node) -> str:
         return migration_class_name(doc.path)

@@ -371,11 +371,11 @@ class PhpStrategy(TreeSitterStrategy):
         query(self.grammar_name, _RELATED_QUERY)
 
     def analyze(
-        self, doc: SourceDocument, settings: ChunkSettings, defer_references: bool = False
+        self, doc: SourceDocument, settings: ChunkSettings, lazy: bool = False
     ) -> FileAnalysis:
         _memo.cache = {}
         try:
-            return super().analyze(doc, settings, defer_references)
+            return super().analyze(doc, settings, lazy)
         finally:
             _memo.cache = None
 

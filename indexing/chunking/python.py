@@ -37,7 +37,12 @@ class PythonStrategy(TreeSitterStrategy):
     """
 
     def module_prefix(self, doc: SourceDocument, analysis: FileAnalysis) -> str | None:
-        return module_name(doc.path) or None
+        """The module name. It runs first, so it also records the imports."""
+        module = module_name(doc.path)
+        for child in doc.tree.root_node.named_children:  # type: ignore[union-attr]
+            if child.type in ("import_statement", "import_from_statement"):
+                analysis.imports.update(_imports(doc, child, module, doc.path))
+        return module or None
 
     def docstring(self, doc: SourceDocument, node: tree_sitter.Node) -> str | None:
         if node.type == "assignment":
@@ -61,11 +66,11 @@ class PythonStrategy(TreeSitterStrategy):
     ) -> None:
         root = doc.tree.root_node  # type: ignore[union-attr]
         module = module_name(doc.path)
-        import_lines: list[str] = []
-        for child in root.named_children:
-            if child.type in ("import_statement", "import_from_statement"):
-                import_lines.append(doc.node_text(child))
-                analysis.imports.update(_imports(doc, child, module, doc.path))
+        import_lines = [
+            doc.node_text(child)
+            for child in root.named_children
+            if child.type in ("import_statement", "import_from_statement")
+        ]
         module_doc = _leading_string(doc, root)
         top = [d.symbol for d in defs if d.symbol.container == (module or None)]
         if not (module_doc or import_lines or top):

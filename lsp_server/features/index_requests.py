@@ -106,7 +106,7 @@ def register(server: CodeIntelServer) -> None:
         rel = known_file(live, params.path)
         analysis = live.analysis(rel)
         if analysis is not None:
-            chunks, language = analysis.chunks, analysis.language
+            chunks, language = analysis.complete_chunks(), analysis.language
         else:
             chunks = live.store.chunks_in_file(rel)
             state = live.store.file_state(rel)

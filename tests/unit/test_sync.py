@@ -156,13 +156,20 @@ def _every_fixture_file() -> list[str]:
 
 
 @pytest.mark.parametrize("rel", _every_fixture_file())
-def test_an_open_buffers_deferred_analysis_is_the_full_analysis(rel):
-    """Editors' buffers skip the reference pass until references are asked for; what
-    they then see must be exactly what a sync of the saved file would store."""
+def test_an_open_buffers_lazy_analysis_is_the_full_analysis(rel):
+    """Editors' buffers leave references and chunks until someone asks for them; what
+    they then see must be exactly what a sync of the saved file would store, in
+    whichever order they are asked for."""
     path, data = rel.split("/", 1)[1], (FIXTURES / rel).read_bytes()
     full = analyze_source(path, data)
-    deferred = analyze_source(path, data, defer_references=True)
-    assert not deferred.notes or deferred.notes == full.notes
-    assert deferred.symbols == full.symbols
-    assert deferred.chunks == full.chunks
-    assert deferred.complete_references() == full.references
+    for refs_first in (True, False):
+        lazy = analyze_source(path, data, lazy=True)
+        assert not lazy.notes or lazy.notes == full.notes
+        assert (lazy.symbols, lazy.imports, lazy.syntax_errors) == (
+            full.symbols, full.imports, full.syntax_errors)
+        if refs_first:
+            assert lazy.complete_references() == full.references
+            assert lazy.complete_chunks() == full.chunks
+        else:
+            assert lazy.complete_chunks() == full.chunks
+            assert lazy.complete_references() == full.references
