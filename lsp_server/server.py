@@ -104,7 +104,9 @@ class WorkspaceHub:
         for listener in self.sync_listeners:
             listener()
         # What survives a sync lives long: keep it out of the collector's scans, so the
-        # objects a keystroke's re-analysis allocates are collected without walking it.
+        # objects a keystroke's re-analysis allocates are collected without walking it
+        # (the sync's own garbage is collected first, not frozen with it).
+        gc.collect()
         gc.freeze()
         if self._sync_again:
             self._sync_again = False

@@ -173,3 +173,24 @@ def test_an_open_buffers_lazy_analysis_is_the_full_analysis(rel):
         else:
             assert lazy.complete_chunks() == full.chunks
             assert lazy.complete_references() == full.references
+
+
+def test_index_counts_follow_syncs_from_another_thread(fixture_copy):
+    """Status displays ask for counts often and get a cached answer; a sync on the
+    worker thread (its own connection) must still show up in the next answer."""
+    import threading
+
+    root = fixture_copy("python_pkg")
+    store = open_store(root)
+    sync_workspace(root, store, Config())
+    before = store.stats()
+    assert store.stats() == before
+    (root / "shop/extra.py").write_text("def extra():\n    return 1\n")
+    worker = threading.Thread(target=sync_workspace, args=(root, store, Config()))
+    worker.start()
+    worker.join()
+    after = store.stats()
+    assert after["files"] == before["files"] + 1
+    assert after["symbols"] == before["symbols"] + 1
+    store.delete_files(["shop/extra.py"])  # a write on this thread's connection
+    assert store.stats() == before
