@@ -436,14 +436,6 @@ class IndexStore:
             Chunk(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7])) for r in rows
         ]
 
-    def checkpoint(self) -> None:
-        """Fold the write-ahead log back into the database after a large sync: a cold
-        index leaves a WAL of 100+ MB that every later read would have to consult."""
-        try:
-            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        except sqlite3.OperationalError as exc:  # a reader holds the log; next time
-            log.debug("wal checkpoint skipped: %s", exc)
-
     def stats(self) -> dict[str, object]:
         """Counts for status displays, which ask often: recounted only after a write by
         this connection or a commit by another (the sync's)."""

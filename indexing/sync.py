@@ -213,8 +213,6 @@ def sync_workspace(
         if progress:
             progress(done, len(jobs), result.rel_path)
     flush()
-    if report.processed:
-        store.checkpoint()
 
     report.elapsed = time.perf_counter() - started
     store.set_meta("last_sync", str(time.time()))
