@@ -39,7 +39,10 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from indexing.analyze import parse
 from indexing.config import Config
+from indexing.discovery import discover
+from indexing.languages import detect_language
 from indexing.store import IndexStore
 from indexing.sync import sync_workspace
 
@@ -122,17 +125,13 @@ def ctags(root: Path) -> tuple[float, Counter]:
 
 
 def parse_floor(root: Path, workers: int) -> float:
-    """tree-sitter's parse alone over every file, on one core, divided by the parser
-    processes: the least any tree-sitter indexer spends, before one symbol is read."""
-    from indexing.analyze import parse
-    from indexing.languages import detect_language
-
+    """tree-sitter's parse alone over the files the index reads, on one core, divided
+    by the parser processes: the least any tree-sitter indexer spends before one
+    symbol is read."""
+    files = [(detect_language(rel), Path(c.abs_path)) for rel, c in discover(root, Config()).files.items()]
     t0 = time.perf_counter()
-    for path in root.rglob("*"):
-        if path.is_file() and ".code-intel" not in path.parts:
-            language = detect_language(path.name)
-            if language != "text":
-                parse(language, path.read_bytes())
+    for language, path in files:
+        parse(language, path.read_bytes())
     return (time.perf_counter() - t0) / max(workers, 1)
 
 

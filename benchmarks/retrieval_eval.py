@@ -70,6 +70,7 @@ HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parent
 sys.path.insert(0, str(REPO_ROOT))
 
+from benchmarks.index_bench import copy_tree, sympy_tree
 from indexing.config import Config, VectorStoreConfig
 from indexing.embeddings import load_embedder
 from indexing.lexical import LexicalIndex
@@ -532,8 +533,6 @@ def eval_full_embed(spec: str, work: Path) -> str:
     """(d) The whole tree of the index benchmark (sympy), embedded the way the language
     server does it after a first sync: what a user of a large repository waits for
     before semantic search covers everything (lexical search answers meanwhile)."""
-    from benchmarks.index_bench import copy_tree, sympy_tree
-
     root = copy_tree(sympy_tree(), work / "sympy-embed", quick=False)
     embedder = load_embedder(spec)
     ws = open_workspace(root, embedder)
