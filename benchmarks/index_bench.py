@@ -39,12 +39,12 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from indexing.analyze import parse
-from indexing.config import Config
-from indexing.discovery import discover
-from indexing.languages import detect_language
-from indexing.store import IndexStore
-from indexing.sync import sync_workspace
+from code_intel.indexing.analyze import parse
+from code_intel.indexing.config import Config
+from code_intel.indexing.discovery import discover
+from code_intel.indexing.languages import detect_language
+from code_intel.indexing.store import IndexStore
+from code_intel.indexing.sync import sync_workspace
 
 SYMPY = "sympy==1.13.3"
 CACHE = Path.home() / ".cache" / "code-intel-bench" / "sympy-1.13.3"

@@ -34,8 +34,8 @@ from lsprotocol import types
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.index_bench import copy_tree, sympy_tree
-from indexing.store import IndexStore
-from lsp_server.client import WorkspaceClient
+from code_intel.indexing.store import IndexStore
+from code_intel.lsp_server.client import WorkspaceClient
 
 QUERIES = ["Add", "Mul", "expand", "simplify", "Symbol", "Pow", "latex", "Printer", "sqrt",
            "as_coeff", "eval", "doit", "subs", "free_symbols", "_print_Mul", "Rational"]

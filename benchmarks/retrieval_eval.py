@@ -71,13 +71,13 @@ REPO_ROOT = HERE.parent
 sys.path.insert(0, str(REPO_ROOT))
 
 from benchmarks.index_bench import copy_tree, sympy_tree
-from indexing.config import Config, VectorStoreConfig
-from indexing.embeddings import load_embedder
-from indexing.lexical import LexicalIndex
-from indexing.search import hybrid_query
-from indexing.store import IndexStore
-from indexing.sync import sync_workspace
-from indexing.vectors import VectorIndex
+from code_intel.indexing.config import Config, VectorStoreConfig
+from code_intel.indexing.embeddings import load_embedder
+from code_intel.indexing.lexical import LexicalIndex
+from code_intel.indexing.search import hybrid_query
+from code_intel.indexing.store import IndexStore
+from code_intel.indexing.sync import sync_workspace
+from code_intel.indexing.vectors import VectorIndex
 
 FIXTURES = REPO_ROOT / "tests" / "fixtures"
 DEFAULT_GIT_DIR = "/work/.mirror/pallets+click/repo"

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from indexing.config import CONFIG_DIR, write_json_atomic
+from code_intel.indexing.config import CONFIG_DIR, write_json_atomic
 
 from .model import LearnedPair
 

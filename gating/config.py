@@ -6,7 +6,7 @@ from pathlib import Path
 
 import attrs
 
-from indexing.config import CONFIG_DIR, Config
+from code_intel.indexing.config import CONFIG_DIR, Config
 
 from .interfaces import SimilarityThresholds
 

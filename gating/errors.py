@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from indexing.validation import InvalidInput
+from code_intel.indexing.validation import InvalidInput
 
 
 class GatingError(InvalidInput):

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from indexing.store import IndexStore, StoredSymbol
+from code_intel.indexing.store import IndexStore, StoredSymbol
 
 from .interfaces import SymbolLocation
 

@@ -7,8 +7,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from indexing.config import Config
-from indexing.store import IndexStore
+from code_intel.indexing.config import Config
+from code_intel.indexing.store import IndexStore
 
 from .agreements import AgreementFiles
 from .config import GatingConfig, sessions_db_path

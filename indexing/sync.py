@@ -119,7 +119,7 @@ def _run(jobs: list[_Job], workers: int) -> Iterator[_Result]:
     # forkserver: the language server calls this from a process that has threads,
     # where a plain fork could copy a held lock into the children.
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["indexing.sync"])
+    ctx.set_forkserver_preload(["code_intel.indexing.sync"])
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
         yield from pool.map(_process, jobs, chunksize=8)
 

@@ -67,7 +67,7 @@ class WorkspaceClient:
             await self.attach(info, capabilities)
         elif spawn:
             exe = Path(sys.executable).parent / "code-intel"
-            cmd = [str(exe), "lsp"] if exe.exists() else [sys.executable, "-m", "indexing.cli", "lsp"]
+            cmd = [str(exe), "lsp"] if exe.exists() else [sys.executable, "-m", "code_intel", "lsp"]
             await self.lsp.start_io(*cmd, cwd=str(self.root))
             self._forward_stderr()
             await self._initialize(capabilities, {"config": config} if config else None)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from indexing.model import Range, SymbolKind
-from indexing.store import StoredReference, StoredSymbol
+from code_intel.indexing.model import Range, SymbolKind
+from code_intel.indexing.store import StoredReference, StoredSymbol
 
 from .protocol import OutlineNode, ReferenceInfo, SymbolInfo
 

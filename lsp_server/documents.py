@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 
 import tree_sitter
 
-from indexing.analyze import analyze_source, parse
-from indexing.chunking import ChunkSettings
-from indexing.languages import detect_language
-from indexing.model import FileAnalysis
-from indexing.source import line_starts
+from code_intel.indexing.analyze import analyze_source, parse
+from code_intel.indexing.chunking import ChunkSettings
+from code_intel.indexing.languages import detect_language
+from code_intel.indexing.model import FileAnalysis
+from code_intel.indexing.source import line_starts
 
 
 def utf16_to_byte(line_text: bytes, character: int) -> int:

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from indexing.config import CONFIG_DIR, write_json_atomic
+from code_intel.indexing.config import CONFIG_DIR, write_json_atomic
 
 INFO_FILE = "server.json"
 SOCKET_FILE = "server.sock"

@@ -20,12 +20,12 @@ from urllib.parse import unquote, urlparse
 
 from pygls.uris import from_fs_path
 
-from indexing.chunking import ChunkSettings
-from indexing.config import Config, load_config
-from indexing.discovery import admits, is_within
-from indexing.model import FileAnalysis, sha256_bytes
-from indexing.store import IndexStore, StoredReference, StoredSymbol
-from indexing.sync import SyncReport, analyze_bytes, is_binary, sync_workspace
+from code_intel.indexing.chunking import ChunkSettings
+from code_intel.indexing.config import Config, load_config
+from code_intel.indexing.discovery import admits, is_within
+from code_intel.indexing.model import FileAnalysis, sha256_bytes
+from code_intel.indexing.store import IndexStore, StoredReference, StoredSymbol
+from code_intel.indexing.sync import SyncReport, analyze_bytes, is_binary, sync_workspace
 
 from .documents import OpenDocument
 from .protocol import IndexStatusResult, SyncProgress

@@ -22,7 +22,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, LanguageServerProtocol
 
-from indexing.validation import InvalidInput, strict_converter, structure
+from code_intel.indexing.validation import InvalidInput, strict_converter, structure
 
 PREFIX = "codeIntel/"
 SEARCH_TEXT = "codeIntel/searchText"

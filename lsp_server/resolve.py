@@ -6,7 +6,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from indexing.store import StoredSymbol
+from code_intel.indexing.store import StoredSymbol
 
 _IDENT = re.compile(r"\$?[A-Za-z_\u00C0-\uFFFF][\w\u00C0-\uFFFF-]*")
 

@@ -28,7 +28,7 @@ from pygls.io_ import run_async
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import lsp_method
 
-from indexing.config import Config, ConfigError, config_to_dict, load_config, parse_config
+from code_intel.indexing.config import Config, ConfigError, config_to_dict, load_config, parse_config
 
 from . import endpoint
 from .live_index import LiveIndex

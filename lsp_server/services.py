@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from gating import GatingEngine
-from gating.index_adapter import IndexSymbols
-from gating.model import LearnedPair
-from gating.workspace import open_engine
-from indexing.search import SearchService
-from indexing.vectors import Agreement, make_agreement
+from code_intel.gating import GatingEngine
+from code_intel.gating.index_adapter import IndexSymbols
+from code_intel.gating.model import LearnedPair
+from code_intel.gating.workspace import open_engine
+from code_intel.indexing.search import SearchService
+from code_intel.indexing.vectors import Agreement, make_agreement
 
 if TYPE_CHECKING:
     from .live_index import LiveIndex

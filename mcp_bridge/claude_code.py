@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from indexing.config import (
+from code_intel.indexing.config import (
     CONFIG_DIR,
     Config,
     config_path,

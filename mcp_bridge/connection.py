@@ -23,7 +23,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from lsp_server.client import WorkspaceClient
+from code_intel.lsp_server.client import WorkspaceClient
 
 log = logging.getLogger("code_intel.mcp")
 child_log = logging.getLogger("code_intel.mcp.lsp")

@@ -102,8 +102,8 @@ def ask_live_server(root: Path, call: WriteCall) -> Verdict | None:
 async def _ask_live(root: Path, call: WriteCall) -> Verdict | None:
     from pygls.exceptions import JsonRpcException
 
-    from lsp_server import endpoint
-    from lsp_server.client import WorkspaceClient
+    from code_intel.lsp_server import endpoint
+    from code_intel.lsp_server.client import WorkspaceClient
 
     info = endpoint.read_info(root)
     if info is None or not endpoint.pid_alive(info.pid):
@@ -190,9 +190,9 @@ def ask_persisted_state(root: Path, call: WriteCall, timeout: float) -> Verdict:
 
 
 def _persisted(root: Path, call: WriteCall) -> Verdict:
-    from gating.errors import GatingError
-    from gating.workspace import open_engine
-    from indexing.config import Config, ConfigError, load_config
+    from code_intel.gating.errors import GatingError
+    from code_intel.gating.workspace import open_engine
+    from code_intel.indexing.config import Config, ConfigError, load_config
 
     try:
         config = load_config(root)

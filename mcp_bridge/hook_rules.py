@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from indexing.config import CONFIG_DIR
+from code_intel.indexing.config import CONFIG_DIR
 
 WRITE_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 ALLOW, ERROR, BLOCK = 0, 1, 2

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from gating.model import Phase
-from gating.phases import TOOL_PHASES
+from code_intel.gating.model import Phase
+from code_intel.gating.phases import TOOL_PHASES
 
 SESSION_PREFIX = "codeIntel/session/"
 

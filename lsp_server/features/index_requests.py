@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 import attrs
 from pygls.exceptions import JsonRpcInvalidParams
 
-from indexing.discovery import is_within
-from indexing.text_search import SearchError, search_text
+from code_intel.indexing.discovery import is_within
+from code_intel.indexing.text_search import SearchError, search_text
 
 from .. import protocol as p
 from ..convert import declaration_info, outline, reference_info, symbol_info

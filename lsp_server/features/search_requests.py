@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from indexing.search import SearchError
+from code_intel.indexing.search import SearchError
 
 from .. import protocol as p
 from ..protocol import custom_request

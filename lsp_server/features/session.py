@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from gating import GatingEngine, GatingError
+from code_intel.gating import GatingEngine, GatingError
 
 from .. import protocol as p
 

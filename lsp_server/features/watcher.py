@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from indexing.config import CONFIG_DIR
+from code_intel.indexing.config import CONFIG_DIR
 
 if TYPE_CHECKING:
     from ..server import CodeIntelServer

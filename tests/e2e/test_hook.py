@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
-from gating.workspace import open_engine
-from indexing.config import Config
-from indexing.embeddings.lazy import LazyEmbedder
-from lsp_server.client import WorkspaceClient
+from code_intel.gating.workspace import open_engine
+from code_intel.indexing.config import Config
+from code_intel.indexing.embeddings.lazy import LazyEmbedder
+from code_intel.lsp_server.client import WorkspaceClient
 from tests.conftest import FIXTURES
 from tests.e2e.lsp_helpers import uri
 

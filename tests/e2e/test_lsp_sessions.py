@@ -16,7 +16,7 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from lsp_server.client import WorkspaceClient
+from code_intel.lsp_server.client import WorkspaceClient
 from tests.conftest import FIXTURES
 from tests.e2e.lsp_helpers import uri
 

@@ -30,9 +30,9 @@ from lsprotocol import types
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from lsp_server import endpoint
-from lsp_server.client import WorkspaceClient
-from mcp_bridge.tools import SPEC_TOOLS
+from code_intel.lsp_server import endpoint
+from code_intel.lsp_server.client import WorkspaceClient
+from code_intel.mcp_bridge.tools import SPEC_TOOLS
 from tests.conftest import FIXTURES
 from tests.e2e.lsp_helpers import uri
 

@@ -3,9 +3,9 @@ containers, doc comments, imports, chunks, error recovery, ctags parity."""
 
 from __future__ import annotations
 
-from indexing.analyze import analyze_source
-from indexing.chunking.go import import_alias
-from indexing.model import SymbolKind
+from code_intel.indexing.analyze import analyze_source
+from code_intel.indexing.chunking.go import import_alias
+from code_intel.indexing.model import SymbolKind
 from tests.conftest import FIXTURES, ctags_tags
 
 SERVICE = FIXTURES / "go_service"

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from indexing.analyze import analyze_source
-from indexing.chunking.blade import component_class, livewire_class, view_name
-from indexing.config import Config
-from indexing.model import SymbolKind
-from indexing.store import IndexStore
-from indexing.sync import sync_workspace
+from code_intel.indexing.analyze import analyze_source
+from code_intel.indexing.chunking.blade import component_class, livewire_class, view_name
+from code_intel.indexing.config import Config
+from code_intel.indexing.model import SymbolKind
+from code_intel.indexing.store import IndexStore
+from code_intel.indexing.sync import sync_workspace
 from tests.conftest import FIXTURES, ctags_tags
 
 WEB = FIXTURES / "web_assets"

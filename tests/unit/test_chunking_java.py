@@ -4,8 +4,8 @@ recovery, ctags parity."""
 
 from __future__ import annotations
 
-from indexing.analyze import analyze_source
-from indexing.model import SymbolKind
+from code_intel.indexing.analyze import analyze_source
+from code_intel.indexing.model import SymbolKind
 from tests.conftest import FIXTURES, ctags_tags
 
 APP = FIXTURES / "java_app"

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import re
 
-from indexing.analyze import analyze_source
-from indexing.chunking import ChunkSettings
-from indexing.chunking.javascript import module_name, resolve_specifier
-from indexing.languages import detect_language
-from indexing.model import SymbolKind
+from code_intel.indexing.analyze import analyze_source
+from code_intel.indexing.chunking import ChunkSettings
+from code_intel.indexing.chunking.javascript import module_name, resolve_specifier
+from code_intel.indexing.languages import detect_language
+from code_intel.indexing.model import SymbolKind
 from tests.conftest import FIXTURES, ctags_tags
 
 APP = FIXTURES / "ts_app"

@@ -3,9 +3,9 @@ resources (admin DSL) and composer.json (dependencies, PSR-4 namespaces)."""
 
 from __future__ import annotations
 
-from indexing.analyze import analyze_source
-from indexing.languages import detect_language
-from indexing.model import SymbolKind
+from code_intel.indexing.analyze import analyze_source
+from code_intel.indexing.languages import detect_language
+from code_intel.indexing.model import SymbolKind
 from tests.conftest import FIXTURES
 
 APP = FIXTURES / "laravel_app"

@@ -3,10 +3,10 @@ Eloquent relations, translatable models, references, error recovery, ctags parit
 
 from __future__ import annotations
 
-from indexing.analyze import analyze_source
-from indexing.chunking import ChunkSettings
-from indexing.languages import detect_language
-from indexing.model import SymbolKind
+from code_intel.indexing.analyze import analyze_source
+from code_intel.indexing.chunking import ChunkSettings
+from code_intel.indexing.languages import detect_language
+from code_intel.indexing.model import SymbolKind
 from tests.conftest import FIXTURES, ctags_tags
 
 APP = FIXTURES / "laravel_app"

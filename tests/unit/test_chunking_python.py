@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from indexing.analyze import analyze_source
-from indexing.chunking import ChunkSettings
-from indexing.model import SymbolKind
+from code_intel.indexing.analyze import analyze_source
+from code_intel.indexing.chunking import ChunkSettings
+from code_intel.indexing.model import SymbolKind
 from tests.conftest import FIXTURES, ctags_tags
 
 PKG = FIXTURES / "python_pkg"

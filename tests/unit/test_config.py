@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from indexing.config import Config, ConfigError, load_config, parse_config
+from code_intel.indexing.config import Config, ConfigError, load_config, parse_config
 
 
 def write(root, text: str) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
-from indexing.config import Config
-from indexing.discovery import discover
+from code_intel.indexing.config import Config
+from code_intel.indexing.discovery import discover
 
 
 def make(root, files: dict[str, str]) -> None:

@@ -9,8 +9,8 @@ import threading
 import numpy as np
 import pytest
 
-from indexing.config import ConfigError, parse_config
-from indexing.embeddings import (
+from code_intel.indexing.config import ConfigError, parse_config
+from code_intel.indexing.embeddings import (
     EmbedderConfigError,
     EmbedderNotReady,
     EmbeddingError,
@@ -103,7 +103,7 @@ def test_config_validates_embedding_model_and_vector_store():
 
 
 def test_thresholds_are_ordered_and_read_by_the_gating_engine(usem3):
-    from gating.interfaces import SimilarityThresholds
+    from code_intel.gating.interfaces import SimilarityThresholds
 
     t = usem3.thresholds
     assert t.reject < t.fact and t.grey == (t.reject, t.fact) and t.map_short_circuit == 0.7

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from gating.config import GatingConfig
-from gating.engine import GatingEngine
-from gating.interfaces import Embedder, SimilarityThresholds, SymbolIndex, SymbolLocation
-from gating.store import SessionStore
+from code_intel.gating.config import GatingConfig
+from code_intel.gating.engine import GatingEngine
+from code_intel.gating.interfaces import Embedder, SimilarityThresholds, SymbolIndex, SymbolLocation
+from code_intel.gating.store import SessionStore
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 

@@ -9,8 +9,8 @@ import json
 import pytest
 from test_gating_fakes import FakeClock, FakeIndex, make_engine, ready_session
 
-from gating.agreements import AgreementFiles, agreement_name
-from gating.errors import GatingError
+from code_intel.gating.agreements import AgreementFiles, agreement_name
+from code_intel.gating.errors import GatingError
 
 
 class RecordingSink:
@@ -143,7 +143,7 @@ def test_outcome_is_validated_and_allowed_after_the_session_ended(tmp_path):
 
 
 def test_agreement_names_are_safe_file_names():
-    from gating.model import LearnedPair
+    from code_intel.gating.model import LearnedPair
 
     name = agreement_name(LearnedPair("ログイン", "App\\Services\\Auth/../x", 0.7, "e", "s", 0))
     assert "/" not in name and "\\" not in name and name.endswith(".md")

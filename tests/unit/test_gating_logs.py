@@ -13,7 +13,7 @@ from test_gating_fakes import (
     ready_session,
 )
 
-from gating.errors import GatingError
+from code_intel.gating.errors import GatingError
 
 
 def test_session_analysis_joins_decisions_and_outcomes(tmp_path):

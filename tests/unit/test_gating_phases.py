@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from test_gating_fakes import DETAILED, make_engine
 
-from gating.errors import GatingError
-from gating.model import Phase
-from gating.phases import check_tool_allowed, known_tools, semantic_collections
+from code_intel.gating.errors import GatingError
+from code_intel.gating.model import Phase
+from code_intel.gating.phases import check_tool_allowed, known_tools, semantic_collections
 
 E, S, V, R = Phase.EXPLORATION, Phase.SEMANTIC, Phase.VERIFICATION, Phase.READY
 

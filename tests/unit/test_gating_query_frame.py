@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from test_gating_fakes import DETAILED, DETAILED_SLOTS, FakeEmbedder, make_engine
 
-from gating.errors import GatingError
-from gating.interfaces import SimilarityThresholds
-from gating.model import Slot
-from gating.query_frame import (
+from code_intel.gating.errors import GatingError
+from code_intel.gating.interfaces import SimilarityThresholds
+from code_intel.gating.model import Slot
+from code_intel.gating.query_frame import (
     SLOT_SCHEMA,
     extraction_prompt,
     investigation_guidance,

@@ -16,10 +16,10 @@ from test_gating_fakes import (
     run,
 )
 
-from gating.errors import GatingError
-from gating.interfaces import EmbedderNotReady, SimilarityThresholds
-from gating.model import LearnedPair, Tier
-from gating.relevance import cached_matches, judge, split_identifier, tier_for
+from code_intel.gating.errors import GatingError
+from code_intel.gating.interfaces import EmbedderNotReady, SimilarityThresholds
+from code_intel.gating.model import LearnedPair, Tier
+from code_intel.gating.relevance import cached_matches, judge, split_identifier, tier_for
 
 NOW = FakeClock().now()
 GREY = FakeEmbedder(overrides={("ログイン機能", "User Repository"): 0.45})

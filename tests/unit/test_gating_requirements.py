@@ -18,9 +18,9 @@ from test_gating_fakes import (
     run,
 )
 
-from gating.errors import GatingError
-from gating.model import Intent, Risk, Slot
-from gating.requirements import REQUIREMENT_TABLE, consistency_problems, requirements_for
+from code_intel.gating.errors import GatingError
+from code_intel.gating.model import Intent, Risk, Slot
+from code_intel.gating.requirements import REQUIREMENT_TABLE, consistency_problems, requirements_for
 
 SYMBOLS = [
     "LoginController::login",

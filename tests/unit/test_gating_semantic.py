@@ -15,9 +15,9 @@ from test_gating_fakes import (
     run,
 )
 
-from gating.errors import GatingError
-from gating.model import MissingRequirement, Requirement
-from gating.semantic import SemanticReason, check_reason
+from code_intel.gating.errors import GatingError
+from code_intel.gating.model import MissingRequirement, Requirement
+from code_intel.gating.semantic import SemanticReason, check_reason
 
 M = MissingRequirement
 

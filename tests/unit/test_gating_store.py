@@ -19,9 +19,9 @@ from test_gating_fakes import (
     run,
 )
 
-from gating.config import GatingConfig, sessions_db_path
-from gating.errors import GatingError
-from gating.store import SessionStore
+from code_intel.gating.config import GatingConfig, sessions_db_path
+from code_intel.gating.errors import GatingError
+from code_intel.gating.store import SessionStore
 
 
 def test_start_session_answer(tmp_path):
@@ -190,7 +190,7 @@ def test_corrupt_file_is_set_aside(tmp_path):
 
 
 def test_default_location_and_config(tmp_path):
-    from indexing.config import Config
+    from code_intel.indexing.config import Config
 
     assert sessions_db_path(tmp_path) == tmp_path / ".code-intel" / "sessions.db"
     cfg = GatingConfig.from_workspace(tmp_path, Config(auto_purge_days=7))

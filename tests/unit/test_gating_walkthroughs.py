@@ -20,11 +20,11 @@ from test_gating_fakes import (
     assert_plain_json,
 )
 
-from gating import GatingConfig, GatingEngine, SessionStore, sessions_db_path
-from gating.index_adapter import IndexSymbols
-from indexing.config import Config
-from indexing.store import IndexStore
-from indexing.sync import sync_workspace
+from code_intel.gating import GatingConfig, GatingEngine, SessionStore, sessions_db_path
+from code_intel.gating.index_adapter import IndexSymbols
+from code_intel.indexing.config import Config
+from code_intel.indexing.store import IndexStore
+from code_intel.indexing.sync import sync_workspace
 
 CONTROLLER = "app/Http/Controllers/Auth/LoginController.php"
 AUTH = "app/Services/AuthService.php"

@@ -8,7 +8,7 @@ import os
 import pytest
 from test_gating_fakes import CONTROLLER, DETAILED, USERS, make_engine, ready_session, run
 
-from gating.errors import GatingError
+from code_intel.gating.errors import GatingError
 
 
 @pytest.fixture

@@ -13,14 +13,14 @@ import jsonschema
 import pytest
 from pygls.exceptions import JsonRpcException
 
-from gating.phases import TOOL_PHASES
-from lsp_server import protocol as lsp_protocol
-from mcp_bridge import bounds, hook_rules, replies
-from mcp_bridge.connection import ConnectionLost, ServerUnavailable
-from mcp_bridge.render import render
-from mcp_bridge.requests import ArgumentError, SessionMemory, validate_arguments
-from mcp_bridge.server import Bridge
-from mcp_bridge.tools import SPEC_TOOLS, TOOLS, SessionArg
+from code_intel.gating.phases import TOOL_PHASES
+from code_intel.lsp_server import protocol as lsp_protocol
+from code_intel.mcp_bridge import bounds, hook_rules, replies
+from code_intel.mcp_bridge.connection import ConnectionLost, ServerUnavailable
+from code_intel.mcp_bridge.render import render
+from code_intel.mcp_bridge.requests import ArgumentError, SessionMemory, validate_arguments
+from code_intel.mcp_bridge.server import Bridge
+from code_intel.mcp_bridge.tools import SPEC_TOOLS, TOOLS, SessionArg
 
 # ---- catalog -------------------------------------------------------------------------------
 
@@ -299,7 +299,7 @@ async def test_bridge_waits_for_the_first_sync_and_reports_sync_progress(monkeyp
         "codeIntel/syncIndex": {"added": [], "modified": ["a.py"], "deleted": [], "unchanged": 9,
                                 "skipped": {}, "elapsed_seconds": 0.2},
     })
-    monkeypatch.setattr("mcp_bridge.server.INDEX_WAIT_SECONDS", 0.3)
+    monkeypatch.setattr("code_intel.mcp_bridge.server.INDEX_WAIT_SECONDS", 0.3)
     bridge = Bridge(Path("/nonexistent"), link)  # type: ignore[arg-type]
     reply = await bridge.call("get_symbols", {})
     assert reply.text.startswith("note: the index is still being built (3/10 files)")

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from indexing.config import Config
-from indexing.embeddings import EmbedderNotReady, LazyEmbedder, shared_embedder
-from indexing.lexical import LexicalIndex, lexical_text, query_terms
-from indexing.search import SearchError, SearchService
-from indexing.store import IndexStore
-from indexing.sync import sync_workspace
-from indexing.vectors import AgreementError
+from code_intel.indexing.config import Config
+from code_intel.indexing.embeddings import EmbedderNotReady, LazyEmbedder, shared_embedder
+from code_intel.indexing.lexical import LexicalIndex, lexical_text, query_terms
+from code_intel.indexing.search import SearchError, SearchService
+from code_intel.indexing.store import IndexStore
+from code_intel.indexing.sync import sync_workspace
+from code_intel.indexing.vectors import AgreementError
 
 CONTROLLER = "app/Http/Controllers/Auth/LoginController.php"
 ORDER_MODEL = "app/Models/Order.php"
@@ -247,8 +247,8 @@ def test_lexical_index_is_incremental_by_file(fixture_copy):
 
 
 def test_embedded_name_view_is_the_container_and_member_without_the_namespace():
-    from indexing.analyze import analyze_source
-    from indexing.embed_text import compact_text, compact_views
+    from code_intel.indexing.analyze import analyze_source
+    from code_intel.indexing.embed_text import compact_text, compact_views
 
     data = (Path(__file__).parents[1] / "fixtures" / "laravel_app" / CONTROLLER).read_bytes()
     login = next(c for c in analyze_source(CONTROLLER, data).chunks if c.symbol_name == "login")

@@ -10,11 +10,11 @@ import time
 
 import pytest
 
-from indexing.analyze import analyze_source
-from indexing.chunking import ChunkSettings
-from indexing.config import Config
-from indexing.store import IndexStore, db_path
-from indexing.sync import index_buffer, sync_workspace
+from code_intel.indexing.analyze import analyze_source
+from code_intel.indexing.chunking import ChunkSettings
+from code_intel.indexing.config import Config
+from code_intel.indexing.store import IndexStore, db_path
+from code_intel.indexing.sync import index_buffer, sync_workspace
 from tests.conftest import FIXTURES
 
 

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from indexing.config import Config, VectorStoreConfig
-from indexing.embeddings import LazyEmbedder, load_embedder, shared_embedder
-from indexing.store import IndexStore
-from indexing.sync import sync_workspace
-from indexing.vectors import AgreementError, VectorIndex, VectorStoreError
+from code_intel.indexing.config import Config, VectorStoreConfig
+from code_intel.indexing.embeddings import LazyEmbedder, load_embedder, shared_embedder
+from code_intel.indexing.store import IndexStore
+from code_intel.indexing.sync import sync_workspace
+from code_intel.indexing.vectors import AgreementError, VectorIndex, VectorStoreError
 
 CONTROLLER = "app/Http/Controllers/Auth/LoginController.php"
 

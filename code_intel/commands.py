@@ -1,4 +1,6 @@
-"""`code-intel` command line: index, defs, refs, outline, grep, search, init, lsp.
+"""`code-intel` commands: index, defs, refs, outline, grep, search, init, lsp, mcp.
+
+`code_intel.cli` dispatches here for everything but the hook, which takes a leaner path.
 
 Every command prints for humans by default and JSON with `--json`; user errors become
 one red line and exit code 2, never a traceback.
@@ -21,11 +23,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.tree import Tree
 
-from .config import ConfigError
-from .store import StoredSymbol, StoreError
-from .sync import SyncReport, sync_workspace
-from .text_search import SearchError, search_text
-from .workspace import Workspace, find_root
+from code_intel.indexing.config import ConfigError
+from code_intel.indexing.store import StoredSymbol, StoreError
+from code_intel.indexing.sync import SyncReport, sync_workspace
+from code_intel.indexing.text_search import SearchError, search_text
+from code_intel.indexing.workspace import Workspace, find_root
 
 app = typer.Typer(
     name="code-intel",
@@ -334,15 +336,15 @@ def search(
     as_json: JsonOpt = False,
 ) -> None:
     """Rank the files and symbols a request is about (BM25 + embeddings + definitions)."""
-    from .embeddings import EmbeddingError, LazyEmbedder
-    from .search import (
+    from code_intel.indexing.embeddings import EmbeddingError, LazyEmbedder
+    from code_intel.indexing.search import (
         SearchService,
         validate_collection,
         validate_fusion,
         validate_n_results,
         validate_query,
     )
-    from .vectors import VectorStoreError
+    from code_intel.indexing.vectors import VectorStoreError
 
     validate_query(query)
     validate_n_results(top, "--top")
@@ -463,7 +465,7 @@ def init(
 ) -> None:
     """Prepare a repository for Claude Code: config, .mcp.json, the write-gate hook and
     the /code and /outcome commands. Existing files are merged, never overwritten."""
-    from mcp_bridge.claude_code import InitError, init_workspace
+    from code_intel.mcp_bridge.claude_code import InitError, init_workspace
 
     try:
         report = init_workspace(path)
@@ -485,7 +487,7 @@ def lsp(
     ] = None,
 ) -> None:
     """Run the language server (stdio by default) for editors and the MCP bridge."""
-    from lsp_server.server import main as serve
+    from code_intel.lsp_server.server import main as serve
 
     if tcp is not None:
         _host, sep, port = tcp.rpartition(":")
@@ -502,24 +504,12 @@ def mcp(
     ] = None,
 ) -> None:
     """Run the MCP server (stdio) that gives Claude Code the code-intel tools."""
-    from mcp_bridge.server import main as serve_mcp
+    from code_intel.mcp_bridge.server import main as serve_mcp
 
     root = (workspace or Path.cwd()).resolve()
     if not root.is_dir():
         raise UserError(f"workspace {root} is not a directory")
     serve_mcp(root)
-
-
-hook_app = typer.Typer(help="Claude Code hooks.", no_args_is_help=True, add_completion=False)
-app.add_typer(hook_app, name="hook")
-
-
-@hook_app.command("pre-tool-use")
-def hook_pre_tool_use() -> None:
-    """PreToolUse hook: read Claude Code's JSON on stdin; exit 2 blocks the write."""
-    from mcp_bridge.hook import main as run_hook
-
-    raise typer.Exit(run_hook())
 
 
 def main() -> None:

@@ -1,0 +1,3 @@
+from code_intel.cli import main
+
+main()

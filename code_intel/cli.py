@@ -1,0 +1,34 @@
+"""The `code-intel` entry point.
+
+The PreToolUse hook runs before every Edit/Write of an agent, so it must not pay for
+typer, rich, pygls or a model: it is dispatched before any of them is imported. Every
+other command goes through the typer application in `code_intel.commands`.
+"""
+
+from __future__ import annotations
+
+import sys
+
+HOOK_USAGE = "usage: code-intel hook pre-tool-use  (reads Claude Code's hook JSON on stdin)"
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    if args[:1] == ["hook"]:
+        raise SystemExit(_hook(args[1:]))
+    from code_intel.commands import main as run_commands
+
+    run_commands()
+
+
+def _hook(args: list[str]) -> int:
+    if args != ["pre-tool-use"]:
+        print(HOOK_USAGE, file=sys.stderr)
+        return 2
+    from code_intel.mcp_bridge.hook import main as run_hook
+
+    return run_hook()
+
+
+if __name__ == "__main__":
+    main()
