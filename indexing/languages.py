@@ -75,7 +75,9 @@ def detect_language(rel_path: str) -> str:
         parts = path.parts
         if len(parts) >= 3 and parts[-3:-1] == ("database", "migrations"):
             return "laravel_migration"
-        if name.endswith("Resource.php") and "Resources" in parts[:-1]:
+        if "Filament" in parts[:-1] or (
+            name.endswith("Resource.php") and "Resources" in parts[:-1]
+        ):
             return "filament_resource"
         return "php"
     return _BY_SUFFIX.get(path.suffix.lower(), FALLBACK_LANGUAGE)
