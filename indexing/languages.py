@@ -43,6 +43,7 @@ GRAMMARS: dict[str, str | None] = {
     "php": "php",
     "laravel_migration": "php",
     "filament_resource": "php",
+    "laravel_routes": "php",
     "blade": "html",
     "javascript": "javascript",
     "jsx": "javascript",
@@ -75,6 +76,8 @@ def detect_language(rel_path: str) -> str:
         parts = path.parts
         if len(parts) >= 3 and parts[-3:-1] == ("database", "migrations"):
             return "laravel_migration"
+        if "routes" in parts[-3:-1] and "app" not in parts[:-1]:
+            return "laravel_routes"
         if "Filament" in parts[:-1] or (
             name.endswith("Resource.php") and "Resources" in parts[:-1]
         ):

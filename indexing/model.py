@@ -39,6 +39,7 @@ class SymbolKind(StrEnum):
     SECTION = "section"
     TABLE = "table"
     KEY = "key"
+    ROUTE = "route"
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,7 @@ LSP_KIND: dict[SymbolKind, types.SymbolKind] = {
     SymbolKind.SECTION: types.SymbolKind.Namespace,
     SymbolKind.TABLE: types.SymbolKind.Struct,
     SymbolKind.KEY: types.SymbolKind.Key,
+    SymbolKind.ROUTE: types.SymbolKind.Event,
 }
 
 

@@ -20,6 +20,7 @@ STRATEGIES: dict[str, str] = {
     "php": "php:PhpStrategy",
     "laravel_migration": "laravel_migration:LaravelMigrationStrategy",
     "filament_resource": "filament_resource:FilamentResourceStrategy",
+    "laravel_routes": "laravel_routes:LaravelRoutesStrategy",
     "composer_json": "composer_json:ComposerJsonStrategy",
     "javascript": "javascript:JavaScriptStrategy",
     "jsx": "javascript:JsxStrategy",

@@ -422,9 +422,15 @@ class BladeStrategy(HtmlStrategy):
     # ---- references and metadata --------------------------------------------------------------
 
     def references(self, doc: SourceDocument, analysis: FileAnalysis, scopes: Scopes) -> None:
-        """A component or Livewire usage references its class by short name."""
+        """A component or Livewire usage references its class by short name, a
+        `route()` call the route by name."""
         for u in self._usages:
-            if u.kind == "route" or not u.target:
+            if u.kind == "route":
+                # `route('threads.show')` refers to the route symbol of that name.
+                r = doc.byte_range(u.start, u.end)
+                analysis.references.append(Reference.at(u.name, r, scopes.at(u.start)))
+                continue
+            if not u.target:
                 continue
             short = u.target.rsplit("\\", 1)[-1]
             r = doc.byte_range(u.start, u.end)

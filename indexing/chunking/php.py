@@ -22,7 +22,7 @@ from typing import Any
 import tree_sitter
 
 from ..languages import query
-from ..model import Chunk, FileAnalysis, Symbol, SymbolKind
+from ..model import Chunk, FileAnalysis, Reference, Symbol, SymbolKind
 from ..source import SourceDocument
 from .base import (
     _COMMENT_PREFIX,
@@ -378,6 +378,16 @@ class PhpStrategy(TreeSitterStrategy):
             return super().analyze(doc, settings, lazy)
         finally:
             _memo.cache = None
+
+    def _references(
+        self, doc: SourceDocument, root: tree_sitter.Node, defs: list[_Def]
+    ) -> list[Reference]:
+        from .laravel_links import route_name_references  # it builds on this module
+
+        refs = super()._references(doc, root, defs)
+        # Laravel hook: route names passed as strings (`route('threads.show')`).
+        refs.extend(route_name_references(doc, root))
+        return refs
 
     # ---- hooks -------------------------------------------------------------------
 
