@@ -116,9 +116,9 @@ def is_translation_trait(fqcn: str) -> bool:
     """spatie/laravel-translatable's `HasTranslations` or Astrotomic's `Translatable`
     on a model (Filament's `...\\Concerns\\Translatable` is for resources and pages)."""
     short = fqcn.rsplit("\\", 1)[-1]
-    return short == "HasTranslations" or (
-        short == "Translatable" and not fqcn.startswith("Filament\\")
-    )
+    # Only these two: the `Translatable` concerns of Filament and its plugins
+    # (`LaraZeus\\SpatieTranslatable\\...`) put a locale switcher on a page.
+    return short == "HasTranslations" or fqcn.startswith("Astrotomic\\Translatable\\")
 
 
 def resolve_name(name: str, namespace: str | None, imports: dict[str, str]) -> str:

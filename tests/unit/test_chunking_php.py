@@ -181,7 +181,7 @@ def test_translation_traits_of_other_packages():
     # Filament's page concern is not a translatable *model*.
     page = chunk(
         analyze("app/Filament/Resources/ProductResource/Pages/ListProducts.php"),
-        "class",
+        "filament_page",
         "ListProducts",
     )
     assert page.metadata["traits"] == [
@@ -264,8 +264,9 @@ def test_references_are_class_method_and_property_names_not_variables():
     assert "request" not in names and "this" not in names and "credentials" not in names
     attempt = [r for r in analysis.references if r.name == "attempt"]
     assert [(r.start_line, r.container) for r in attempt] == [(54, f"{LOGIN_FQCN}::login")]
-    # Definitions are not references: `login` occurs only as the method name here.
-    assert "login" not in names
+    # Definitions are not references: `login` occurs as the method name and as the
+    # route name in `redirect()->route('login')`, which references the route only.
+    assert [r.start_line for r in analysis.references if r.name == "login"] == [74]
     source = (
         b"<?php\n$u = new User();\n$c = Post::class;\nPost::query();\nif ($x instanceof Admin) {}\n"
     )
@@ -281,8 +282,9 @@ def test_header_chunk_and_no_orphan_blocks():
     assert header.metadata["defines"] == [LOGIN_FQCN]
     assert not [c for c in analysis.chunks if c.symbol_type == "block"]
     routes = analyze("routes/web.php")
-    blocks = [c for c in routes.chunks if c.symbol_type == "block"]
-    assert any("->name('orders.store')" in c.content for c in blocks)
+    stores = [c for c in routes.chunks if c.symbol_name == "orders.store"]
+    assert [c.symbol_type for c in stores] == ["route"]
+    assert "->name('orders.store')" in stores[0].content
     assert routes.imports["LoginController"] == LOGIN_FQCN
 
 
@@ -372,3 +374,19 @@ def test_ctags_parity_on_the_laravel_fixture():
         elif (t["path"], t["name"], t["line"]) not in ours:
             missing.append(t)
     assert not missing, missing
+
+
+def test_filament_plugin_translatable_concern_is_not_a_translatable_model():
+    source = b"""<?php
+namespace App\\Filament\\Resources\\Posts\\Pages;
+
+use LaraZeus\\SpatieTranslatable\\Resources\\Pages\\ListRecords\\Concerns\\Translatable;
+
+class ListPosts extends \\Filament\\Resources\\Pages\\ListRecords
+{
+    use Translatable;
+}
+"""
+    analysis = analyze_source("app/Filament/Resources/Posts/Pages/ListPosts.php", source)
+    (page,) = [c for c in analysis.chunks if c.symbol_name == "ListPosts"]
+    assert "is_translatable_model" not in page.metadata
