@@ -57,6 +57,7 @@ GRAMMARS: dict[str, str | None] = {
     "scss": "scss",
     "vue": "vue",
     "composer_json": None,
+    "laravel_schema_dump": None,
     FALLBACK_LANGUAGE: None,
 }
 
@@ -70,6 +71,8 @@ def detect_language(rel_path: str) -> str:
         return "composer_json"
     if fnmatch(lower, "tailwind.config.*") and path.suffix in {".js", ".ts", ".cjs", ".mjs"}:
         return "tailwind_config"
+    if path.suffix == ".sql" and path.parts[-3:-1] == ("database", "schema"):
+        return "laravel_schema_dump"
     if lower.endswith(".blade.php"):
         return "blade"
     if path.suffix == ".php":

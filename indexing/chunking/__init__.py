@@ -21,6 +21,7 @@ STRATEGIES: dict[str, str] = {
     "laravel_migration": "laravel_migration:LaravelMigrationStrategy",
     "filament_resource": "filament_resource:FilamentResourceStrategy",
     "laravel_routes": "laravel_routes:LaravelRoutesStrategy",
+    "laravel_schema_dump": "laravel_schema_dump:LaravelSchemaDumpStrategy",
     "composer_json": "composer_json:ComposerJsonStrategy",
     "javascript": "javascript:JavaScriptStrategy",
     "jsx": "javascript:JsxStrategy",

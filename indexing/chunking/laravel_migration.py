@@ -160,6 +160,7 @@ class LaravelMigrationStrategy(PhpStrategy):
         var_node = first.child_by_field_name("name") if first is not None else None
         blueprint = doc.node_text(var_node) if var_node is not None else "$table"
         schema = _Blueprint(doc, table_name, name_arg)
+        schema.var = blueprint
         body = closure.child_by_field_name("body")
         if body is not None:
             for stmt in _statements(body):
@@ -249,6 +250,7 @@ class _Blueprint:
         self.operations: list[dict[str, Any]] = []
         self.options: dict[str, Any] = {}
         self.migration: str | None = None
+        self.var = "$table"  # the closure's Blueprint variable
         self.positions: dict[str, tuple[tree_sitter.Node, tree_sitter.Node]] = {}
 
     def _column(
@@ -271,6 +273,9 @@ class _Blueprint:
         first = string_value(doc, args[0]) if args else None
         sel = args[0] if args else name_node
         columns: list[dict[str, Any]] = []
+        if method == "after" and len(args) == 2:
+            self._after_closure(first, args[1])
+            return
         if method in _INDEX_METHODS:
             index: dict[str, Any] = {
                 "type": method,
@@ -361,6 +366,36 @@ class _Blueprint:
             fk = {"column": column["name"]}
         if fk is not None:
             self._foreign_key(fk, [m for m in modifiers if m[0] != "constrained"])
+
+    def _after_closure(self, anchor: str | None, arg: tree_sitter.Node) -> None:
+        """`$table->after('hero_image', function (Blueprint $table) { ... })`: the
+        closure's columns are added after `hero_image`, in order."""
+        closure = arg.named_children[-1] if arg.type == "argument" and arg.named_child_count else arg
+        if closure.type not in ("anonymous_function", "arrow_function"):
+            return
+        params = closure.child_by_field_name("parameters")
+        first = next(
+            (p for p in (params.named_children if params is not None else [])
+             if p.type == "simple_parameter"),
+            None,
+        )
+        var_node = first.child_by_field_name("name") if first is not None else None
+        body = closure.child_by_field_name("body")
+        if body is None:
+            return
+        # `function (Blueprint $table)` or `function () use ($table)`.
+        blueprint = self.doc.node_text(var_node) if var_node is not None else self.var
+        before = len(self.columns)
+        for stmt in _statements(body):
+            chain = _chain(self.doc, stmt, blueprint)
+            if chain:
+                self.apply(chain, stmt)
+        previous = anchor
+        for column in self.columns[before:]:
+            if previous and "after" not in column:
+                column["modifiers"].append("after")
+                column["after"] = previous
+            previous = column["name"]
 
     def _foreign_key(self, fk: dict[str, Any], modifiers: list[_Call]) -> None:
         doc = self.doc

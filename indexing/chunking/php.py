@@ -638,6 +638,11 @@ class PhpStrategy(TreeSitterStrategy):
         if translatable is not None or any(is_translation_trait(res(t)) for t in traits):
             meta["translatable"] = translatable or []
             meta["is_translatable_model"] = True
+        if isinstance(meta.get("extends"), str):
+            from .laravel_models import is_model, model_metadata  # builds on this module
+
+            if is_model(meta["extends"], namespace):  # Laravel hook: model <-> table
+                meta.update(model_metadata(doc, members, s.name, res))
         if related:
             meta["related_symbols"] = list(dict.fromkeys(related))
         return meta

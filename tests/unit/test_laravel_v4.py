@@ -275,3 +275,118 @@ def test_fixture_routes_file_links_blade_route_calls():
         c for c in analysis.chunks if c.symbol_type == "route" and c.symbol_name == "login"
     )
     assert login.metadata["middleware"] == ["guest"]
+
+
+# ---- models, tables, schema dumps ------------------------------------------------------
+
+
+MODEL = b"""<?php
+namespace App\\Models;
+
+use App\\Enums\\ThreadStatus;
+use Illuminate\\Database\\Eloquent\\Model;
+
+final class Thread extends Model
+{
+    const TABLE = 'threads';
+
+    protected $table = self::TABLE;
+
+    protected $fillable = ['subject', 'body'];
+
+    protected $hidden = ['ip'];
+
+    protected $with = ['authorRelation'];
+
+    protected function casts(): array
+    {
+        return ['locked_at' => 'datetime', 'status' => ThreadStatus::class];
+    }
+}
+"""
+
+
+def test_model_properties_and_table():
+    analysis = analyze_source("app/Models/Thread.php", MODEL)
+    (cls,) = [c for c in analysis.chunks if c.symbol_name == "Thread"]
+    meta = cls.metadata
+    assert (meta["table"], meta["table_source"]) == ("threads", "property")
+    assert meta["fillable"] == ["subject", "body"]
+    assert meta["hidden"] == ["ip"]
+    assert meta["with"] == ["authorRelation"]
+    assert meta["casts"] == {"locked_at": "datetime", "status": "App\\Enums\\ThreadStatus"}
+
+
+def test_model_table_by_naming_convention():
+    source = b"""<?php
+namespace App\\Models\\Shop;
+use Illuminate\\Database\\Eloquent\\Model;
+class OrderItem extends Model { protected $guarded = []; }
+class Category extends Model {}
+"""
+    analysis = analyze_source("app/Models/Shop/OrderItem.php", source)
+    tables = {c.symbol_name: c.metadata["table"] for c in analysis.chunks if "table" in c.metadata}
+    assert tables == {"OrderItem": "order_items", "Category": "categories"}
+
+
+DUMP = b"""/*!40101 SET NAMES utf8 */;
+DROP TABLE IF EXISTS `articles`;
+CREATE TABLE `articles` (
+  `id` int unsigned NOT NULL AUTO_INCREMENT,
+  `author_id` int unsigned NOT NULL,
+  `title` varchar(255) COLLATE utf8mb4_unicode_ci NOT NULL,
+  `approved_at` timestamp NULL DEFAULT NULL,
+  PRIMARY KEY (`id`),
+  UNIQUE KEY `articles_title_unique` (`title`),
+  CONSTRAINT `articles_author_id_foreign` FOREIGN KEY (`author_id`) REFERENCES `users` (`id`) ON DELETE CASCADE
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+CREATE TABLE IF NOT EXISTS "tags" ("id" integer primary key autoincrement not null, "name" varchar not null);
+"""
+
+
+def test_schema_dump_tables_are_table_chunks_and_symbols():
+    rel = "database/schema/mysql-schema.sql"
+    assert detect_language(rel) == "laravel_schema_dump"
+    analysis = analyze_source(rel, DUMP)
+    tables = {c.symbol_name: c for c in analysis.chunks if c.symbol_type == "table_schema"}
+    assert set(tables) == {"articles", "tags"}
+    articles = tables["articles"].metadata
+    assert [c["name"] for c in articles["columns"]] == ["id", "author_id", "title", "approved_at"]
+    assert articles["columns"][2]["type"] == "varchar(255)"
+    assert "nullable" in articles["columns"][3]["modifiers"]
+    assert articles["foreign_keys"] == [
+        {"column": "author_id", "references": "id", "on": "users", "on_delete": "cascade"}
+    ]
+    assert {"type": "unique", "columns": ["title"]} in articles["indexes"]
+    symbols = {s.qualified_name: s.kind for s in analysis.symbols}
+    assert symbols["articles"] is SymbolKind.TABLE
+    assert symbols["articles.title"] is SymbolKind.FIELD
+
+
+def test_after_closure_columns_are_columns_not_an_after_column():
+    source = b"""<?php
+use Illuminate\\Database\\Migrations\\Migration;
+use Illuminate\\Database\\Schema\\Blueprint;
+use Illuminate\\Support\\Facades\\Schema;
+
+return new class extends Migration
+{
+    public function up(): void
+    {
+        Schema::table('articles', function (Blueprint $table) {
+            $table->after('hero_image', function () use ($table) {
+                $table->string('hero_image_url')->nullable();
+                $table->string('hero_image_author_name')->nullable();
+            });
+        });
+    }
+};
+"""
+    rel = "database/migrations/2024_09_27_095949_add_hero_image_columns.php"
+    analysis = analyze_source(rel, source)
+    (alter,) = [c for c in analysis.chunks if c.symbol_type == "table_alter"]
+    cols = [(c["name"], c["type"], c.get("after")) for c in alter.metadata["columns"]]
+    assert cols == [
+        ("hero_image_url", "string", "hero_image"),
+        ("hero_image_author_name", "string", "hero_image_url"),
+    ]
