@@ -1,9 +1,15 @@
-"""Laravel's string links in PHP code: route names.
+"""Laravel's string links in PHP code: route names and Eloquent relation names.
 
 `route('threads.show')`, `to_route('home')`, `redirect()->route('login')` and
 `Route::has('forum')` name a route by string; each becomes a reference named like the
 route symbol the routes strategy defines, so `refs threads.show` lists its uses and a
 definition lookup on the string lands on the route (and from there on its action).
+
+Relations are named by string too: `->with('authorRelation')`, `->whereHas('tags')`,
+`$with = ['likesRelation']`, `TextColumn::make('customer.name')`,
+`->relationship('brand', 'name')`. Each relation segment is a reference of the relation
+method (`customer`), so `refs customer` finds every eager load and admin column that
+depends on it.
 """
 
 from __future__ import annotations
@@ -22,6 +28,105 @@ _ROUTE_CALLS = """
     scope: [(name) (qualified_name)] @scope (#match? @scope "Route$")
     name: (name) @fn (#match? @fn "^(has|is)$")) @call
 """
+
+
+_RELATION_METHODS = (
+    "with|without|withOnly|load|loadMissing|loadCount|has|orHas|doesntHave|orDoesntHave"
+    "|whereHas|orWhereHas|whereDoesntHave|orWhereDoesntHave|withWhereHas|withCount"
+    "|withExists|withSum|withAvg|withMin|withMax|whereRelation|orWhereRelation|relationship"
+)
+_RELATION_CALLS = f"""
+(member_call_expression name: (name) @fn (#match? @fn "^({_RELATION_METHODS})$")) @call
+(scoped_call_expression name: (name) @fn (#match? @fn "^({_RELATION_METHODS})$")) @call
+"""
+# `Component::make('customer.name')`: every segment but the last names a relation.
+_MAKE_CALLS = """
+(scoped_call_expression name: (name) @fn (#eq? @fn "make")) @call
+"""
+_WITH_PROPERTY = """
+(property_element
+    name: (variable_name (name) @prop (#eq? @prop "with"))
+    default_value: (array_creation_expression) @array)
+"""
+
+
+def laravel_string_references(doc: SourceDocument, root: tree_sitter.Node) -> list[Reference]:
+    """Route names and relation names given as string literals."""
+    return route_name_references(doc, root) + relation_references(doc, root)
+
+
+def relation_references(doc: SourceDocument, root: tree_sitter.Node) -> list[Reference]:
+    out: list[Reference] = []
+    cursor = tree_sitter.QueryCursor(query("php", _RELATION_CALLS))
+    for _, captures in cursor.matches(root):
+        args = call_arguments(captures["call"][0])
+        if not args:
+            continue
+        for node in _strings_in(args[0]):
+            out.extend(_relation_segments(doc, node, last_is_relation=True))
+    cursor = tree_sitter.QueryCursor(query("php", _MAKE_CALLS))
+    for _, captures in cursor.matches(root):
+        args = call_arguments(captures["call"][0])
+        if args and _literal(args[0]) is not None:
+            out.extend(_relation_segments(doc, _literal(args[0]), last_is_relation=False))
+    cursor = tree_sitter.QueryCursor(query("php", _WITH_PROPERTY))
+    for _, captures in cursor.matches(root):
+        for node in _strings_in(captures["array"][0]):
+            out.extend(_relation_segments(doc, node, last_is_relation=True))
+    return out
+
+
+def _literal(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    if node.type == "argument" and node.named_child_count:
+        node = node.named_children[-1]
+    return node if node.type in ("string", "encapsed_string") else None
+
+
+def _strings_in(arg: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """`'a'`, `['a', 'b']` or `['a' => fn ...]` (the keys) -> the string nodes."""
+    node = arg.named_children[-1] if arg.type == "argument" and arg.named_child_count else arg
+    single = _literal(node)
+    if single is not None:
+        return [single]
+    if node.type != "array_creation_expression":
+        return []
+    out = []
+    for e in node.named_children:
+        if e.type == "array_element_initializer" and e.named_child_count:
+            lit = _literal(e.named_children[0])
+            if lit is not None:
+                out.append(lit)
+    return out
+
+
+def _relation_segments(
+    doc: SourceDocument, node: tree_sitter.Node, last_is_relation: bool
+) -> list[Reference]:
+    """`'author.profile:id,name'` -> references `author`, `profile` at their columns."""
+    value = string_value(doc, node)
+    if not value or not _is_relation_path(value):
+        return []
+    path = value.split(":", 1)[0].split(" as ", 1)[0]
+    segments = path.split(".")
+    if not last_is_relation:
+        segments = segments[:-1]
+    r = doc.node_range(node)
+    if r.start.line != r.end.line:
+        return []
+    out = []
+    offset = r.start.character + 1
+    for segment in segments:
+        if segment.isidentifier():
+            out.append(
+                Reference(segment, r.start.line, offset, r.start.line, offset + len(segment), None)
+            )
+        offset += len(segment) + 1
+    return out
+
+
+def _is_relation_path(value: str) -> bool:
+    path = value.split(":", 1)[0].split(" as ", 1)[0]
+    return bool(path) and all(p.isidentifier() for p in path.split("."))
 
 
 def route_name_references(doc: SourceDocument, root: tree_sitter.Node) -> list[Reference]:

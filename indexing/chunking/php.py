@@ -382,11 +382,12 @@ class PhpStrategy(TreeSitterStrategy):
     def _references(
         self, doc: SourceDocument, root: tree_sitter.Node, defs: list[_Def]
     ) -> list[Reference]:
-        from .laravel_links import route_name_references  # it builds on this module
+        from .laravel_links import laravel_string_references  # builds on this module
 
         refs = super()._references(doc, root, defs)
-        # Laravel hook: route names passed as strings (`route('threads.show')`).
-        refs.extend(route_name_references(doc, root))
+        # Laravel hook: route and relation names passed as strings (`route('home')`,
+        # `->with('author')`, `TextColumn::make('customer.name')`).
+        refs.extend(laravel_string_references(doc, root))
         return refs
 
     # ---- hooks -------------------------------------------------------------------

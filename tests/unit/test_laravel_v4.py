@@ -390,3 +390,40 @@ return new class extends Migration
         ("hero_image_url", "string", "hero_image"),
         ("hero_image_author_name", "string", "hero_image_url"),
     ]
+
+
+def test_relation_names_in_strings_reference_the_relation_method():
+    source = b"""<?php
+namespace App\\Http\\Controllers;
+
+class ThreadsController
+{
+    protected $with = ['authorRelation'];
+
+    public function index()
+    {
+        return Thread::with(['tagsRelation', 'author.profile:id,name' => fn ($q) => $q])
+            ->whereHas('replies')
+            ->get() . TextColumn::make('customer.name') . Select::make('brand_id')
+            ->relationship('brand', 'name');
+    }
+}
+"""
+    analysis = analyze_source("app/Http/Controllers/ThreadsController.php", source)
+    lines = source.decode().splitlines()
+    found = {}
+    for r in analysis.references:
+        text = lines[r.start_line][r.start_character : r.end_character]
+        if text == r.name and lines[r.start_line][r.start_character - 1] in "'.":
+            found[r.name] = r.start_line
+    assert {
+        "authorRelation",
+        "tagsRelation",
+        "author",
+        "profile",
+        "replies",
+        "customer",
+        "brand",
+    } <= set(found)
+    # Columns are not relations: `name` in 'customer.name', `id` after the colon.
+    assert "name" not in found and "id" not in found and "brand_id" not in found
