@@ -64,6 +64,26 @@ _BLOCKS: dict[str, tuple[str, frozenset[str]]] = {
 _PLACEHOLDERS = frozenset({"yield", "stack"})
 _INCLUDES = {"include": 0, "includeif": 0, "includewhen": 1, "includeunless": 1, "each": 0}
 _NOT_COMPONENTS = frozenset({"x-slot", "x-dynamic-component"})
+# blade-icons sets (blade-heroicons, blade-simple-icons, blade-fontawesome, the app's own
+# `icon` set from config/blade-icons.php, ...): `<x-heroicon-o-x>` renders an SVG.
+_ICON_SET_PREFIXES = (
+    "heroicon-",
+    "icon-",
+    "si-",
+    "fas-",
+    "far-",
+    "fab-",
+    "bi-",
+    "lucide-",
+    "tabler-",
+    "phosphor-",
+    "gmdi-",
+    "mdi-",
+    "carbon-",
+    "feathericon-",
+    "ri-",
+    "filament-",
+)
 
 _COMMENT = re.compile(rb"\{\{--.*?--\}\}", re.DOTALL)
 _ECHO = re.compile(rb"\{!!.*?!!\}|\{\{.*?\}\}", re.DOTALL)
@@ -123,12 +143,27 @@ def studly(name: str) -> str:
     return "".join(p[:1].upper() + p[1:] for p in re.split(r"[-_\s]+", name) if p)
 
 
+def is_external_component(tag: str) -> bool:
+    """A package's component: `x-pkg::name`, or an SVG icon of a blade-icons set
+    (`x-heroicon-o-chevron-right`), which is neither a class nor a view of the app."""
+    name = tag.removeprefix("x-")
+    return ":" in name or name.startswith(_ICON_SET_PREFIXES)
+
+
+def component_view(tag: str) -> str | None:
+    """`x-threads.thread` -> `components.threads.thread`: the Blade file an anonymous
+    component renders (and the conventional view of a class component)."""
+    if is_external_component(tag):
+        return None
+    return "components." + tag.removeprefix("x-")
+
+
 def component_class(tag: str) -> str | None:
     """`x-user-card` -> `App\\View\\Components\\UserCard`, `x-forms.input` ->
-    `App\\View\\Components\\Forms\\Input`; package components (`x-pkg::name`) have no
-    class we can name."""
+    `App\\View\\Components\\Forms\\Input`; package components (`x-pkg::name`, icon
+    sets) have no class we can name."""
     name = tag.removeprefix("x-")
-    if not name or "::" in name or ":" in name:
+    if not name or is_external_component(tag):
         return None
     return COMPONENT_NAMESPACE + "\\" + "\\".join(studly(p) for p in name.split("."))
 
@@ -425,6 +460,11 @@ class BladeStrategy(HtmlStrategy):
         """A component or Livewire usage references its class by short name, a
         `route()` call the route by name."""
         for u in self._usages:
+            view = component_view(u.name) if u.kind == "component" else None
+            if view is not None:
+                # The anonymous component's Blade file, by its view name.
+                r = doc.byte_range(u.start, u.end)
+                analysis.references.append(Reference.at(view, r, scopes.at(u.start)))
             if u.kind == "route":
                 # `route('threads.show')` refers to the route symbol of that name.
                 r = doc.byte_range(u.start, u.end)
@@ -436,13 +476,28 @@ class BladeStrategy(HtmlStrategy):
             r = doc.byte_range(u.start, u.end)
             analysis.references.append(Reference.at(short, r, scopes.at(u.start)))
 
+        for d in self._directives:
+            name = d.name.lower()
+            index = 0 if name in ("extends", "component") else _INCLUDES.get(name)
+            if index is None or len(d.args) <= index:
+                continue
+            view = string_argument(d.args[index])
+            at = doc.data.find(view.encode(), d.args_start, d.end) if view else -1
+            if view and at >= 0:
+                # `@extends('layouts.app')` / `@include('x')`: the view they render.
+                r = doc.byte_range(at, at + len(view.encode()))
+                analysis.references.append(Reference.at(view, r, scopes.at(at)))
+
     def region_metadata(
         self, doc: SourceDocument, region: Region, elements: list[Element]
     ) -> dict[str, Any]:
         meta = super().region_metadata(doc, region, elements)
         lo, hi = region.start_byte, region.end_byte
         inside = _between(self._usages, lo, hi)
-        components = {u.name: u.target for u in inside if u.kind == "component"}
+        components = {u.name: u.target for u in inside if u.kind == "component" and u.target}
+        external = [u.name for u in inside if u.kind == "component" and not u.target]
+        if external:
+            meta["external_components"] = list(dict.fromkeys(external))
         livewire = {u.name: u.target for u in inside if u.kind == "livewire"}
         routes = list(dict.fromkeys(u.name for u in inside if u.kind == "route"))
         if components:
@@ -527,4 +582,11 @@ class BladeStrategy(HtmlStrategy):
         analysis.chunks.sort(key=lambda c: (c.start_line, -c.end_line))
 
 
-__all__ = ["BladeStrategy", "component_class", "livewire_class", "view_name"]
+__all__ = [
+    "BladeStrategy",
+    "component_class",
+    "component_view",
+    "is_external_component",
+    "livewire_class",
+    "view_name",
+]

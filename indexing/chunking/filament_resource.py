@@ -388,9 +388,7 @@ def _parent(doc: SourceDocument, cls: tree_sitter.Node, res: Resolver) -> str | 
     return res(doc.node_text(names[0])) if names else None
 
 
-def _section(
-    doc: SourceDocument, method: tree_sitter.Node, name: str, cls_name: str
-) -> str | None:
+def _section(doc: SourceDocument, method: tree_sitter.Node, name: str, cls_name: str) -> str | None:
     if name in FILAMENT_METHODS:
         return FILAMENT_METHODS[name]
     if _ACTIONS_METHOD.match(name):
@@ -531,9 +529,7 @@ def _is_resource(name: str, meta: dict[str, Any]) -> bool:
         return name.endswith("Resource")
     if parent.startswith("Filament\\"):
         return parent.startswith("Filament\\Resources\\Resource")
-    return parent.rsplit("\\", 1)[-1] in ("Resource", "BaseResource") or name.endswith(
-        "Resource"
-    )
+    return parent.rsplit("\\", 1)[-1] in ("Resource", "BaseResource") or name.endswith("Resource")
 
 
 def _property_default(

@@ -5,6 +5,11 @@
 route symbol the routes strategy defines, so `refs threads.show` lists its uses and a
 definition lookup on the string lands on the route (and from there on its action).
 
+Views likewise: `view('articles.show')`, `View::make(...)`, `response()->view(...)`,
+`Route::view('rules', 'rules')`, a Livewire component's `->layout('layouts.app')` or
+`#[Layout('layouts.app')]` reference the Blade file's view symbol by its name, so the
+controller or `render()` that shows a view and the view itself link both ways.
+
 Relations are named by string too: `->with('authorRelation')`, `->whereHas('tags')`,
 `$with = ['likesRelation']`, `TextColumn::make('customer.name')`,
 `->relationship('brand', 'name')`. Each relation segment is a reference of the relation
@@ -50,9 +55,73 @@ _WITH_PROPERTY = """
 """
 
 
+# (query, which argument holds the view name)
+_VIEW_CALLS = (
+    ("""(function_call_expression function: (name) @fn (#eq? @fn "view")) @call""", 0),
+    (
+        """(scoped_call_expression scope: [(name) (qualified_name)] @scope
+            (#match? @scope "View$") name: (name) @fn (#match? @fn "^(make|first|exists)$"))
+            @call""",
+        0,
+    ),
+    (
+        """(member_call_expression name: (name) @fn
+            (#match? @fn "^(view|layout|extends|markdown|text)$")) @call""",
+        0,
+    ),
+    (
+        """(scoped_call_expression scope: [(name) (qualified_name)] @scope
+            (#match? @scope "Route$") name: (name) @fn (#eq? @fn "view")) @call""",
+        1,
+    ),
+    (
+        """(attribute [(name) (qualified_name)] @fn (#match? @fn "Layout$")
+            parameters: (arguments) @args) @call""",
+        0,
+    ),
+)
+
+
 def laravel_string_references(doc: SourceDocument, root: tree_sitter.Node) -> list[Reference]:
-    """Route names and relation names given as string literals."""
-    return route_name_references(doc, root) + relation_references(doc, root)
+    """Route names, view names and relation names given as string literals."""
+    return (
+        route_name_references(doc, root)
+        + view_references(doc, root)
+        + relation_references(doc, root)
+    )
+
+
+def view_references(doc: SourceDocument, root: tree_sitter.Node) -> list[Reference]:
+    out: list[Reference] = []
+    for source, index in _VIEW_CALLS:
+        cursor = tree_sitter.QueryCursor(query("php", source))
+        for _, captures in cursor.matches(root):
+            call = captures["call"][0]
+            if "args" in captures:
+                args = [a for a in captures["args"][0].named_children if a.type == "argument"]
+            else:
+                args = call_arguments(call)
+            if len(args) <= index:
+                continue
+            for node in _strings_in(args[index]):
+                name = string_value(doc, node)
+                if name and _is_view_name(name):
+                    out.append(_inside_quotes(doc, node, name))
+    return out
+
+
+def _is_view_name(name: str) -> bool:
+    """`articles.show`, `livewire.editor`, `mail::message`, `components.x` -- not
+    a path or a sentence."""
+    parts = name.replace("::", ".").split(".")
+    return all(part.replace("-", "_").isidentifier() for part in parts)
+
+
+def _inside_quotes(doc: SourceDocument, node: tree_sitter.Node, name: str) -> Reference:
+    r = doc.node_range(node)
+    return Reference(
+        name, r.start.line, r.start.character + 1, r.end.line, r.end.character - 1, None
+    )
 
 
 def relation_references(doc: SourceDocument, root: tree_sitter.Node) -> list[Reference]:

@@ -256,9 +256,7 @@ class _Walker:
                 }
             )
 
-    def action(
-        self, verb: str, args: list[tree_sitter.Node], group: _Group
-    ) -> dict[str, Any]:
+    def action(self, verb: str, args: list[tree_sitter.Node], group: _Group) -> dict[str, Any]:
         doc = self.doc
         if verb == "view":
             view = string_value(doc, args[0]) if args else None
@@ -393,7 +391,11 @@ def _chain(doc: SourceDocument, expr: tree_sitter.Node) -> list[_Call]:
         return []
     scope = node.child_by_field_name("scope")
     name = node.child_by_field_name("name")
-    if scope is None or name is None or doc.node_text(scope).lstrip("\\").rsplit("\\", 1)[-1] != "Route":
+    if (
+        scope is None
+        or name is None
+        or doc.node_text(scope).lstrip("\\").rsplit("\\", 1)[-1] != "Route"
+    ):
         return []
     calls.append((doc.node_text(name), call_arguments(node), node))
     calls.reverse()

@@ -18,7 +18,9 @@ from ..source import SourceDocument
 from .base import ChunkSettings, line_windows, split_oversized
 
 _NAME = rb'(?:[`"\[]?\w+[`"\]]?\.)?[`"\[]?(\w+)[`"\]]?'
-_CREATE = re.compile(rb"CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?" + _NAME + rb"\s*\(", re.IGNORECASE)
+_CREATE = re.compile(
+    rb"CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?" + _NAME + rb"\s*\(", re.IGNORECASE
+)
 _COLUMN = re.compile(rb'^\s*[`"\[]?(\w+)[`"\]]?\s+([A-Za-z][\w ]*?(?:\([^)]*\))?)(?=[\s,]|$)')
 _KEY_COLUMNS = re.compile(rb"\(([^)]*)\)")
 _FOREIGN = re.compile(

@@ -167,6 +167,7 @@ def test_view_names_component_and_livewire_classes():
     assert component_class("x-forms.input") == "App\\View\\Components\\Forms\\Input"
     assert component_class("x-forms.text-input") == "App\\View\\Components\\Forms\\TextInput"
     assert component_class("x-mail::button") is None
+    assert component_class("x-heroicon-o-chevron-right") is None
     assert livewire_class("cart-counter") == CART_COUNTER
     assert livewire_class("admin.users-table") == "App\\Livewire\\Admin\\UsersTable"
     assert livewire_class("CartCounter::class") == CART_COUNTER
@@ -303,10 +304,8 @@ def test_blade_directives_edge_cases():
     view = chunk(analysis, "view", "users.edit")
     meta = view.metadata
     assert meta["extends"] == "layouts.admin"
-    assert meta["components"] == {
-        "x-badge": "App\\View\\Components\\Badge",
-        "x-mail::button": None,
-    }
+    assert meta["components"] == {"x-badge": "App\\View\\Components\\Badge"}
+    assert meta["external_components"] == ["x-mail::button"]
     assert meta["livewire"] == {"admin.users-table": "App\\Livewire\\Admin\\UsersTable"}
     assert meta["includes"] == ["admin.tools", "custom.form", "default.form"]
     assert meta["routes"] == ["users.update"]
@@ -336,3 +335,27 @@ def test_blade_unclosed_section_and_tags_still_index_the_rest():
     assert {"broken", "side", "search"} <= names
     assert chunk(analysis, "view", "broken").metadata["components"] == {"x-user-card": USER_CARD}
     assert "UserCard" in {r.name for r in analysis.references}
+
+
+def test_anonymous_components_link_to_their_blade_file_and_packages_are_external():
+    source = b"""@extends('layouts.default')
+@section('content')
+  <x-threads.thread :thread="$thread" />
+  <x-heroicon-o-chevron-right class="w-6 h-6" />
+  <x-si-github />
+  @include('layouts._ads._forum_sidebar')
+@endsection
+"""
+    analysis = analyze_source("resources/views/forum/overview.blade.php", source)
+    meta = chunk(analysis, "view", "forum.overview").metadata
+    assert meta["external_components"] == ["x-heroicon-o-chevron-right", "x-si-github"]
+    assert set(meta["components"]) == {"x-threads.thread"}
+    assert "components.heroicon-o-chevron-right" not in meta["views"]
+    assert not any("Heroicon" in s for s in meta.get("related_symbols", []))
+    lines = source.decode().splitlines()
+    refs = {r.name: lines[r.start_line][r.start_character : r.end_character] for r in analysis.references}
+    # By view name, to the Blade file: anonymous component, layout, include.
+    assert refs["components.threads.thread"] == "x-threads.thread"
+    assert refs["layouts.default"] == "layouts.default"
+    assert refs["layouts._ads._forum_sidebar"] == "layouts._ads._forum_sidebar"
+    assert not any(name.startswith("Heroicon") for name in refs)
