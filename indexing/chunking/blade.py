@@ -93,6 +93,7 @@ _COMPONENT_TAG = re.compile(rb"<(x-[\w.:-]+|livewire:[\w.:-]+)")
 _ROUTE_CALL = re.compile(rb"\b(?:route|to_route)\(\s*(['\"])([^'\"]+)\1")
 _STRING = re.compile(r"""^\s*(['"])(.*?)\1\s*$""", re.DOTALL)
 _NOT_NEWLINE = re.compile(rb"[^\n]")
+_VIEW_NAME = re.compile(r"^[\w-]+(?:::[\w-]+)?(?:\.[\w-]+)*$")
 
 
 @dataclass(frozen=True)
@@ -482,8 +483,10 @@ class BladeStrategy(HtmlStrategy):
             if index is None or len(d.args) <= index:
                 continue
             view = string_argument(d.args[index])
-            at = doc.data.find(view.encode(), d.args_start, d.end) if view else -1
-            if view and at >= 0:
+            if view is None or not _VIEW_NAME.match(view):
+                continue  # `"notifications.{$type}"` names no one view
+            at = doc.data.find(view.encode(), d.args_start, d.end)
+            if at >= 0:
                 # `@extends('layouts.app')` / `@include('x')`: the view they render.
                 r = doc.byte_range(at, at + len(view.encode()))
                 analysis.references.append(Reference.at(view, r, scopes.at(at)))

@@ -334,7 +334,7 @@ class FilamentResourceStrategy(PhpStrategy):
 def class_role(
     name: str, meta: dict[str, Any], members: list[tree_sitter.Node], doc: SourceDocument
 ) -> str | None:
-    """resource, relation_manager, page, cluster, schema (a v4 `configure()` class),
+    """resource, relation_manager, page, cluster, widget, schema (a v4 `configure()` class),
     api_resource (Laravel's `JsonResource`, not Filament at all) or None."""
     parent = meta.get("extends")
     parent = parent if isinstance(parent, str) else ""
@@ -349,6 +349,8 @@ def class_role(
         return "cluster"
     if parent.startswith("Filament\\") and "\\Pages\\" in parent:
         return "page"
+    if parent.startswith("Filament\\Widgets\\"):
+        return "widget"
     if any(
         m.type == "method_declaration"
         and (n := m.child_by_field_name("name")) is not None

@@ -19,6 +19,14 @@ from ..source import SourceDocument
 from .php import class_constant_target, literal_value, string_list, string_value
 
 _MODEL_PARENTS = frozenset({"Model", "Authenticatable", "Pivot", "MorphPivot", "User"})
+_ILLUMINATE_MODELS = frozenset(
+    {
+        "Illuminate\\Database\\Eloquent\\Model",
+        "Illuminate\\Database\\Eloquent\\Relations\\Pivot",
+        "Illuminate\\Database\\Eloquent\\Relations\\MorphPivot",
+        "Illuminate\\Foundation\\Auth\\User",
+    }
+)
 _LIST_PROPERTIES = ("fillable", "guarded", "hidden", "visible", "with", "appends")
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 # Words whose plural Laravel's inflector does not form by the rules below.
@@ -28,12 +36,13 @@ _UNCOUNTABLE = frozenset({"equipment", "information", "money", "news", "series",
 
 def is_model(extends: str | None, namespace: str | None) -> bool:
     """An Eloquent model: extends Eloquent's `Model` (or `Authenticatable`, `Pivot`),
-    or extends a class of the app's own `Models` namespace."""
+    or extends a class of the app's own `Models` namespace. Factories, casts and
+    scopes live under `Illuminate\\Database\\Eloquent\\` too but are not models."""
     if not extends:
         return False
-    if extends.startswith(("Illuminate\\Database\\Eloquent\\", "Illuminate\\Foundation\\Auth\\")):
-        return True
     short = extends.rsplit("\\", 1)[-1]
+    if extends.startswith("Illuminate\\"):
+        return extends in _ILLUMINATE_MODELS
     return short in _MODEL_PARENTS or "\\Models\\" in f"\\{namespace or ''}\\"
 
 

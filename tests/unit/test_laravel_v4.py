@@ -426,3 +426,39 @@ class ThreadsController
     } <= set(found)
     # Columns are not relations: `name` in 'customer.name', `id` after the colon.
     assert "name" not in found and "id" not in found and "brand_id" not in found
+
+
+def test_factories_are_not_models_and_table_widgets_have_columns():
+    factory = b"""<?php
+namespace Database\\Factories;
+use Illuminate\\Database\\Eloquent\\Factories\\Factory;
+class ArticleFactory extends Factory {}
+"""
+    analysis = analyze_source("database/factories/ArticleFactory.php", factory)
+    assert not any("table" in c.metadata for c in analysis.chunks)
+    widget = b"""<?php
+namespace App\\Filament\\Widgets;
+use Filament\\Tables\\Columns\\TextColumn;
+use Filament\\Tables\\Table;
+use Filament\\Widgets\\TableWidget as BaseWidget;
+class LatestOrders extends BaseWidget
+{
+    public function table(Table $table): Table
+    {
+        return $table->columns([TextColumn::make('number')]);
+    }
+}
+"""
+    analysis = analyze_source("app/Filament/Widgets/LatestOrders.php", widget)
+    table = chunk(analysis, "filament_table", "table")
+    assert items(table.metadata, "columns") == [("TextColumn", "number")]
+
+
+def test_interpolated_blade_include_is_no_view_reference():
+    source = b"""@include("notifications.{$notification->data['type']}")
+@include('partials.nav')
+"""
+    analysis = analyze_source("resources/views/livewire/list.blade.php", source)
+    names = {r.name for r in analysis.references}
+    assert "partials.nav" in names
+    assert not any("{" in n for n in names)
