@@ -112,10 +112,10 @@ def _collect(rel: str, analysis: FileAnalysis, out: dict[str, set[tuple]]) -> No
         elif section == "pages":
             for page in m.get("pages", []):
                 out["resource_part"].add((m["resource"], "page", page["page"]))
-        if c.symbol_type == "route":
-            label = m["name"] or f"{'|'.join(m['methods'])} {m['uri']}"
-            action = m.get("action") or m.get("view") or m.get("action_type")
-            out["route"].add((label, "|".join(m["methods"]), m["uri"], action))
+        for route in m.get("routes", []):
+            label = route["name"] or f"{'|'.join(route['methods'])} {route['uri']}"
+            action = route.get("action") or route.get("view") or route.get("action_type")
+            out["route"].add((label, "|".join(route["methods"]), route["uri"], action))
         if c.symbol_type == "class" and "table" in m and m.get("fqcn"):
             out["model_table"].add((m["fqcn"], m["table"]))
         if c.symbol_type == "table_schema" and m.get("source") == "schema_dump":

@@ -2,8 +2,8 @@
 
 `Route::get('{thread}', [ThreadsController::class, 'show'])->name('thread')` inside
 `Route::prefix('forum')->group(...)` is a `route` symbol named `thread` (what
-`route('thread')` in a view or controller refers to), whose chunk says the HTTP
-methods, the full URI (`forum/{thread}`), the action (`App\\...\\ThreadsController::show`,
+`route('thread')` in a view or controller refers to); the chunk holding it lists, under
+`routes`, the HTTP methods, the full URI (`forum/{thread}`), the action (`App\\...\\ThreadsController::show`,
 an invokable controller, a Livewire component, a view or a closure) and the middleware
 collected from the enclosing groups. The action's class and method are references, so
 `refs markSolution` finds the route that is the method's only caller.
@@ -11,14 +11,14 @@ collected from the enclosing groups. The action's class and method are reference
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import tree_sitter
 
 from ..model import Chunk, FileAnalysis, Reference, Symbol, SymbolKind
 from ..source import SourceDocument
-from .base import ChunkSettings, _Def, split_oversized
+from .base import ChunkSettings
 from .php import (
     PhpStrategy,
     call_arguments,
@@ -85,53 +85,39 @@ class LaravelRoutesStrategy(PhpStrategy):
     language = "laravel_routes"
     grammar_name = "php"
 
-    def finish(
-        self,
-        doc: SourceDocument,
-        analysis: FileAnalysis,
-        defs: list[_Def],
-        settings: ChunkSettings,
-    ) -> None:
-        super().finish(doc, analysis, defs, settings)
+    def analyze(
+        self, doc: SourceDocument, settings: ChunkSettings, lazy: bool = False
+    ) -> FileAnalysis:
+        analysis = super().analyze(doc, settings, lazy)
         root = doc.tree.root_node  # type: ignore[union-attr]
-        namespace = None
+        imports = analysis.imports
 
         def res(name: str) -> str:
-            return resolve_name(name, namespace, analysis.imports)
+            return resolve_name(name, None, imports)
 
         walker = _Walker(doc, res)
         walker.statements(root, _Group())
-        for route in walker.routes:
-            self._emit(doc, analysis, route, settings)
-        analysis.references.extend(walker.references)
+        facts = [self._route(doc, analysis, route) for route in walker.routes]
+        pending = analysis.pending_references
+        if pending is not None:
+            extra = walker.references
+            analysis.pending_references = lambda: pending() + extra
+        else:
+            analysis.references.extend(walker.references)
+        # The facts go on the chunks that hold the routes (the file's code blocks),
+        # not on a chunk per route: a one-line chunk per route outranks the
+        # controller it points to in semantic search.
+        analysis.chunks = [_with_routes(c, facts) for c in analysis.chunks]
+        return analysis
 
-    def _emit(
-        self,
-        doc: SourceDocument,
-        analysis: FileAnalysis,
-        route: dict[str, Any],
-        settings: ChunkSettings,
-    ) -> None:
+    def _route(
+        self, doc: SourceDocument, analysis: FileAnalysis, route: dict[str, Any]
+    ) -> tuple[int, dict[str, Any]]:
+        """The route's symbol, and (line, facts) for the chunk that holds it."""
         stmt: tree_sitter.Node = route.pop("_node")
         sel: tree_sitter.Node = route.pop("_name_node")
         label = route["name"] or f"{'|'.join(route['methods'])} {route['uri']}"
-        start, end = stmt.start_point[0], stmt.end_point[0]
         action = route.get("action") or ""
-        related = [action.split("::", 1)[0]] if "\\" in action else []
-        meta = dict(route)
-        if related:
-            meta["related_symbols"] = related
-        chunk = Chunk(
-            path=doc.path,
-            language=doc.language,
-            symbol_name=label,
-            symbol_type="route",
-            start_line=start,
-            end_line=end,
-            content=doc.lines_text(start, end),
-            metadata=meta,
-        )
-        analysis.chunks.extend(split_oversized(chunk, settings))
         analysis.symbols.append(
             Symbol(
                 name=label,
@@ -143,6 +129,19 @@ class LaravelRoutesStrategy(PhpStrategy):
                 + (f" -> {action}" if action else ""),
             )
         )
+        return sel.start_point[0], route
+
+
+def _with_routes(chunk: Chunk, facts: list[tuple[int, dict[str, Any]]]) -> Chunk:
+    inside = [route for line, route in facts if chunk.start_line <= line <= chunk.end_line]
+    if not inside:
+        return chunk
+    related = [r["action"].split("::", 1)[0] for r in inside if "\\" in (r.get("action") or "")]
+    meta = dict(chunk.metadata)
+    meta["routes"] = inside
+    if related:
+        meta["related_symbols"] = list(dict.fromkeys([*meta.get("related_symbols", []), *related]))
+    return replace(chunk, metadata=meta)
 
 
 # One fluent call in a chain: (method name, argument nodes, call node).
