@@ -93,6 +93,11 @@ def _first_chunks(analysis: FileAnalysis) -> list:
 
 def _collect(rel: str, analysis: FileAnalysis, out: dict[str, set[tuple]]) -> None:
     lang = analysis.language
+    for c in analysis.chunks:  # each part of a split code block holds its own routes
+        for route in c.metadata.get("route_definitions", []):
+            label = route["name"] or f"{'|'.join(route['methods'])} {route['uri']}"
+            action = route.get("action") or route.get("view") or route.get("action_type")
+            out["route"].add((label, "|".join(route["methods"]), route["uri"], action))
     for c in _first_chunks(analysis):
         m = c.metadata
         section = m.get("filament")
@@ -112,10 +117,6 @@ def _collect(rel: str, analysis: FileAnalysis, out: dict[str, set[tuple]]) -> No
         elif section == "pages":
             for page in m.get("pages", []):
                 out["resource_part"].add((m["resource"], "page", page["page"]))
-        for route in m.get("routes", []):
-            label = route["name"] or f"{'|'.join(route['methods'])} {route['uri']}"
-            action = route.get("action") or route.get("view") or route.get("action_type")
-            out["route"].add((label, "|".join(route["methods"]), route["uri"], action))
         if c.symbol_type == "class" and "table" in m and m.get("fqcn"):
             out["model_table"].add((m["fqcn"], m["table"]))
         if c.symbol_type == "table_schema" and m.get("source") == "schema_dump":

@@ -3,7 +3,7 @@
 `Route::get('{thread}', [ThreadsController::class, 'show'])->name('thread')` inside
 `Route::prefix('forum')->group(...)` is a `route` symbol named `thread` (what
 `route('thread')` in a view or controller refers to); the chunk holding it lists, under
-`routes`, the HTTP methods, the full URI (`forum/{thread}`), the action (`App\\...\\ThreadsController::show`,
+`route_definitions`, the HTTP methods, the full URI (`forum/{thread}`), the action (`App\\...\\ThreadsController::show`,
 an invokable controller, a Livewire component, a view or a closure) and the middleware
 collected from the enclosing groups. The action's class and method are references, so
 `refs markSolution` finds the route that is the method's only caller.
@@ -107,7 +107,25 @@ class LaravelRoutesStrategy(PhpStrategy):
         # The facts go on the chunks that hold the routes (the file's code blocks),
         # not on a chunk per route: a one-line chunk per route outranks the
         # controller it points to in semantic search.
-        analysis.chunks = [_with_routes(c, facts) for c in analysis.chunks]
+        if analysis.pending_chunks is None:
+            analysis.chunks = [_with_routes(c, facts) for c in analysis.chunks]
+            covered = {
+                id(r) for c in analysis.chunks for r in c.metadata.get("route_definitions", [])
+            }
+            left = [(line, r) for line, r in facts if id(r) not in covered]
+            if left:
+                # Statements too short for a code block of their own (a 2-route file).
+                first, last = min(line for line, _ in left), max(line for line, _ in left)
+                chunk = Chunk(
+                    path=doc.path,
+                    language=doc.language,
+                    symbol_name=f"{doc.path}:{first + 1}-{last + 1}",
+                    symbol_type="block",
+                    start_line=first,
+                    end_line=last,
+                    content=doc.lines_text(first, last),
+                )
+                analysis.chunks.append(_with_routes(chunk, left))
         return analysis
 
     def _route(
@@ -138,7 +156,7 @@ def _with_routes(chunk: Chunk, facts: list[tuple[int, dict[str, Any]]]) -> Chunk
         return chunk
     related = [r["action"].split("::", 1)[0] for r in inside if "\\" in (r.get("action") or "")]
     meta = dict(chunk.metadata)
-    meta["routes"] = inside
+    meta["route_definitions"] = inside
     if related:
         meta["related_symbols"] = list(dict.fromkeys([*meta.get("related_symbols", []), *related]))
     return replace(chunk, metadata=meta)

@@ -284,7 +284,7 @@ def test_header_chunk_and_no_orphan_blocks():
     routes = analyze("routes/web.php")
     blocks = [c for c in routes.chunks if c.symbol_type == "block"]
     (store,) = [c for c in blocks if "->name('orders.store')" in c.content]
-    assert "orders.store" in [r["name"] for r in store.metadata["routes"]]
+    assert "orders.store" in [r["name"] for r in store.metadata["route_definitions"]]
     assert routes.imports["LoginController"] == LOGIN_FQCN
 
 

@@ -230,7 +230,7 @@ Route::resource('photos', PhotoController::class)->only(['index', 'show']);
 def route_facts(analysis) -> dict[str, dict]:
     out = {}
     for c in analysis.chunks:
-        for r in c.metadata.get("routes", []):
+        for r in c.metadata.get("route_definitions", []):
             out[r["name"] or f"{'|'.join(r['methods'])} {r['uri']}"] = r
     return out
 
