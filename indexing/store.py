@@ -25,7 +25,7 @@ from .model import Chunk, FileAnalysis, Position, Range, Reference, Symbol, Symb
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: Python `self.x` fields, module names under if/try, nested imports
 DB_FILE = "index.db"
 
 _SCHEMA = """
@@ -336,7 +336,27 @@ class IndexStore:
         language: str | None = None,
         limit: int = 200,
     ) -> list[StoredSymbol]:
-        """By short name or qualified name; `exact=False` is a case-insensitive substring."""
+        """By short name or qualified name; `exact=False` is a case-insensitive substring.
+
+        A qualified query (`Class.method`, `Class::method`, `pkg.mod.Class.method`,
+        `App\\Models\\Shop\\Category`) looks up its last segment and keeps the
+        definitions whose qualified name ends with the whole query, whatever separators
+        either side uses: an agent writes `Class.method` for PHP as readily as
+        `Class::method` for Python.
+        """
+        if exact and is_qualified(name):
+            direct = self._find_definitions(name, True, language, limit)
+            if direct:  # a name that holds dots itself (`auth.login` views, `.btn`)
+                return direct
+            wanted = normalize_qualified(name)
+            found = self._find_definitions(_short_name(name), True, language, 100_000)
+            matched = [s for s in found if qualified_matches(s.symbol.qualified_name, wanted)]
+            return matched[:limit]
+        return self._find_definitions(name, exact, language, limit)
+
+    def _find_definitions(
+        self, name: str, exact: bool, language: str | None, limit: int
+    ) -> list[StoredSymbol]:
         if exact:
             where, args = "(name = ? OR qualified_name = ?)", [name, name]
         else:
@@ -349,6 +369,21 @@ class IndexStore:
             (*args, limit),
         )
         return [_symbol_row(r) for r in rows]
+
+    def paths_ending(self, suffixes: list[str], limit: int = 20) -> list[str]:
+        """Indexed files whose path is one of `suffixes` or ends with `/` + one: where a
+        module name (`pkg.cli` -> `pkg/cli.py`) lives, wherever the project root is."""
+        if not suffixes:
+            return []
+        where = " OR ".join("path = ? OR path LIKE ? ESCAPE '\\'" for _ in suffixes)
+        args: list[object] = []
+        for s in suffixes:
+            args += [s, "%/" + _escape_like(s)]
+        rows = self.conn.execute(
+            f"SELECT path FROM files WHERE skip_reason IS NULL AND ({where}) ORDER BY length(path) LIMIT ?",
+            (*args, limit),
+        )
+        return [r[0] for r in rows]
 
     def symbols_in_file(self, path: str) -> list[StoredSymbol]:
         rows = self.conn.execute(
@@ -494,6 +529,29 @@ def _symbol_row(r: tuple) -> StoredSymbol:
             doc=r[15],
         ),
     )
+
+
+_QUALIFIERS = ("::", "\\", ".", "#")
+
+
+def is_qualified(name: str) -> bool:
+    body = name.strip("\\")
+    return any(sep in body for sep in _QUALIFIERS) and body not in (".", "..")
+
+
+def normalize_qualified(name: str) -> str:
+    """`App\\X::m`, `App.X.m`, `\\App\\X#m` -> `App.X.m` (one separator for all)."""
+    for sep in ("::", "\\", "#", "->"):
+        name = name.replace(sep, ".")
+    return name.strip(".")
+
+
+def qualified_matches(qualified_name: str, wanted: str) -> bool:
+    """True when `qualified_name` is `wanted` or ends with it at a segment boundary
+    (`wanted` already normalised); the project may sit below the workspace root, so
+    `backend.shop.auth.User` answers `shop.auth.User`."""
+    q = normalize_qualified(qualified_name)
+    return q == wanted or q.endswith("." + wanted)
 
 
 def _short_name(name: str) -> str:

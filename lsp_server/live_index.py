@@ -24,10 +24,18 @@ from code_intel.indexing.chunking import ChunkSettings
 from code_intel.indexing.config import Config, load_config
 from code_intel.indexing.discovery import admits, is_within
 from code_intel.indexing.model import FileAnalysis, sha256_bytes
-from code_intel.indexing.store import IndexStore, StoredReference, StoredSymbol
+from code_intel.indexing.store import (
+    IndexStore,
+    StoredReference,
+    StoredSymbol,
+    is_qualified,
+    normalize_qualified,
+    qualified_matches,
+)
 from code_intel.indexing.sync import SyncReport, analyze_bytes, is_binary, sync_workspace
 
 from .documents import OpenDocument
+from .navigator import Navigator
 from .protocol import IndexStatusResult, SyncProgress
 from .resolve import fuzzy_score, rank_definitions, subsequence_like, word_at
 
@@ -61,6 +69,7 @@ class LiveIndex:
         self.overlays: dict[str, OpenDocument] = {}
         self.status = SyncStatus()
         self._sync_lock = threading.Lock()
+        self.navigator = Navigator(self)
 
     # ---- paths ------------------------------------------------------------------
 
@@ -147,16 +156,22 @@ class LiveIndex:
             if s.path not in self.overlays
         ]
         needle = name.lower()
+        qualified = (
+            normalize_qualified(name)
+            if exact and is_qualified(name) and not any(s.symbol.name == name for s in found)
+            else None
+        )
         for rel in self.overlays:
             for s in self.file_symbols(rel):
                 if language and s.language != language:
                     continue
                 sym = s.symbol
-                hit = (
-                    name in (sym.name, sym.qualified_name)
-                    if exact
-                    else needle in sym.name.lower()
-                )
+                if not exact:
+                    hit = needle in sym.name.lower()
+                elif qualified:
+                    hit = qualified_matches(sym.qualified_name, qualified)
+                else:
+                    hit = name in (sym.name, sym.qualified_name)
                 if hit:
                     found.append(s)
         return found[:limit]
@@ -212,8 +227,15 @@ class LiveIndex:
         return word_at(self.line_text(rel, line), character)
 
     def resolve(self, rel: str, line: int, character: int) -> tuple[str | None, list[StoredSymbol]]:
-        """Definitions the identifier at a position refers to, best first."""
-        name = self.name_at(rel, line, character)
+        """Definitions the identifier at a position refers to, best first.
+
+        The syntax decides first (locals and parameters, `self`/`this` members, typed
+        receivers, imports, PHP class names); only what it leaves open is ranked by
+        name."""
+        answer = self.navigator.resolve(rel, line, character)
+        if answer is not None and answer.decided:
+            return answer.name, answer.definitions
+        name = answer.name if answer is not None else self.name_at(rel, line, character)
         if not name:
             return None, []
         candidates = self.definitions(name)

@@ -1,0 +1,180 @@
+"""Scope- and type-aware definition lookup for one position, on top of LiveIndex.
+
+`typing_site` reads the syntax at the position, `typing_eval` evaluates it against
+the index; this module supplies the index access (overlays first), the parsed trees
+(an open buffer's own tree, or a small cache of parsed files on disk) and the module
+files imports point at.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from code_intel.indexing.analyze import parse
+from code_intel.indexing.chunking.javascript import module_name as js_module_name
+from code_intel.indexing.chunking.python import module_name as py_module_name
+from code_intel.indexing.model import Position, Range, Symbol, SymbolKind
+from code_intel.indexing.source import SourceDocument
+from code_intel.indexing.store import StoredSymbol
+
+from .documents import utf16_to_byte
+from .typing_eval import EXTERNAL, Evaluator
+from .typing_site import Site, site_at
+
+if TYPE_CHECKING:
+    from .live_index import LiveIndex
+
+_TREE_CACHE = 32
+JS_FAMILY = frozenset({"javascript", "jsx", "typescript", "tsx"})
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A resolution: `decided` when syntax and types chose (possibly nothing: the
+    target is outside the workspace), else the caller ranks by name."""
+
+    name: str
+    definitions: list[StoredSymbol]
+    decided: bool
+    reason: str = ""
+
+
+class Navigator:
+    def __init__(self, live: LiveIndex) -> None:
+        self.live = live
+        self._trees: OrderedDict[str, tuple[object, SourceDocument]] = OrderedDict()
+
+    # ---- trees ----------------------------------------------------------------------
+
+    def document(self, rel: str) -> SourceDocument | None:
+        """The file's text and tree: the open buffer's, or the disk's (cached)."""
+        live = self.live
+        doc = live.overlays.get(rel)
+        if doc is not None:
+            doc.analysis(live.settings)
+            tree = doc._tree
+            return SourceDocument(rel, doc.language, doc.data, tree) if tree is not None else None
+        state = live.store.file_state(rel)
+        if state is None or not state.language:
+            return None
+        key = (state.fingerprint, state.size, state.mtime_ns)
+        hit = self._trees.get(rel)
+        if hit is not None and hit[0] == key:
+            self._trees.move_to_end(rel)
+            return hit[1]
+        try:
+            data = (live.root / rel).read_bytes()
+        except OSError:
+            return None
+        tree = parse(state.language, data)
+        if tree is None:
+            return None
+        src = SourceDocument(rel, state.language, data, tree)
+        self._trees[rel] = (key, src)
+        while len(self._trees) > _TREE_CACHE:
+            self._trees.popitem(last=False)
+        return src
+
+    def site(self, rel: str, line: int, character: int) -> Site | None:
+        doc = self.document(rel)
+        if doc is None or line >= len(doc.line_starts):
+            return None
+        start = doc.line_starts[line]
+        end = doc.line_starts[line + 1] - 1 if line + 1 < len(doc.line_starts) else len(doc.data)
+        return site_at(doc, line, utf16_to_byte(doc.data[start:end], character))
+
+    # ---- resolution ---------------------------------------------------------------
+
+    def resolve(self, rel: str, line: int, character: int) -> Answer | None:
+        """None when the language has no syntax-aware resolver (the caller then uses
+        the name alone)."""
+        site = self.site(rel, line, character)
+        if site is None:
+            return None
+        language = self.live._language_of(rel) or ""
+        if site.local is not None:
+            return Answer(site.name, [_local_symbol(rel, language, site)], True, "local")
+        ev = Evaluator(self, _rank, rel, language, site)
+        result = ev.resolve()
+        if result is None and site.receiver is None:
+            result = ev.global_name(site.name) if self._decidable(ev, site.name) else None
+        if result is EXTERNAL:
+            return Answer(site.name, [], True, "external")
+        if result:
+            return Answer(site.name, result, True, "member" if site.receiver else "name")  # type: ignore[arg-type]
+        return Answer(site.name, [], False, "undecided")
+
+    def _decidable(self, ev: Evaluator, name: str) -> bool:
+        """A plain name is decided by an import, a definition in the same file, or a
+        builtin; anything else is left to ranking."""
+        if name in self.imports_of(ev.rel):
+            return True
+        if ev.is_builtin(name):
+            return True
+        return any(s.path == ev.rel for s in ev.defs(name))
+
+    # ---- Lookup (typing_eval's view of the index) -----------------------------------
+
+    def definitions(self, name: str) -> list[StoredSymbol]:
+        return self.live.definitions(name, limit=2000)
+
+    def file_symbols(self, rel: str) -> list[StoredSymbol]:
+        return self.live.file_symbols(rel)
+
+    def imports_of(self, rel: str) -> dict[str, str]:
+        return self.live.imports_of(rel)
+
+    def module_symbol(self, target: str, language: str) -> StoredSymbol | None:
+        """The file a module name denotes, as a MODULE symbol at its first line."""
+        base = target.replace(".", "/")
+        if language == "python":
+            suffixes = [f"{base}.py", f"{base}/__init__.py"]
+            namer = py_module_name
+        elif language in JS_FAMILY:
+            exts = ("ts", "tsx", "js", "jsx", "mjs", "d.ts")
+            suffixes = [f"{base}.{e}" for e in exts] + [f"{base}/index.{e}" for e in exts]
+            namer = js_module_name
+        else:
+            return None
+        for path in self.live.store.paths_ending(suffixes):
+            q = namer(path)
+            if q == target or q.endswith("." + target) or target.endswith("." + q):
+                zero = Range(Position(0, 0), Position(0, 0))
+                return StoredSymbol(path, language, Symbol(q.rsplit(".", 1)[-1], SymbolKind.MODULE, zero, zero, q))
+        return None
+
+    def class_traits(self, cls: StoredSymbol) -> list[str]:
+        """PHP `use Trait;` lines in a class body, read from the class's tree."""
+        doc = self.document(cls.path)
+        if doc is None or doc.tree is None:
+            return []
+        line = cls.symbol.selection_range.start.line
+        node = doc.tree.root_node.named_descendant_for_point_range(
+            (line, 0), (line, len(doc.lines[line]) if line < len(doc.lines) else 0)
+        )
+        while node is not None and node.type not in ("class_declaration", "trait_declaration", "enum_declaration"):
+            node = node.parent
+        body = node.child_by_field_name("body") if node is not None else None
+        if body is None:
+            return []
+        out = []
+        for child in body.named_children:
+            if child.type == "use_declaration":
+                out.extend(
+                    doc.node_text(n) for n in child.named_children if n.type in ("name", "qualified_name")
+                )
+        return out
+
+
+def _local_symbol(rel: str, language: str, site: Site) -> StoredSymbol:
+    r = site.local
+    assert r is not None
+    return StoredSymbol(rel, language, Symbol(site.name, SymbolKind.VARIABLE, r, r, site.name))
+
+
+def _rank(candidates, path, imports, name, language):  # type: ignore[no-untyped-def]
+    from .resolve import rank_definitions
+
+    return rank_definitions(candidates, path, imports, name, language)
