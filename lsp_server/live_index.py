@@ -18,8 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from pygls.uris import from_fs_path
-
 from code_intel.indexing.chunking import ChunkSettings
 from code_intel.indexing.config import Config, load_config
 from code_intel.indexing.discovery import admits, is_within
@@ -33,6 +31,7 @@ from code_intel.indexing.store import (
     qualified_matches,
 )
 from code_intel.indexing.sync import SyncReport, analyze_bytes, is_binary, sync_workspace
+from pygls.uris import from_fs_path
 
 from .documents import OpenDocument
 from .navigator import Navigator

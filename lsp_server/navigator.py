@@ -9,8 +9,10 @@ files imports point at.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from code_intel.indexing.analyze import parse
 from code_intel.indexing.chunking.javascript import module_name as js_module_name
@@ -45,6 +47,26 @@ class Navigator:
     def __init__(self, live: LiveIndex) -> None:
         self.live = live
         self._trees: OrderedDict[str, tuple[object, SourceDocument]] = OrderedDict()
+        self._memo: dict[tuple[str, str], Any] | None = None
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Many resolutions in a row (a references request): index lookups are shared
+        between them, and more parsed files are kept."""
+        outer = self._memo
+        self._memo = {} if outer is None else outer
+        try:
+            yield
+        finally:
+            self._memo = outer
+
+    def _memoized(self, kind: str, key: str, compute: Callable[[], Any]) -> Any:
+        if self._memo is None:
+            return compute()
+        k = (kind, key)
+        if k not in self._memo:
+            self._memo[k] = compute()
+        return self._memo[k]
 
     # ---- trees ----------------------------------------------------------------------
 
@@ -118,16 +140,19 @@ class Navigator:
     # ---- Lookup (typing_eval's view of the index) -----------------------------------
 
     def definitions(self, name: str) -> list[StoredSymbol]:
-        return self.live.definitions(name, limit=2000)
+        return self._memoized("defs", name, lambda: self.live.definitions(name, limit=2000))
 
     def file_symbols(self, rel: str) -> list[StoredSymbol]:
-        return self.live.file_symbols(rel)
+        return self._memoized("symbols", rel, lambda: self.live.file_symbols(rel))
 
     def imports_of(self, rel: str) -> dict[str, str]:
-        return self.live.imports_of(rel)
+        return self._memoized("imports", rel, lambda: self.live.imports_of(rel))
 
     def module_symbol(self, target: str, language: str) -> StoredSymbol | None:
         """The file a module name denotes, as a MODULE symbol at its first line."""
+        return self._memoized("module", f"{language}:{target}", lambda: self._module_symbol(target, language))
+
+    def _module_symbol(self, target: str, language: str) -> StoredSymbol | None:
         base = target.replace(".", "/")
         if language == "python":
             suffixes = [f"{base}.py", f"{base}/__init__.py"]
