@@ -433,10 +433,12 @@ class IndexStore:
         """Occurrences of `name`; a qualified name (`a.b.C`, `App\\X`) matches by its
         last segment."""
         short = _short_name(name)
+        # `$` is PHP's variable sigil (stored without it) but a letter in JS (`$el`).
+        raw = _short_name(name, keep_dollar=True)
         rows = self.conn.execute(
-            "SELECT path, name, sl, sc, el, ec, container FROM refs WHERE name = ? "
+            "SELECT path, name, sl, sc, el, ec, container FROM refs WHERE name IN (?, ?) "
             "ORDER BY path, sl, sc LIMIT ?",
-            (short, limit),
+            (short, raw, limit),
         )
         return [
             StoredReference(
@@ -554,11 +556,11 @@ def qualified_matches(qualified_name: str, wanted: str) -> bool:
     return q == wanted or q.endswith("." + wanted)
 
 
-def _short_name(name: str) -> str:
+def _short_name(name: str, keep_dollar: bool = False) -> str:
     for sep in ("::", "\\", ".", "#", "/"):
         if sep in name:
             name = name.rsplit(sep, 1)[1]
-    return name.lstrip("$")
+    return name if keep_dollar else name.lstrip("$")
 
 
 def _escape_like(text: str) -> str:

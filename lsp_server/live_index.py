@@ -176,10 +176,11 @@ class LiveIndex:
         return found[:limit]
 
     def references(self, name: str, limit: int = 1000) -> list[StoredReference]:
-        short = name.rsplit("\\", 1)[-1].rsplit(".", 1)[-1].rsplit("::", 1)[-1].lstrip("$")
+        raw = name.rsplit("\\", 1)[-1].rsplit(".", 1)[-1].rsplit("::", 1)[-1]
+        shorts = {raw, raw.lstrip("$")}
         found = [r for r in self.store.find_references(name, limit) if r.path not in self.overlays]
         for rel in self.overlays:
-            found.extend(r for r in self.file_references(rel) if r.reference.name == short)
+            found.extend(r for r in self.file_references(rel) if r.reference.name in shorts)
         found.sort(key=lambda r: (r.path, r.reference.start_line, r.reference.start_character))
         return found[:limit]
 
@@ -223,7 +224,7 @@ class LiveIndex:
             r = s.symbol.selection_range
             if r.start.line == line and r.start.character <= character <= r.end.character:
                 return s.symbol.name
-        return word_at(self.line_text(rel, line), character)
+        return word_at(self.line_text(rel, line), character, self._language_of(rel))
 
     def resolve(self, rel: str, line: int, character: int) -> tuple[str | None, list[StoredSymbol]]:
         """Definitions the identifier at a position refers to, best first.

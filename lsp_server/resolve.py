@@ -11,11 +11,12 @@ from code_intel.indexing.store import StoredSymbol
 _IDENT = re.compile(r"\$?[A-Za-z_\u00C0-\uFFFF][\w\u00C0-\uFFFF-]*")
 
 
-def word_at(line: str, character: int) -> str | None:
+def word_at(line: str, character: int, language: str | None = None) -> str | None:
     """The identifier touching `character` (the cursor may sit just after it).
 
     Hyphens belong to words only in markup (`<x-user-card>`), so a trailing `-` run
-    is trimmed unless the whole token is a tag-ish name.
+    is trimmed unless the whole token is a tag-ish name. A leading `$` is PHP's
+    variable sigil (dropped) but part of a JS/TS name (`$ZodEmoji`, kept).
     """
     for m in _IDENT.finditer(line):
         if m.start() <= character <= m.end():
@@ -29,6 +30,8 @@ def word_at(line: str, character: int) -> str | None:
                     if pos <= offset <= pos + len(part):
                         return part or None
                     pos += len(part) + 1
+            if language is not None and FAMILY.get(language, language) != "php":
+                return word or None
             return word.lstrip("$") or None
     return None
 
