@@ -59,6 +59,14 @@ class SyncStatus:
         return 100 if self.total == 0 else int(100 * self.done / self.total)
 
 
+_FILE_LEVEL_KINDS = frozenset({"class", "interface", "trait", "enum", "struct", "type", "function", "module", "namespace"})
+
+
+def _is_file_level(s: StoredSymbol) -> bool:
+    """A definition at file level (a module function, a class), not a member."""
+    return s.symbol.kind.value in _FILE_LEVEL_KINDS
+
+
 class LiveIndex:
     def __init__(self, root: Path, config: Config | None = None) -> None:
         self.root = root.resolve()
@@ -239,6 +247,9 @@ class LiveIndex:
         if not name:
             return None, []
         candidates = self.definitions(name)
+        if answer is not None and answer.member:
+            # `x.timeout` is a member of something, never the module-level `timeout`
+            candidates = [c for c in candidates if not _is_file_level(c)] or candidates
         if not candidates:
             return name, []
         return name, rank_definitions(

@@ -41,6 +41,7 @@ class Answer:
     definitions: list[StoredSymbol]
     decided: bool
     reason: str = ""
+    member: bool = False  # a member access (`x.a`): only members can answer it
 
 
 class Navigator:
@@ -126,7 +127,7 @@ class Navigator:
             return Answer(site.name, [], True, "external")
         if result:
             return Answer(site.name, result, True, "member" if site.receiver else "name")  # type: ignore[arg-type]
-        return Answer(site.name, [], False, "undecided")
+        return Answer(site.name, [], False, "undecided", member=site.receiver is not None)
 
     def _decidable(self, ev: Evaluator, name: str) -> bool:
         """A plain name is decided by an import, a definition in the same file, or a
