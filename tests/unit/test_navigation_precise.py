@@ -1,0 +1,431 @@
+"""Definitions and references that mean one symbol: scopes, receivers, imports,
+builtins, `$`, ranking and qualified names, per language, on code written the way
+real projects write it. Real tree-sitter grammars and the real SQLite index; each
+case states what name-only matching answered before (the failing shape)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+from code_intel.lsp_server.live_index import LiveIndex
+from code_intel.lsp_server.references import references_named
+
+PY = {
+    "shop/__init__.py": "",
+    "shop/base.py": """
+        class Model:
+            def save(self):
+                return True
+
+            def close(self):
+                pass
+        """,
+    "shop/models.py": """
+        from __future__ import annotations
+
+        from typing import TYPE_CHECKING, Optional
+
+        from shop.base import Model
+
+        if TYPE_CHECKING:
+            from shop.repo import Repo
+
+        try:
+            import ujson as json
+        except ImportError:
+            import json
+
+            FAST_JSON = False
+
+
+        class Session:
+            def close(self):
+                pass
+
+
+        class User(Model):
+            repo: Optional["Repo"] = None
+
+            def __init__(self, name):
+                self.name = name
+                self.session = Session()
+
+            def greet(self) -> str:
+                self.save()
+                self.session.close()
+                return self.name.upper()
+
+            def owner(self) -> "User":
+                return self
+
+
+        def make_user() -> User:
+            return User("x")
+        """,
+    "shop/repo.py": """
+        from . import models
+        from .models import User, make_user
+
+
+        class Repo:
+            def close(self):
+                pass
+
+            def find(self, u: User | None, n):
+                u.greet()
+                built = User("a")
+                built.save()
+                made = make_user()
+                made.owner().greet()
+                n.close()
+                models.make_user()
+                counts = {}
+                counts.items()
+                seen = set()
+                return len(seen)
+        """,
+    "shop/util.py": """
+        def set():
+            pass
+
+
+        class Cache:
+            def items(self):
+                return []
+        """,
+    "tests/test_models.py": """
+        class User:
+            def greet(self):
+                pass
+        """,
+}
+
+TS = {
+    "src/http.ts": """
+        export function timeout(ms: number): number { return ms; }
+
+        export interface Options { timeout: number; }
+
+        export class Client {
+          #options: Options;
+          constructor(private readonly transport: Transport) { this.#options = { timeout: 1 }; }
+          send(): Reply { return new Reply(); }
+          get limit() { return this.#options.timeout; }
+        }
+
+        export class Transport { close(): void {} open(): Client { return new Client(this); } }
+
+        export class Reply { close(): void {} }
+
+        export class $ZodEmoji {}
+        export class ZodEmoji {}
+        """,
+    "src/app.ts": """
+        import { Client, Transport, timeout } from './http';
+        import * as core from './http';
+
+        class Base { close() {} }
+
+        export class App<TItem> extends Base {
+          private client: Client;
+          constructor(t: Transport) { super(); this.client = new Client(t); }
+          run(item: TItem): void {
+            const resp = this.client.send();
+            resp.close();
+            this.close();
+            new Transport().open().send().close();
+            timeout(2);
+            const e = new core.$ZodEmoji();
+            const cache = new Map();
+            cache.get(1);
+          }
+        }
+        """,
+}
+
+PHP = {
+    "app/Models/Shop/Category.php": """
+        <?php
+        namespace App\\Models\\Shop;
+
+        use App\\Models\\Concerns\\HasSlug;
+
+        class Category extends BaseModel
+        {
+            use HasSlug;
+
+            public function products() { return 1; }
+
+            public static function create(): static { return new static(); }
+        }
+
+        class BaseModel
+        {
+            public function save() {}
+        }
+        """,
+    "app/Models/Blog/Category.php": """
+        <?php
+        namespace App\\Models\\Blog;
+
+        class Category
+        {
+            public function products() { return 2; }
+        }
+        """,
+    "app/Models/Concerns/HasSlug.php": """
+        <?php
+        namespace App\\Models\\Concerns;
+
+        trait HasSlug
+        {
+            public function slug(): string { return 's'; }
+        }
+        """,
+    "app/Support/InvalidArgumentException.php": """
+        <?php
+        namespace App\\Support;
+
+        class InvalidArgumentException extends \\Exception {}
+        """,
+    "app/Services/Catalog.php": """
+        <?php
+        namespace App\\Services;
+
+        use App\\Models\\Shop\\Category;
+        use App\\Models\\Blog\\Category as BlogCategory;
+        use InvalidArgumentException;
+
+        class RateLimiter {}
+
+        class Catalog extends BaseService
+        {
+            public function __construct(private Category $category, protected ?BlogCategory $blog = null) {}
+
+            public function list(Category $c): string
+            {
+                $c->products();
+                $this->category->slug();
+                $this->blog->products();
+                $fresh = Category::create();
+                $fresh->save();
+                $b = new BlogCategory();
+                $b->products();
+                $this->helper();
+                parent::boot();
+                throw new InvalidArgumentException('x');
+                return \\Illuminate\\Cache\\RateLimiter::class;
+            }
+        }
+
+        class BaseService
+        {
+            protected function helper() {}
+            public static function boot() {}
+        }
+        """,
+}
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> LiveIndex:
+    root = tmp_path_factory.mktemp("nav")
+    _write(root, PY | TS | PHP)
+    index = LiveIndex(root)
+    index.sync()
+    return index
+
+
+def line_of(rel: str, needle: str) -> int:
+    """1-based line of the first fixture line holding `needle`."""
+    text = textwrap.dedent((PY | TS | PHP)[rel]).lstrip("\n")
+    return next(n for n, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+def at(rel: str, needle: str, qualified: str) -> str:
+    return f"{rel}:{line_of(rel, needle)} {qualified}"
+
+
+def defs(live: LiveIndex, rel: str, needle: str, occurrence: int = 0) -> list[str]:
+    """`path:line qualified.name` of what a definition request at the n-th occurrence
+    of `needle` in `rel` answers (line 1-based)."""
+    lines = (live.root / rel).read_text(encoding="utf-8").splitlines()
+    seen = 0
+    for n, line in enumerate(lines):
+        col = line.find(needle)
+        while col != -1:
+            if seen == occurrence:
+                _, found = live.resolve(rel, n, col)
+                return [f"{s.path}:{s.symbol.selection_range.start.line + 1} {s.symbol.qualified_name}" for s in found]
+            seen += 1
+            col = line.find(needle, col + 1)
+    raise AssertionError(f"{needle!r} #{occurrence} not in {rel}")
+
+
+# ---- Python ------------------------------------------------------------------------------
+
+
+def test_python_self_member_is_the_enclosing_class_or_its_base(live: LiveIndex):
+    # name-only: every `save` / `close` in the workspace
+    assert defs(live, "shop/models.py", "save", 0) == [at('shop/base.py', 'def save', "shop.base.Model.save")]
+
+
+def test_python_attribute_assigned_in_a_method_is_a_field_with_its_constructed_type(live: LiveIndex):
+    # `self.session.close()`: Session.close, not Model.close / Repo.close
+    assert defs(live, "shop/models.py", "close", 1) == [at('shop/models.py', '    def close', "shop.models.Session.close")]
+    assert defs(live, "shop/models.py", "session", 1) == [at('shop/models.py', 'self.session =', "shop.models.User.session")]
+
+
+def test_python_typed_parameter_optional_and_union(live: LiveIndex):
+    # `u: User | None` -> User.greet, not the test double's greet
+    assert defs(live, "shop/repo.py", "greet", 0) == [at('shop/models.py', 'def greet', "shop.models.User.greet")]
+
+
+def test_python_construction_and_declared_return_types(live: LiveIndex):
+    assert defs(live, "shop/repo.py", "save", 0) == [at('shop/base.py', 'def save', "shop.base.Model.save")]
+    # make_user() -> User, then owner() -> "User"
+    assert defs(live, "shop/repo.py", "owner", 0) == [at('shop/models.py', 'def owner', "shop.models.User.owner")]
+    assert defs(live, "shop/repo.py", "greet", 1) == [at('shop/models.py', 'def greet', "shop.models.User.greet")]
+
+
+def test_python_locals_and_parameters_go_to_their_binding(live: LiveIndex):
+    assert defs(live, "shop/repo.py", "built", 1) == [at('shop/repo.py', 'built =', "built")]
+    assert defs(live, "shop/repo.py", "n.close", 0) == [at('shop/repo.py', 'def find', "n")]
+
+
+def test_python_relative_module_import_goes_to_the_module_file(live: LiveIndex):
+    assert defs(live, "shop/repo.py", "models", 1) == ["shop/models.py:1 shop.models"]
+    assert defs(live, "shop/repo.py", "make_user", 2) == [at('shop/models.py', 'def make_user', "shop.models.make_user")]
+
+
+def test_python_builtins_answer_no_workspace_stranger(live: LiveIndex):
+    # the workspace defines `set` and `Cache.items`: neither is meant here
+    assert defs(live, "shop/repo.py", "items", 0) == []
+    assert defs(live, "shop/repo.py", "set", 0) == []
+    assert defs(live, "shop/models.py", "upper", 0) == []
+
+
+def test_python_module_names_under_try_and_type_checking_imports(live: LiveIndex):
+    assert [s.path for s in live.definitions("FAST_JSON")] == ["shop/models.py"]
+    assert live.imports_of("shop/models.py")["Repo"] == "shop.repo.Repo"
+    assert defs(live, "shop/models.py", "Repo", 1) == [at('shop/repo.py', 'class Repo', "shop.repo.Repo")]
+
+
+def test_python_untyped_receiver_ranks_test_files_last(live: LiveIndex):
+    found = defs(live, "shop/repo.py", "n.close", 0)  # the parameter itself
+    assert found == [at('shop/repo.py', 'def find', "n")]
+    ranked = defs(live, "tests/test_models.py", "greet", 0)  # a definition: answered by name
+    assert ranked and ranked[0].startswith("tests/")
+
+
+# ---- TypeScript --------------------------------------------------------------------------
+
+
+def test_ts_member_of_a_private_field_is_not_an_imported_function(live: LiveIndex):
+    # `this.#options.timeout` jumped to the function `timeout` the file imports
+    assert defs(live, "src/http.ts", "timeout", 3) == [at('src/http.ts', 'interface Options', "http.Options.timeout")]
+
+
+def test_ts_this_super_and_typed_fields(live: LiveIndex):
+    assert defs(live, "src/app.ts", "send", 0) == [at('src/http.ts', 'send()', "http.Client.send")]
+    assert defs(live, "src/app.ts", "close", 1) == [at('src/http.ts', 'class Reply', "http.Reply.close")]
+    assert defs(live, "src/app.ts", "close", 2) == [at('src/app.ts', 'class Base', "app.Base.close")]
+    assert defs(live, "src/app.ts", "close", 3) == [at('src/http.ts', 'class Reply', "http.Reply.close")]
+
+
+def test_ts_type_parameters_and_locals(live: LiveIndex):
+    assert defs(live, "src/app.ts", "TItem", 1) == [at('src/app.ts', 'class App<', "TItem")]
+    assert defs(live, "src/app.ts", "resp", 1) == [at('src/app.ts', 'const resp', "resp")]
+
+
+def test_ts_dollar_is_part_of_the_name(live: LiveIndex):
+    assert defs(live, "src/app.ts", "$ZodEmoji", 0) == [at('src/http.ts', 'class $ZodEmoji', "http.$ZodEmoji")]
+
+
+def test_ts_global_objects_answer_nothing(live: LiveIndex):
+    assert defs(live, "src/app.ts", "get", 0) == []
+
+
+# ---- PHP -----------------------------------------------------------------------------------
+
+
+CATALOG = "app/Services/Catalog.php"
+
+
+def test_php_typed_parameters_and_promoted_properties(live: LiveIndex):
+    assert defs(live, CATALOG, "products", 0) == [at('app/Models/Shop/Category.php', 'function products', "App\\Models\\Shop\\Category::products")]
+    # `?BlogCategory $blog` through an aliased import
+    assert defs(live, CATALOG, "products", 1) == [at('app/Models/Blog/Category.php', 'function products', "App\\Models\\Blog\\Category::products")]
+    assert defs(live, CATALOG, "products", 2) == [at('app/Models/Blog/Category.php', 'function products', "App\\Models\\Blog\\Category::products")]
+
+
+def test_php_traits_parents_and_static_return_types(live: LiveIndex):
+    assert defs(live, CATALOG, "slug", 0) == [at('app/Models/Concerns/HasSlug.php', 'function slug', "App\\Models\\Concerns\\HasSlug::slug")]
+    # Category::create(): static, then ->save() from its parent class
+    assert defs(live, CATALOG, "save", 0) == [at('app/Models/Shop/Category.php', 'function save', "App\\Models\\Shop\\BaseModel::save")]
+    assert defs(live, CATALOG, "helper", 0) == [at('app/Services/Catalog.php', 'function helper', "App\\Services\\BaseService::helper")]
+    assert defs(live, CATALOG, "boot", 0) == [at('app/Services/Catalog.php', 'function boot', "App\\Services\\BaseService::boot")]
+
+
+def test_php_fully_qualified_and_vendor_names_are_not_local_strangers(live: LiveIndex):
+    # `\Illuminate\Cache\RateLimiter::class` is vendor code, not this file's RateLimiter
+    assert defs(live, CATALOG, "RateLimiter", 1) == []
+    # `use InvalidArgumentException;` is PHP's, not App\Support\InvalidArgumentException
+    assert defs(live, CATALOG, "InvalidArgumentException", 1) == []
+
+
+# ---- references ----------------------------------------------------------------------------
+
+
+def _refs(live: LiveIndex, name: str) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+    answer = references_named(live, name)
+    return (
+        [(r.path, r.reference.start_line + 1) for r in answer.resolved],
+        [(r.path, r.reference.start_line + 1) for r, _ in answer.possible],
+    )
+
+
+def test_references_of_a_php_class_keep_to_its_namespace(live: LiveIndex):
+    shop, _ = _refs(live, "App\\Models\\Shop\\Category")
+    blog, _ = _refs(live, "App\\Models\\Blog\\Category")
+    uses = ["use App\\Models\\Shop\\Category;", "private Category $category", "list(Category $c)",
+            "Category::create()"]
+    assert shop == [(CATALOG, line_of(CATALOG, u)) for u in uses]
+    assert (CATALOG, line_of(CATALOG, "as BlogCategory")) in blog and not set(shop) & set(blog)
+
+
+def test_references_of_a_method_drop_other_classes_and_keep_undecided_apart(live: LiveIndex):
+    resolved, possible = _refs(live, "shop.base.Model.close")
+    assert resolved == []  # `self.session.close()` is Session's
+    assert possible == [("shop/repo.py", line_of("shop/repo.py", "n.close()"))]  # n has no type
+    greet, _ = _refs(live, "shop.models.User.greet")
+    assert greet == [("shop/repo.py", line_of("shop/repo.py", n)) for n in ("u.greet()", "owner().greet()")]
+
+
+# ---- qualified names in find_definitions -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("User.greet", {"shop.models.User.greet", "tests.test_models.User.greet"}),
+        ("shop.models.User.greet", {"shop.models.User.greet"}),
+        ("User::greet", {"shop.models.User.greet", "tests.test_models.User.greet"}),
+        ("Client.send", {"http.Client.send"}),
+        ("Shop\\Category::products", {"App\\Models\\Shop\\Category::products"}),
+        ("Category.products", {"App\\Models\\Shop\\Category::products", "App\\Models\\Blog\\Category::products"}),
+        ("App\\Models\\Shop\\Category", {"App\\Models\\Shop\\Category"}),
+    ],
+)
+def test_find_definitions_accepts_qualified_names_in_any_notation(live: LiveIndex, query: str, expected: set[str]):
+    assert {s.symbol.qualified_name for s in live.definitions(query)} == expected
+    assert {s.symbol.qualified_name for s in live.store.find_definitions(query)} == expected
