@@ -99,6 +99,9 @@ PY = {
         class User:
             def greet(self):
                 pass
+
+            def close(self):
+                pass
         """,
 }
 
@@ -320,11 +323,11 @@ def test_python_module_names_under_try_and_type_checking_imports(live: LiveIndex
     assert defs(live, "shop/models.py", "Repo", 1) == [at('shop/repo.py', 'class Repo', "shop.repo.Repo")]
 
 
-def test_python_untyped_receiver_ranks_test_files_last(live: LiveIndex):
-    found = defs(live, "shop/repo.py", "n.close", 0)  # the parameter itself
-    assert found == [at('shop/repo.py', 'def find', "n")]
-    ranked = defs(live, "tests/test_models.py", "greet", 0)  # a definition: answered by name
-    assert ranked and ranked[0].startswith("tests/")
+def test_python_untyped_receiver_ranks_same_file_first_and_test_files_last(live: LiveIndex):
+    assert defs(live, "shop/repo.py", "n.close", 0) == [at("shop/repo.py", "def find", "n")]
+    ranked = defs(live, "shop/repo.py", "close", 1)  # `n.close()`: n has no type
+    assert ranked[0] == at("shop/repo.py", "def close", "shop.repo.Repo.close")
+    assert ranked[-1].startswith("tests/") and len(ranked) == 4
 
 
 # ---- TypeScript --------------------------------------------------------------------------
