@@ -78,7 +78,10 @@ class Navigator:
         if doc is not None:
             doc.analysis(live.settings)
             tree = doc._tree
-            return SourceDocument(rel, doc.language, doc.data, tree) if tree is not None else None
+            if tree is None:
+                return None
+            # the buffer's line table is current (kept on every edit): no recount
+            return SourceDocument(rel, doc.language, doc.data, tree, _line_starts=doc._line_starts)
         state = live.store.file_state(rel)
         if state is None or not state.language:
             return None

@@ -12,8 +12,10 @@ functions, `self`/`this`/`$this`/`static`/`parent`/`super`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import tree_sitter
+from code_intel.indexing.languages import GRAMMARS, query
 from code_intel.indexing.model import Range
 from code_intel.indexing.source import SourceDocument
 
@@ -76,6 +78,11 @@ def _identifier_at(doc: SourceDocument, offset: int, kinds: frozenset[str]) -> t
     return None
 
 
+@cache
+def _compiled(grammar: str, source: str) -> tree_sitter.Query:
+    return query(grammar, source)
+
+
 def _ancestor(node: tree_sitter.Node, types: frozenset[str]) -> tree_sitter.Node | None:
     cur = node.parent
     while cur is not None:
@@ -124,6 +131,40 @@ class _Language:
         or None when the name is not local: file-level names are in the index."""
         raise NotImplementedError
 
+    # What binds a name inside a function body: `@t` a target (patterns allowed), `@d` a
+    # nested definition's name, `@i` an import statement.
+    binding_query: str = ""
+
+    def names_bound(self, capture: str, node: tree_sitter.Node) -> list[tree_sitter.Node]:
+        raise NotImplementedError
+
+    def same_name(self, ident: tree_sitter.Node, name: str) -> bool:
+        return self.text(ident) == name
+
+    def bound_in_body(self, scope: tree_sitter.Node, name: str, before: int) -> tree_sitter.Node | None:
+        """The binding of `name` directly in `scope`'s body (not in nested functions).
+        The query runs in C; only binding sites reach Python, not every node of a
+        long function."""
+        body = scope.child_by_field_name("body")
+        if body is None:
+            return None
+        grammar = GRAMMARS[self.doc.language]
+        assert grammar is not None
+        captures = tree_sitter.QueryCursor(_compiled(grammar, self.binding_query)).captures(body)
+        best: tree_sitter.Node | None = None
+        for capture, nodes in captures.items():
+            for n in nodes:
+                matches = [i for i in self.names_bound(capture, n) if self.same_name(i, name)]
+                if not matches:
+                    continue
+                # only now the (costly: tree-sitter walks down from the root) parent check
+                owner = n.parent if capture == "d" else n
+                if owner is None or _ancestor(owner, self.function_types) != scope:
+                    continue
+                for ident in matches:
+                    best = _earlier(best, ident, before)
+        return best
+
 
 # ---- Python -------------------------------------------------------------------------
 
@@ -137,6 +178,18 @@ _PY_LITERALS = {
 
 
 class _Python(_Language):
+    binding_query = """
+    (assignment left: (_) @t)
+    (augmented_assignment left: (_) @t)
+    (for_statement left: (_) @t)
+    (for_in_clause left: (_) @t)
+    (as_pattern_target) @t
+    (named_expression name: (identifier) @t)
+    (function_definition name: (identifier) @d)
+    (class_definition name: (identifier) @d)
+    (import_statement) @i
+    (import_from_statement) @i
+    """
     identifiers = frozenset({"identifier"})
     class_types = frozenset({"class_definition"})
     function_types = frozenset({"function_definition", "lambda"})
@@ -212,39 +265,17 @@ class _Python(_Language):
                 )
                 if ident is not None and ident.type == "identifier" and self.text(ident) == name:
                     return ident
-        body = scope.child_by_field_name("body")
-        if body is None:
-            return None
-        best: tree_sitter.Node | None = None
-        stack = [body]
-        while stack:
-            cur = stack.pop()
-            for child in cur.named_children:
-                ct = child.type
-                if ct in ("function_definition", "class_definition"):
-                    nm = child.child_by_field_name("name")
-                    if nm is not None and self.text(nm) == name:
-                        best = _earlier(best, nm, before)
-                    continue  # their bodies are other scopes
-                if ct == "lambda":
-                    continue
-                target = None
-                if ct in ("assignment", "augmented_assignment") or ct in ("for_statement", "for_in_clause"):
-                    target = child.child_by_field_name("left")
-                elif ct == "as_pattern_target":
-                    target = child
-                elif ct in ("import_statement", "import_from_statement"):
-                    for n in child.children_by_field_name("name"):
-                        ident = n.child_by_field_name("alias") if n.type == "aliased_import" else n
-                        if ident is not None and self.text(ident).split(".")[0] == name:
-                            best = _earlier(best, ident, before)
-                    continue
-                if target is not None:
-                    for ident in _identifiers(target):
-                        if self.text(ident) == name:
-                            best = _earlier(best, ident, before)
-                stack.append(child)
-        return best
+        return self.bound_in_body(scope, name, before)
+
+    def names_bound(self, capture: str, node: tree_sitter.Node) -> list[tree_sitter.Node]:
+        if capture == "i":
+            out = []
+            for n in node.children_by_field_name("name"):
+                ident = n.child_by_field_name("alias") if n.type == "aliased_import" else n
+                if ident is not None:
+                    out.append(ident.named_children[0] if ident.type == "dotted_name" else ident)
+            return out
+        return [node] if capture == "d" else _identifiers(node)
 
 
 def _identifiers(target: tree_sitter.Node) -> list[tree_sitter.Node]:
@@ -273,6 +304,13 @@ def _earlier(best: tree_sitter.Node | None, cand: tree_sitter.Node, before: int)
 
 
 class _Js(_Language):
+    binding_query = """
+    (variable_declarator name: (_) @t)
+    (for_in_statement left: (_) @t)
+    (catch_clause parameter: (_) @t)
+    (function_declaration name: (_) @d)
+    (class_declaration name: (_) @d)
+    """
     identifiers = frozenset({
         "identifier", "property_identifier", "private_property_identifier", "type_identifier",
         "shorthand_property_identifier",
@@ -359,35 +397,10 @@ class _Js(_Language):
                 for ident in _js_pattern_names(pat):
                     if self.text(ident) == name:
                         return ident
-        body = scope.child_by_field_name("body")
-        if body is None:
-            return None
-        best: tree_sitter.Node | None = None
-        stack = [body]
-        while stack:
-            cur = stack.pop()
-            for child in cur.named_children:
-                ct = child.type
-                if ct in self.function_types or ct in self.class_types:
-                    nm = child.child_by_field_name("name")
-                    if nm is not None and ct not in ("method_definition",) and self.text(nm) == name:
-                        best = _earlier(best, nm, before)
-                    continue
-                if ct == "variable_declarator":
-                    for ident in _js_pattern_names(child.child_by_field_name("name")):
-                        if self.text(ident) == name:
-                            best = _earlier(best, ident, before)
-                elif ct in ("for_in_statement",):
-                    for ident in _js_pattern_names(child.child_by_field_name("left")):
-                        if self.text(ident) == name:
-                            best = _earlier(best, ident, before)
-                elif ct == "catch_clause":
-                    p = child.child_by_field_name("parameter")
-                    for ident in _js_pattern_names(p):
-                        if self.text(ident) == name:
-                            best = _earlier(best, ident, before)
-                stack.append(child)
-        return best
+        return self.bound_in_body(scope, name, before)
+
+    def names_bound(self, capture: str, node: tree_sitter.Node) -> list[tree_sitter.Node]:
+        return [node] if capture == "d" else _js_pattern_names(node)
 
 
 def _js_pattern_names(pat: tree_sitter.Node | None) -> list[tree_sitter.Node]:
@@ -427,6 +440,7 @@ _PHP_CLASS_POSITIONS = frozenset({
 
 
 class _Php(_Language):
+    binding_query = "(assignment_expression left: (variable_name) @t)"
     identifiers = frozenset({"name"})
     class_types = frozenset({"class_declaration", "trait_declaration", "interface_declaration", "enum_declaration"})
     function_types = frozenset({"method_declaration", "function_definition", "anonymous_function", "arrow_function"})
@@ -565,20 +579,13 @@ class _Php(_Language):
                 v = p.child_by_field_name("name")
                 if v is not None and self.text(v).lstrip("$") == name:
                     return v
-        body = scope.child_by_field_name("body")
-        best: tree_sitter.Node | None = None
-        stack = [body] if body is not None else []
-        while stack:
-            cur = stack.pop()
-            for child in cur.named_children:
-                if child.type in ("anonymous_function", "arrow_function", "function_definition", "class_declaration"):
-                    continue
-                if child.type == "assignment_expression":
-                    left = child.child_by_field_name("left")
-                    if left is not None and left.type == "variable_name" and self.text(left).lstrip("$") == name:
-                        best = _earlier(best, left, node.start_byte)
-                stack.append(child)
-        return best
+        return self.bound_in_body(scope, name, node.start_byte)
+
+    def names_bound(self, capture: str, node: tree_sitter.Node) -> list[tree_sitter.Node]:
+        return [node]
+
+    def same_name(self, ident: tree_sitter.Node, name: str) -> bool:
+        return self.text(ident).lstrip("$") == name
 
 
 def _doc_tag_type(comment: str, var: str) -> str | None:
@@ -598,4 +605,6 @@ _HANDLERS: dict[str, type[_Language]] = {
     "typescript": _Js,
     "tsx": _Js,
     "php": _Php,
+    "laravel_migration": _Php,
+    "filament_resource": _Php,
 }
