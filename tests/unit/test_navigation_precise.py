@@ -1,248 +1,26 @@
 """Definitions and references that mean one symbol: scopes, receivers, imports,
 builtins, `$`, ranking and qualified names, per language, on code written the way
-real projects write it. Real tree-sitter grammars and the real SQLite index; each
-case states what name-only matching answered before (the failing shape)."""
+real projects write it (`tests/fixtures/nav_mixed`: a Python package, a TypeScript
+client and a Laravel-style PHP app). Real tree-sitter grammars and the real SQLite
+index; each case says what name-only matching answered before (the failing shape)."""
 
 from __future__ import annotations
 
-import textwrap
-from pathlib import Path
+import shutil
 
 import pytest
 from code_intel.lsp_server.live_index import LiveIndex
 from code_intel.lsp_server.references import references_named
 
-PY = {
-    "shop/__init__.py": "",
-    "shop/base.py": """
-        class Model:
-            def save(self):
-                return True
+from tests.conftest import FIXTURES
 
-            def close(self):
-                pass
-        """,
-    "shop/models.py": """
-        from __future__ import annotations
-
-        from typing import TYPE_CHECKING, Optional
-
-        from shop.base import Model
-
-        if TYPE_CHECKING:
-            from shop.repo import Repo
-
-        try:
-            import ujson as json
-        except ImportError:
-            import json
-
-            FAST_JSON = False
-
-
-        class Session:
-            def close(self):
-                pass
-
-
-        class User(Model):
-            repo: Optional["Repo"] = None
-
-            def __init__(self, name):
-                self.name = name
-                self.session = Session()
-
-            def greet(self) -> str:
-                self.save()
-                self.session.close()
-                return self.name.upper()
-
-            def owner(self) -> "User":
-                return self
-
-
-        def make_user() -> User:
-            return User("x")
-        """,
-    "shop/repo.py": """
-        from . import models
-        from .models import User, make_user
-
-
-        class Repo:
-            def close(self):
-                pass
-
-            def find(self, u: User | None, n):
-                u.greet()
-                built = User("a")
-                built.save()
-                made = make_user()
-                made.owner().greet()
-                n.close()
-                models.make_user()
-                counts = {}
-                counts.items()
-                seen = set()
-                return len(seen)
-        """,
-    "shop/util.py": """
-        def set():
-            pass
-
-
-        class Cache:
-            def items(self):
-                return []
-        """,
-    "tests/test_models.py": """
-        class User:
-            def greet(self):
-                pass
-
-            def close(self):
-                pass
-        """,
-}
-
-TS = {
-    "src/http.ts": """
-        export function timeout(ms: number): number { return ms; }
-
-        export interface Options { timeout: number; }
-
-        export class Client {
-          #options: Options;
-          constructor(private readonly transport: Transport) { this.#options = { timeout: 1 }; }
-          send(): Reply { return new Reply(); }
-          get limit() { return this.#options.timeout; }
-        }
-
-        export class Transport { close(): void {} open(): Client { return new Client(this); } }
-
-        export class Reply { close(): void {} }
-
-        export class $ZodEmoji {}
-        export class ZodEmoji {}
-        """,
-    "src/app.ts": """
-        import { Client, Transport, timeout } from './http';
-        import * as core from './http';
-
-        class Base { close() {} }
-
-        export class App<TItem> extends Base {
-          private client: Client;
-          constructor(t: Transport) { super(); this.client = new Client(t); }
-          run(item: TItem): void {
-            const resp = this.client.send();
-            resp.close();
-            this.close();
-            new Transport().open().send().close();
-            timeout(2);
-            const e = new core.$ZodEmoji();
-            const cache = new Map();
-            cache.get(1);
-          }
-        }
-        """,
-}
-
-PHP = {
-    "app/Models/Shop/Category.php": """
-        <?php
-        namespace App\\Models\\Shop;
-
-        use App\\Models\\Concerns\\HasSlug;
-
-        class Category extends BaseModel
-        {
-            use HasSlug;
-
-            public function products() { return 1; }
-
-            public static function create(): static { return new static(); }
-        }
-
-        class BaseModel
-        {
-            public function save() {}
-        }
-        """,
-    "app/Models/Blog/Category.php": """
-        <?php
-        namespace App\\Models\\Blog;
-
-        class Category
-        {
-            public function products() { return 2; }
-        }
-        """,
-    "app/Models/Concerns/HasSlug.php": """
-        <?php
-        namespace App\\Models\\Concerns;
-
-        trait HasSlug
-        {
-            public function slug(): string { return 's'; }
-        }
-        """,
-    "app/Support/InvalidArgumentException.php": """
-        <?php
-        namespace App\\Support;
-
-        class InvalidArgumentException extends \\Exception {}
-        """,
-    "app/Services/Catalog.php": """
-        <?php
-        namespace App\\Services;
-
-        use App\\Models\\Shop\\Category;
-        use App\\Models\\Blog\\Category as BlogCategory;
-        use InvalidArgumentException;
-
-        class RateLimiter {}
-
-        class Catalog extends BaseService
-        {
-            public function __construct(private Category $category, protected ?BlogCategory $blog = null) {}
-
-            public function list(Category $c): string
-            {
-                $c->products();
-                $this->category->slug();
-                $this->blog->products();
-                $fresh = Category::create();
-                $fresh->save();
-                $b = new BlogCategory();
-                $b->products();
-                $this->helper();
-                parent::boot();
-                throw new InvalidArgumentException('x');
-                return \\Illuminate\\Cache\\RateLimiter::class;
-            }
-        }
-
-        class BaseService
-        {
-            protected function helper() {}
-            public static function boot() {}
-        }
-        """,
-}
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+CATALOG = "app/Services/Catalog.php"
 
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> LiveIndex:
-    root = tmp_path_factory.mktemp("nav")
-    _write(root, PY | TS | PHP)
+    root = tmp_path_factory.mktemp("nav") / "repo"
+    shutil.copytree(FIXTURES / "nav_mixed", root)
     index = LiveIndex(root)
     index.sync()
     return index
@@ -250,7 +28,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> LiveIndex:
 
 def line_of(rel: str, needle: str) -> int:
     """1-based line of the first fixture line holding `needle`."""
-    text = textwrap.dedent((PY | TS | PHP)[rel]).lstrip("\n")
+    text = (FIXTURES / "nav_mixed" / rel).read_text(encoding="utf-8")
     return next(n for n, line in enumerate(text.splitlines(), 1) if needle in line)
 
 
@@ -361,9 +139,6 @@ def test_ts_global_objects_answer_nothing(live: LiveIndex):
 # ---- PHP -----------------------------------------------------------------------------------
 
 
-CATALOG = "app/Services/Catalog.php"
-
-
 def test_php_typed_parameters_and_promoted_properties(live: LiveIndex):
     assert defs(live, CATALOG, "products", 0) == [at('app/Models/Shop/Category.php', 'function products', "App\\Models\\Shop\\Category::products")]
     # `?BlogCategory $blog` through an aliased import
@@ -420,9 +195,9 @@ def test_references_of_a_method_drop_other_classes_and_keep_undecided_apart(live
 @pytest.mark.parametrize(
     "query, expected",
     [
-        ("User.greet", {"shop.models.User.greet", "tests.test_models.User.greet"}),
+        ("User.greet", {"shop.models.User.greet", "tests.doubles.User.greet"}),
         ("shop.models.User.greet", {"shop.models.User.greet"}),
-        ("User::greet", {"shop.models.User.greet", "tests.test_models.User.greet"}),
+        ("User::greet", {"shop.models.User.greet", "tests.doubles.User.greet"}),
         ("Client.send", {"http.Client.send"}),
         ("Shop\\Category::products", {"App\\Models\\Shop\\Category::products"}),
         ("Category.products", {"App\\Models\\Shop\\Category::products", "App\\Models\\Blog\\Category::products"}),
