@@ -120,6 +120,9 @@ class Navigator:
         if site is None:
             return None
         language = self.live._language_of(rel) or ""
+        declared = self.declared_at(rel, line, character)
+        if declared is not None:
+            return Answer(declared.symbol.name, [declared], True, "declaration")
         if site.local is not None:
             return Answer(site.name, [_local_symbol(rel, language, site)], True, "local")
         ev = Evaluator(self, _rank, rel, language, site)
@@ -131,6 +134,14 @@ class Navigator:
         if result:
             return Answer(site.name, result, True, "member" if site.receiver else "name")  # type: ignore[arg-type]
         return Answer(site.name, [], False, "undecided", member=site.receiver is not None)
+
+    def declared_at(self, rel: str, line: int, character: int) -> StoredSymbol | None:
+        """The definition whose name the position is on: it means itself."""
+        for s in self.file_symbols(rel):
+            r = s.symbol.selection_range
+            if r.start.line == line == r.end.line and r.start.character <= character <= r.end.character:
+                return s
+        return None
 
     def _decidable(self, ev: Evaluator, name: str) -> bool:
         """A plain name is decided by an import, a definition in the same file, or a
