@@ -23,7 +23,7 @@ from code_intel.indexing.store import StoredSymbol
 
 from .documents import utf16_to_byte
 from .typing_eval import EXTERNAL, Evaluator
-from .typing_site import Site, site_at
+from .typing_site import Site, handler_for, site_at
 
 if TYPE_CHECKING:
     from .live_index import LiveIndex
@@ -184,6 +184,52 @@ class Navigator:
                 zero = Range(Position(0, 0), Position(0, 0))
                 return StoredSymbol(path, language, Symbol(q.rsplit(".", 1)[-1], SymbolKind.MODULE, zero, zero, q))
         return None
+
+    def assigned_type(self, member: StoredSymbol) -> str | None:
+        """`self.stream = stream` in a method whose parameter is `stream: ByteStream`:
+        the field's declared type is the parameter's annotation."""
+        return self._memoized("assigned", f"{member.path}:{member.symbol.qualified_name}",
+                              lambda: self._assigned_type(member))
+
+    def _assigned_type(self, member: StoredSymbol) -> str | None:
+        doc = self.document(member.path)
+        if doc is None or doc.tree is None:
+            return None
+        handler = handler_for(doc)
+        if handler is None:
+            return None
+        start = member.symbol.selection_range.start
+        if start.line >= len(doc.line_starts):
+            return None
+        offset = doc.line_starts[start.line] + start.character
+        node = doc.tree.root_node.named_descendant_for_byte_range(offset, offset)
+        assignment = node.parent.parent if node is not None and node.parent is not None else None
+        if assignment is None or assignment.type != "assignment":
+            return None
+        t = handler.expr_type(assignment.child_by_field_name("right"), 0)
+        return t.arg if t is not None and t.op == "named" else None
+
+    def declared_return(self, fn: StoredSymbol) -> str | None:
+        """A function's return annotation read from its file's tree."""
+        return self._memoized("returns", f"{fn.path}:{fn.symbol.qualified_name}",
+                              lambda: self._declared_return(fn))
+
+    def _declared_return(self, fn: StoredSymbol) -> str | None:
+        node = self._node_at(fn.path, fn.symbol.selection_range.start)
+        while node is not None and node.child_by_field_name("return_type") is None:
+            if node.type.endswith(("definition", "declaration", "signature")):
+                break
+            node = node.parent
+        ret = node.child_by_field_name("return_type") if node is not None else None
+        doc = self.document(fn.path)
+        return doc.node_text(ret).lstrip(":").strip() if ret is not None and doc is not None else None
+
+    def _node_at(self, rel: str, pos: Position):  # type: ignore[no-untyped-def]
+        doc = self.document(rel)
+        if doc is None or doc.tree is None or pos.line >= len(doc.line_starts):
+            return None
+        offset = doc.line_starts[pos.line] + pos.character
+        return doc.tree.root_node.named_descendant_for_byte_range(offset, offset)
 
     def class_traits(self, cls: StoredSymbol) -> list[str]:
         """PHP `use Trait;` lines in a class body, read from the class's tree."""

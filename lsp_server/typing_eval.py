@@ -76,6 +76,8 @@ class Lookup(Protocol):
     def imports_of(self, rel: str) -> dict[str, str]: ...
     def module_symbol(self, target: str, language: str) -> StoredSymbol | None: ...
     def class_traits(self, cls: StoredSymbol) -> list[str]: ...
+    def assigned_type(self, member: StoredSymbol) -> str | None: ...
+    def declared_return(self, fn: StoredSymbol) -> str | None: ...
 
 
 Ranker = Callable[[list[StoredSymbol], str, dict[str, str], str, str], list[StoredSymbol]]
@@ -102,6 +104,12 @@ class Evaluator:
             return self.member_of(site.receiver, site.name)
         if site.class_name is not None:
             return self.php_class(site.class_name, self.rel)
+        if site.module is not None:
+            target = absolute_module(site.module, self.rel)
+            module = self.lookup.module_symbol(target, self.language)
+            if module is not None:
+                return [module]
+            return None if self.in_workspace(target) else EXTERNAL
         return None
 
     def member_of(self, receiver: TypeExpr, name: str) -> Result:
@@ -177,7 +185,7 @@ class Evaluator:
                 if c.symbol.kind in CLASS_KINDS:
                     out.append(c)
                 elif c.symbol.kind in CALLABLE_KINDS:
-                    text = return_type(c.symbol.signature or "", c.language)
+                    text = self.returns_of(c)
                     if text:
                         got = self.named(text, c.path, self.owner_class(c))
                         if isinstance(got, list):
@@ -214,8 +222,18 @@ class Evaluator:
             kind = e.symbol.kind
             if kind in CLASS_KINDS or kind in (SymbolKind.MODULE, SymbolKind.NAMESPACE):
                 out.append(e)
+            elif kind in CALLABLE_KINDS and e.language != "php":
+                # read, not called: a Python @property or a TS getter
+                text = self.returns_of(e)
+                got = self.named(text, e.path, self.owner_class(e)) if text else None
+                if isinstance(got, list):
+                    out.extend(got)
+                elif got is EXTERNAL:
+                    external = True
             elif kind in VALUE_KINDS:
                 text = value_type(e.symbol.signature or "", e.symbol.name, e.language)
+                if not text and e.language == "python":
+                    text = self.lookup.assigned_type(e)
                 if text:
                     got = self.named(text, e.path, self.owner_class(e))
                     if isinstance(got, list):
@@ -225,6 +243,11 @@ class Evaluator:
         if out:
             return _unique(out)
         return EXTERNAL if external else None
+
+    def returns_of(self, fn: StoredSymbol) -> str | None:
+        """The declared return type: from the stored signature, or from the file's tree
+        when the signature was cut short (long parameter lists)."""
+        return return_type(fn.symbol.signature or "", fn.language) or self.lookup.declared_return(fn)
 
     def owner_class(self, member: StoredSymbol) -> StoredSymbol | None:
         container = member.symbol.container
@@ -374,9 +397,8 @@ class Evaluator:
                 seen.add(q)
                 hits.extend(by_container.get(q, ()))
                 if owner.symbol.kind in (SymbolKind.MODULE, SymbolKind.NAMESPACE):
-                    hits.extend(
-                        c for qn, cs in by_container.items() if _ends_with(qn, q) and qn != q for c in cs
-                    )
+                    if not hits:
+                        hits.extend(self.module_export(owner, name, by_container))
                     continue
                 bases, external = self.bases(owner)
                 open_ = open_ or external
@@ -387,6 +409,26 @@ class Evaluator:
                 break
             level = nxt
         return [], open_
+
+    def module_export(
+        self, module: StoredSymbol, name: str, by_container: dict[str, list[StoredSymbol]]
+    ) -> list[StoredSymbol]:
+        """A name a module (package) offers without defining it: what its file imports
+        under that name (`from ._client import Client`), else a file-level definition in
+        one of its submodules (`from ._api import *`)."""
+        q = module.symbol.qualified_name
+        target = self.lookup.imports_of(module.path).get(name) if module.path else None
+        if target is not None:
+            sub = self.lookup.module_symbol(target, module.language)
+            if sub is not None:
+                return [sub]
+            found = [c for c in self.defs(name) if _ends_with(c.symbol.qualified_name, target)]
+            if found:
+                return found
+        return [
+            c for qn, cs in by_container.items() if qn.startswith(q + ".") for c in cs
+            if _is_top_level(c)
+        ]
 
     def bases(self, cls: StoredSymbol) -> tuple[list[StoredSymbol], bool]:
         names = base_names(cls.symbol.signature or "", cls.language)
@@ -401,6 +443,21 @@ class Evaluator:
             else:
                 open_ = True
         return out, open_
+
+
+def absolute_module(written: str, importer: str) -> str:
+    """`._exceptions` in `httpx/_models.py` -> `httpx._exceptions` (Python)."""
+    if not written.startswith("."):
+        return written
+    from code_intel.indexing.chunking.python import module_name
+
+    dots = len(written) - len(written.lstrip("."))
+    package = module_name(importer).split(".")
+    if not importer.endswith("__init__.py"):
+        package = package[:-1]
+    anchor = package[: max(len(package) - (dots - 1), 0)]
+    rest = written.lstrip(".")
+    return ".".join([p for p in anchor if p] + ([rest] if rest else []))
 
 
 def _unique(items: list[StoredSymbol]) -> list[StoredSymbol]:

@@ -11,6 +11,7 @@ functions, `self`/`this`/`$this`/`static`/`parent`/`super`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 
@@ -51,6 +52,9 @@ class Site:
     # PHP: the class name as written where only a class can stand (`new X`, `X::m`,
     # `use A\\B`, a type); resolved by PHP's rules, never by the short name alone.
     class_name: str | None = None
+    # Python: the module an import statement names up to this identifier, as written
+    # (`._exceptions`, `a.b`); the index maps it to the module's file.
+    module: str | None = None
 
 
 def site_at(doc: SourceDocument, line: int, byte_col: int) -> Site | None:
@@ -177,6 +181,32 @@ _PY_LITERALS = {
 }
 
 
+def _python_module_ref(doc: SourceDocument, node: tree_sitter.Node) -> str | None:
+    """`from ._exceptions import X` / `import a.b.c`: the module text up to `node`."""
+    dotted = node.parent
+    if dotted is None or dotted.type != "dotted_name":
+        return None
+    holder = dotted.parent
+    prefix = ""
+    if holder is not None and holder.type == "relative_import":
+        prefix = "".join(doc.node_text(c) for c in holder.named_children if c.type == "import_prefix")
+        holder = holder.parent
+    elif holder is not None and holder.type == "aliased_import" and holder.child_by_field_name("name") == dotted:
+        holder = holder.parent
+        if holder is not None and holder.type == "import_from_statement":
+            return None  # `from m import a as b`: a name, not a module
+    if holder is None:
+        return None
+    is_module = (
+        holder.type == "import_statement"
+        or (holder.type == "import_from_statement" and holder.child_by_field_name("module_name") in (dotted, dotted.parent))
+    )
+    if not is_module:
+        return None
+    upto = doc.data[dotted.start_byte : node.end_byte].decode("utf-8", errors="replace")
+    return prefix + upto
+
+
 class _Python(_Language):
     binding_query = """
     (assignment left: (_) @t)
@@ -194,11 +224,35 @@ class _Python(_Language):
     class_types = frozenset({"class_definition"})
     function_types = frozenset({"function_definition", "lambda"})
 
+    def site(self, node: tree_sitter.Node) -> Site:
+        module = _python_module_ref(self.doc, node)
+        if module is not None:
+            return Site(self.text(node), self.doc.node_range(node), module=module)
+        return super().site(node)
+
     def receiver_of(self, node: tree_sitter.Node) -> TypeExpr | None:
         parent = node.parent
         if parent is not None and parent.type == "attribute" and parent.child_by_field_name("attribute") == node:
-            return self.expr_type(parent.child_by_field_name("object"), 0) or TypeExpr("unknown")
+            obj = parent.child_by_field_name("object")
+            return self.narrowed(obj) or self.expr_type(obj, 0) or TypeExpr("unknown")
         return None
+
+    def narrowed(self, obj: tree_sitter.Node | None) -> TypeExpr | None:
+        """`assert isinstance(x, T)` / `if isinstance(x, T):` earlier in the function
+        makes `x` a T where it is used (the last such check before the use wins)."""
+        if obj is None or obj.type not in ("identifier", "attribute"):
+            return None
+        scope = _ancestor(obj, self.function_types)
+        if scope is None:
+            return None
+        head = self.doc.data[scope.start_byte : obj.start_byte]
+        if b"isinstance" not in head:
+            return None
+        pattern = rb"isinstance\(\s*" + re.escape(self.doc.data[obj.start_byte : obj.end_byte]) + rb"\s*,\s*([\w.]+)\s*\)"
+        found = None
+        for found in re.finditer(pattern, head):
+            pass
+        return TypeExpr("named", found.group(1).decode()) if found else None
 
     def expr_type(self, node: tree_sitter.Node | None, depth: int) -> TypeExpr | None:
         if node is None or depth > _MAX_DEPTH:
@@ -589,8 +643,6 @@ class _Php(_Language):
 
 
 def _doc_tag_type(comment: str, var: str) -> str | None:
-    import re
-
     m = re.search(r"@(?:var|param)\s+([\\\w|?<>\[\], ]+?)\s+\$?" + re.escape(var.lstrip("$")) + r"\b", comment)
     if m:
         return m.group(1)
@@ -608,3 +660,9 @@ _HANDLERS: dict[str, type[_Language]] = {
     "laravel_migration": _Php,
     "filament_resource": _Php,
 }
+
+
+def handler_for(doc: SourceDocument) -> _Language | None:
+    """The language's syntax reader for `doc`, or None when it has none."""
+    cls = _HANDLERS.get(doc.language)
+    return cls(doc) if cls is not None else None
