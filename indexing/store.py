@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import re
 import sqlite3
 import threading
 import time
@@ -543,9 +544,9 @@ def is_qualified(name: str) -> bool:
 
 def normalize_qualified(name: str) -> str:
     """`App\\X::m`, `App.X.m`, `\\App\\X#m` -> `App.X.m` (one separator for all)."""
-    for sep in ("::", "\\", "#", "->"):
+    for sep in ("::", "\\", "->"):
         name = name.replace(sep, ".")
-    return name.strip(".")
+    return re.sub(r"(?<=[\w$])#", ".", name).strip(".")
 
 
 def qualified_matches(qualified_name: str, wanted: str) -> bool:
@@ -557,9 +558,11 @@ def qualified_matches(qualified_name: str, wanted: str) -> bool:
 
 
 def _short_name(name: str, keep_dollar: bool = False) -> str:
-    for sep in ("::", "\\", ".", "#", "/"):
+    for sep in ("::", "\\", ".", "/"):
         if sep in name:
             name = name.rsplit(sep, 1)[1]
+    if "#" in name[1:]:  # `Class#method`; a leading `#` is a JS private name (`#options`)
+        name = name.rsplit("#", 1)[1]
     return name if keep_dollar else name.lstrip("$")
 
 

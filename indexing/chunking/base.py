@@ -371,7 +371,7 @@ class TreeSitterStrategy:
                     stack.pop()
                 container = stack[-1].symbol.qualified_name if stack else None
             name = data[start : node.end_byte].decode("utf-8", errors="replace")
-            if not name or not (name[0].isalpha() or name[0] in "_$\\"):
+            if not name or not (name[0].isalpha() or name[0] in "_$\\#"):
                 continue
             (sr, sc), (er, ec) = node.start_point, node.end_point
             if non_ascii and (sr in non_ascii or er in non_ascii):
