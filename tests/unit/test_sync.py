@@ -9,12 +9,12 @@ import sqlite3
 import time
 
 import pytest
-
 from code_intel.indexing.analyze import analyze_source
 from code_intel.indexing.chunking import ChunkSettings
 from code_intel.indexing.config import Config
 from code_intel.indexing.store import SCHEMA_VERSION, IndexStore, db_path
 from code_intel.indexing.sync import index_buffer, sync_workspace
+
 from tests.conftest import FIXTURES
 
 
