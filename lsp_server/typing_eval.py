@@ -104,6 +104,8 @@ class Evaluator:
             return self.member_of(site.receiver, site.name)
         if site.class_name is not None:
             return self.php_class(site.class_name, self.rel)
+        if site.parameter:
+            return EXTERNAL
         if site.module is not None:
             target = absolute_module(site.module, self.rel)
             module = self.lookup.module_symbol(target, self.language)
@@ -377,6 +379,12 @@ class Evaluator:
         """Members called `name` of the owners, nearest class of the hierarchy first.
         The flag says the hierarchy reaches outside the workspace (a vendor base), where
         an unfound member may well live."""
+        for owner in owners:
+            if owner.symbol.kind is SymbolKind.MODULE:
+                # `pkg.sub` is the submodule file before anything named `sub` inside
+                sub = self.lookup.module_symbol(f"{owner.symbol.qualified_name}.{name}", owner.language)
+                if sub is not None:
+                    return [sub], False
         candidates = self.defs(name)
         if not candidates:
             return [], False

@@ -55,6 +55,8 @@ class Site:
     # Python: the module an import statement names up to this identifier, as written
     # (`._exceptions`, `a.b`); the index maps it to the module's file.
     module: str | None = None
+    # a keyword argument's name: the callee's parameter (parameters are not indexed)
+    parameter: bool = False
 
 
 def site_at(doc: SourceDocument, line: int, byte_col: int) -> Site | None:
@@ -228,6 +230,10 @@ class _Python(_Language):
         module = _python_module_ref(self.doc, node)
         if module is not None:
             return Site(self.text(node), self.doc.node_range(node), module=module)
+        parent = node.parent
+        if parent is not None and parent.type == "keyword_argument" and parent.child_by_field_name("name") == node:
+            # `f(headers=...)` names the callee's parameter, not any `headers` attribute
+            return Site(self.text(node), self.doc.node_range(node), parameter=True)
         return super().site(node)
 
     def receiver_of(self, node: tree_sitter.Node) -> TypeExpr | None:
@@ -276,7 +282,9 @@ class _Python(_Language):
                 return TypeExpr("super")
             callee = self.expr_type(fn, depth + 1)
             return TypeExpr("returns", base=callee) if callee is not None else None
-        if t == "parenthesized_expression" and node.named_child_count:
+        if t in ("parenthesized_expression", "await", "conditional_expression") and node.named_child_count:
+            # `await c.get()`: an async def's declared type is what await gives;
+            # `A() if c else b`: the first branch
             return self.expr_type(node.named_children[0], depth + 1)
         literal = _PY_LITERALS.get(t)
         return TypeExpr("named", literal) if literal else None
@@ -294,9 +302,12 @@ class _Python(_Language):
             if ann is not None:
                 return TypeExpr("named", self.text(ann))
             return self.expr_type(holder.child_by_field_name("right"), depth + 1)
-        if holder.type in ("as_pattern_target",) and holder.parent is not None:
-            # `with open(p) as fh:` -> the context manager's value
-            return None
+        if holder.type == "as_pattern_target" and holder.parent is not None:
+            # `with Client() as client:` -> what the context manager is (the usual
+            # `__enter__` returns self)
+            pattern = holder.parent
+            if pattern.type == "as_pattern" and pattern.named_child_count:
+                return self.expr_type(pattern.named_children[0], depth + 1)
         return None
 
     def binding(self, node: tree_sitter.Node, name: str) -> tree_sitter.Node | None:

@@ -186,7 +186,9 @@ def test_references_of_a_method_drop_other_classes_and_keep_undecided_apart(live
     assert resolved == []  # `self.session.close()` is Session's
     assert possible == [("shop/repo.py", line_of("shop/repo.py", "n.close()"))]  # n has no type
     greet, _ = _refs(live, "shop.models.User.greet")
-    assert greet == [("shop/repo.py", line_of("shop/repo.py", n)) for n in ("u.greet()", "owner().greet()")]
+    assert greet == [("shop/repo.py", line_of("shop/repo.py", n)) for n in ("u.greet()", "owner().greet()")] + [
+        ("shop/service.py", line_of("shop/service.py", n)) for n in ("user.greet()", "value.greet()")
+    ]
 
 
 # ---- qualified names in find_definitions -----------------------------------------------------
@@ -207,3 +209,33 @@ def test_references_of_a_method_drop_other_classes_and_keep_undecided_apart(live
 def test_find_definitions_accepts_qualified_names_in_any_notation(live: LiveIndex, query: str, expected: set[str]):
     assert {s.symbol.qualified_name for s in live.definitions(query)} == expected
     assert {s.symbol.qualified_name for s in live.store.find_definitions(query)} == expected
+
+
+SERVICE = "shop/service.py"
+
+
+def test_python_field_assigned_from_an_annotated_parameter(live: LiveIndex):
+    assert defs(live, SERVICE, "close", 0) == [at("shop/models.py", "    def close", "shop.models.Session.close")]
+
+
+def test_python_await_with_as_and_isinstance_give_the_receiver_type(live: LiveIndex):
+    greet = [at("shop/models.py", "def greet", "shop.models.User.greet")]
+    assert defs(live, SERVICE, "greet", 0) == greet  # user = await self.fetch()
+    assert defs(live, SERVICE, "close", 1) == [at("shop/models.py", "    def close", "shop.models.Session.close")]
+    assert defs(live, SERVICE, "greet", 1) == greet  # if isinstance(value, User)
+
+
+def test_python_keyword_argument_is_no_attribute_of_that_name(live: LiveIndex):
+    # `User(name="x")`: the parameter, not the field `User.name`
+    assert defs(live, SERVICE, "name=", 0) == []
+
+
+def test_python_package_attribute_chain_reaches_the_submodule_function(live: LiveIndex):
+    assert defs(live, SERVICE, "models", 1) == ["shop/models.py:1 shop.models"]
+    assert defs(live, SERVICE, "make_user", 0) == [at("shop/models.py", "def make_user", "shop.models.make_user")]
+
+
+def test_ts_private_names_have_references(live: LiveIndex):
+    resolved, _ = _refs(live, "http.Client.#options")
+    http = "src/http.ts"
+    assert resolved == [(http, line_of(http, "this.#options = {")), (http, line_of(http, "get limit()"))]
