@@ -236,6 +236,8 @@ class Evaluator:
                 text = value_type(e.symbol.signature or "", e.symbol.name, e.language)
                 if not text and e.language == "python":
                     text = self.lookup.assigned_type(e)
+                if not text:
+                    text = _doc_tag(e.symbol.doc, "var")
                 if text:
                     got = self.named(text, e.path, self.owner_class(e))
                     if isinstance(got, list):
@@ -249,7 +251,11 @@ class Evaluator:
     def returns_of(self, fn: StoredSymbol) -> str | None:
         """The declared return type: from the stored signature, or from the file's tree
         when the signature was cut short (long parameter lists)."""
-        return return_type(fn.symbol.signature or "", fn.language) or self.lookup.declared_return(fn)
+        return (
+            return_type(fn.symbol.signature or "", fn.language)
+            or self.lookup.declared_return(fn)
+            or _doc_tag(fn.symbol.doc, "return")
+        )
 
     def owner_class(self, member: StoredSymbol) -> StoredSymbol | None:
         container = member.symbol.container
@@ -451,6 +457,14 @@ class Evaluator:
             else:
                 open_ = True
         return out, open_
+
+
+def _doc_tag(doc: str | None, tag: str) -> str | None:
+    """`@var Foo` / `@return Foo|null` from a docblock (PHP, JSDoc)."""
+    if not doc or "@" + tag not in doc:
+        return None
+    m = re.search(r"@" + tag + r"\s+\{?([\\\w|?<>\[\]]+)", doc)
+    return m.group(1) if m else None
 
 
 def absolute_module(written: str, importer: str) -> str:

@@ -239,3 +239,11 @@ def test_ts_private_names_have_references(live: LiveIndex):
     resolved, _ = _refs(live, "http.Client.#options")
     http = "src/http.ts"
     assert resolved == [(http, line_of(http, "this.#options = {")), (http, line_of(http, "get limit()"))]
+
+
+def test_php_docblock_var_and_return_types(live: LiveIndex):
+    shop = [at("app/Models/Shop/Category.php", "function products", "App\\Models\\Shop\\Category::products")]
+    assert defs(live, CATALOG, "cached->products", 0) == [at(CATALOG, "private $cached", "App\\Services\\Catalog::cached")]
+    pos_cached = defs(live, CATALOG, "products();", 3)  # $this->cached->products()
+    pos_current = defs(live, CATALOG, "products();", 4)  # $this->current()->products()
+    assert pos_cached == shop and pos_current == shop
