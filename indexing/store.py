@@ -460,6 +460,18 @@ class IndexStore:
             for r in rows
         ]
 
+    def aliases_of(self, name: str) -> list[tuple[str, str]]:
+        """(path, alias) of imports that bring a symbol called `name` in under another
+        name (`use App\\Jobs\\LikeArticleJob as Like`, `import { a as b }`): its
+        references there are spelled with the alias."""
+        short = _short_name(name, keep_dollar=True)
+        rows = self.conn.execute(
+            "SELECT path, alias FROM imports WHERE alias != ? AND (target = ? OR target LIKE ? ESCAPE '\\' "
+            "OR target LIKE ? ESCAPE '\\')",
+            (short, short, "%." + _escape_like(short), "%\\" + _escape_like(short)),
+        )
+        return [(r[0], r[1]) for r in rows]
+
     def imports_of(self, path: str) -> dict[str, str]:
         rows = self.conn.execute("SELECT alias, target FROM imports WHERE path=?", (path,))
         return dict(rows.fetchall())

@@ -135,6 +135,46 @@ class Navigator:
             return Answer(site.name, result, True, "member" if site.receiver else "name")  # type: ignore[arg-type]
         return Answer(site.name, [], False, "undecided", member=site.receiver is not None)
 
+    def quick_import(self, rel: str, line: int, character: int, name: str) -> list[StoredSymbol] | None:
+        """A bare name the file imports decides without parsing the file: what the
+        import names. None when the line shows anything else (a member access, an
+        assignment or keyword argument, a language without imports by name); the
+        caller then resolves from the tree. For references over many files."""
+        language = self.live._language_of(rel) or ""
+        if language != "python" and language not in JS_FAMILY:
+            return None
+        target = self.imports_of(rel).get(name)
+        if target is None:
+            return None
+        text = self._line(rel, line)
+        before = text[:character].rstrip()
+        after = text[character + len(name):].lstrip()
+        if before.endswith((".", "->", "::", "def", "class")):
+            return None
+        if after.startswith("=") and not after.startswith("=="):
+            return None
+        if language == "python" and self.module_symbol(target, language) is not None:
+            return None  # a module: let the full path answer
+        wanted = target.replace("/", ".")
+        found = [
+            d for d in self.definitions(wanted.rsplit(".", 1)[-1])
+            if (q := d.symbol.qualified_name.replace("\\", ".")) == wanted or q.endswith("." + wanted)
+        ]
+        return found or None
+
+    def _line(self, rel: str, line: int) -> str:
+        lines = self._memoized("lines", rel, lambda: self._read_lines(rel))
+        return lines[line] if line < len(lines) else ""
+
+    def _read_lines(self, rel: str) -> list[str]:
+        doc = self.live.overlays.get(rel)
+        if doc is not None:
+            return doc.text.splitlines()
+        try:
+            return (self.live.root / rel).read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            return []
+
     def declared_at(self, rel: str, line: int, character: int) -> StoredSymbol | None:
         """The definition whose name the position is on: it means itself."""
         for s in self.file_symbols(rel):

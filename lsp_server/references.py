@@ -47,6 +47,8 @@ def references_at(live: LiveIndex, rel: str, line: int, character: int, limit: i
         if not name:
             return ReferenceAnswer(None, [])
         candidates = live.references(name, limit * 4)
+        for target in {t.symbol.name for t in targets}:
+            candidates += aliased(live, target)
     return classify(live, name, targets, candidates, limit)
 
 
@@ -58,7 +60,15 @@ def references_named(live: LiveIndex, name: str, limit: int = 1000) -> Reference
     candidates = live.references(name, limit * 4)
     if not targets:
         return ReferenceAnswer(name, [], candidates[:limit])
-    return classify(live, name, targets, candidates, limit)
+    return classify(live, name, targets, candidates + aliased(live, name), limit)
+
+
+def aliased(live: LiveIndex, name: str) -> list[StoredReference]:
+    """Occurrences of the names files import the symbol under (`use X as Y` -> `Y`)."""
+    out: list[StoredReference] = []
+    for path, alias in live.store.aliases_of(name):
+        out.extend(r for r in live.file_references(path) if r.reference.name == alias)
+    return out
 
 
 def classify(
@@ -79,6 +89,11 @@ def classify(
             r = ref.reference
             if (ref.path, r.start_line, r.start_character) in wanted:
                 continue  # the binding itself (a local's first assignment)
+            quick = nav.quick_import(ref.path, r.start_line, r.start_character, r.name)
+            if quick is not None:
+                if any(_key(d) in wanted for d in quick):
+                    out.resolved.append(ref)
+                continue
             answer = nav.resolve(ref.path, r.start_line, r.start_character)
             if answer is not None and answer.decided:
                 if any(_key(d) in wanted for d in answer.definitions):
@@ -100,4 +115,5 @@ def classify(
                 out.resolved.append(ref)
             elif any(_key(d) in wanted for d in defs):
                 out.possible.append((ref, SEVERAL_DEFINITIONS))
+    out.resolved.sort(key=lambda r: (r.path, r.reference.start_line, r.reference.start_character))
     return out

@@ -341,7 +341,8 @@ class Evaluator:
             module = self.lookup.module_symbol(target, self.language)
             if module is not None:
                 return [module]
-        candidates = self.defs(name)
+        # `import make_user as build`: the definition carries the imported name
+        candidates = self.defs(target.replace("/", ".").rsplit(".", 1)[-1] if target else name)
         if classes_only:
             candidates = [c for c in candidates if c.symbol.kind in CLASS_KINDS]
         else:

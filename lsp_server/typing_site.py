@@ -84,6 +84,17 @@ def _identifier_at(doc: SourceDocument, offset: int, kinds: frozenset[str]) -> t
     return None
 
 
+def _is_import_binding(node: tree_sitter.Node) -> bool:
+    cur = node.parent
+    for _ in range(3):
+        if cur is None:
+            return False
+        if cur.type in ("import_statement", "import_from_statement"):
+            return True
+        cur = cur.parent
+    return False
+
+
 @cache
 def _compiled(grammar: str, source: str) -> tree_sitter.Query:
     return query(grammar, source)
@@ -116,7 +127,9 @@ class _Language:
         local = None
         if receiver is None:
             bound = self.binding(node, self.text(node))
-            local = self.doc.node_range(bound) if bound is not None else None
+            # a function-level import binds the imported thing: resolved like a file import
+            if bound is not None and not _is_import_binding(bound):
+                local = self.doc.node_range(bound)
         return Site(
             name=self.name_of(node),
             range=self.doc.node_range(node),
@@ -269,7 +282,7 @@ class _Python(_Language):
             if name in ("self", "cls") and _ancestor(node, self.class_types) is not None:
                 return TypeExpr("self")
             bound = self.binding(node, name)
-            if bound is None:
+            if bound is None or _is_import_binding(bound):
                 return TypeExpr("global", name)
             return self.binding_type(bound, depth)
         if t == "attribute":

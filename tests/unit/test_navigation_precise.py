@@ -178,7 +178,16 @@ def test_references_of_a_php_class_keep_to_its_namespace(live: LiveIndex):
     uses = ["use App\\Models\\Shop\\Category;", "private Category $category", "list(Category $c)",
             "Category::create()"]
     assert shop == [(CATALOG, line_of(CATALOG, u)) for u in uses]
-    assert (CATALOG, line_of(CATALOG, "as BlogCategory")) in blog and not set(shop) & set(blog)
+    assert (CATALOG, line_of(CATALOG, "as BlogCategory")) in blog
+
+    def spots(qualified: str) -> set[tuple[str, int, int]]:
+        return {(r.path, r.reference.start_line, r.reference.start_character)
+                for r in references_named(live, qualified).resolved}
+
+    assert not spots("App\\Models\\Shop\\Category") & spots("App\\Models\\Blog\\Category")
+    # uses spelled with the alias count too
+    assert (CATALOG, line_of(CATALOG, "new BlogCategory()")) in blog
+    assert (CATALOG, line_of(CATALOG, "?BlogCategory $blog")) in blog
 
 
 def test_references_of_a_method_drop_other_classes_and_keep_undecided_apart(live: LiveIndex):
@@ -247,3 +256,8 @@ def test_php_docblock_var_and_return_types(live: LiveIndex):
     pos_cached = defs(live, CATALOG, "products();", 3)  # $this->cached->products()
     pos_current = defs(live, CATALOG, "products();", 4)  # $this->current()->products()
     assert pos_cached == shop and pos_current == shop
+
+
+def test_python_import_inside_a_function_resolves_through_its_alias(live: LiveIndex):
+    assert defs(live, SERVICE, "build()", 0) == [at("shop/models.py", "def make_user", "shop.models.make_user")]
+    assert defs(live, SERVICE, "owner", 0) == [at("shop/models.py", "def owner", "shop.models.User.owner")]
