@@ -525,6 +525,9 @@ def type_names(text: str, language: str) -> list[str]:
     if m:
         inner = m.group(1)
         return type_names(inner.split(",")[0] if t.startswith(("Annotated", "typing.Annotated")) else inner, language)
+    m = re.fullmatch(r"(?:Required|Partial|Readonly|NonNullable|Promise|Awaited|PromiseLike)<(.*)>", t)
+    if m:  # TS wrappers that keep the members of what they wrap
+        return type_names(_split_top(m.group(1))[0], language)
     m = re.fullmatch(r"(?:typing\.)?Union\[(.*)\]", t)
     if m:
         t = m.group(1).replace(",", "|")

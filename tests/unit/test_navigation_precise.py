@@ -261,3 +261,9 @@ def test_php_docblock_var_and_return_types(live: LiveIndex):
 def test_python_import_inside_a_function_resolves_through_its_alias(live: LiveIndex):
     assert defs(live, SERVICE, "build()", 0) == [at("shop/models.py", "def make_user", "shop.models.make_user")]
     assert defs(live, SERVICE, "owner", 0) == [at("shop/models.py", "def owner", "shop.models.User.owner")]
+
+
+def test_ts_wrapper_generics_keep_the_wrapped_members(live: LiveIndex):
+    # `settings: Required<Options>`: `Required` is a global, its members are Options'
+    http = "src/http.ts"
+    assert defs(live, http, "timeout; }", 1) == [at(http, "interface Options", "http.Options.timeout")]
