@@ -188,24 +188,32 @@ def refs(
     no_sync: NoSyncOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Find references to NAME (identifier occurrences, definitions excluded)."""
+    """Find references to NAME: occurrences that resolve to its definitions (a
+    qualified name such as pkg.mod.Class.method, Class::method or App\\Models\\User
+    picks which); occurrences nothing decides are listed apart as possible."""
     if not name.strip():
         raise UserError("NAME is empty")
     ws = _open(workspace)
     if not no_sync:
         _sync(ws, show_progress=not as_json)
-    found = ws.store.find_references(name)
+    from code_intel.lsp_server.live_index import LiveIndex  # the resolver; only refs needs it
+    from code_intel.lsp_server.references import references_named
+
+    answer = references_named(LiveIndex(ws.root, ws.config), name)
+    found = answer.resolved
     if as_json:
         _emit(
             {
                 "name": name,
-                "references": [
-                    {"path": r.path, **r.reference.to_json()} for r in found
+                "references": [{"path": r.path, **r.reference.to_json()} for r in found],
+                "possible": [
+                    {"path": r.path, **r.reference.to_json(), "reason": why}
+                    for r, why in answer.possible
                 ],
             }
         )
         return
-    if not found:
+    if not found and not answer.possible:
         out.print(f"no references to {name!r}")
         raise typer.Exit(1)
     per_file = Counter(r.path for r in found)
@@ -214,6 +222,11 @@ def refs(
         where = f"  [dim]in {ref.container}[/dim]" if ref.container else ""
         out.print(f"{r.path}:{ref.range.start.line + 1}:{ref.range.start.character + 1}{where}")
     out.print(f"[dim]{len(found)} references in {len(per_file)} files[/dim]")
+    if answer.possible:
+        out.print(f"[dim]{len(answer.possible)} possible (not decided):[/dim]")
+        for r, why in answer.possible:
+            ref = r.reference
+            out.print(f"[dim]{r.path}:{ref.range.start.line + 1}:{ref.range.start.character + 1}  ({why})[/dim]")
 
 
 def _outline_tree(symbols: list[StoredSymbol]) -> list[dict[str, Any]]:

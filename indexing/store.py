@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import re
 import sqlite3
 import threading
 import time
@@ -25,7 +26,7 @@ from .model import Chunk, FileAnalysis, Position, Range, Reference, Symbol, Symb
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: Python `self.x` fields, module names under if/try, nested imports
 DB_FILE = "index.db"
 
 _SCHEMA = """
@@ -336,7 +337,27 @@ class IndexStore:
         language: str | None = None,
         limit: int = 200,
     ) -> list[StoredSymbol]:
-        """By short name or qualified name; `exact=False` is a case-insensitive substring."""
+        """By short name or qualified name; `exact=False` is a case-insensitive substring.
+
+        A qualified query (`Class.method`, `Class::method`, `pkg.mod.Class.method`,
+        `App\\Models\\Shop\\Category`) looks up its last segment and keeps the
+        definitions whose qualified name ends with the whole query, whatever separators
+        either side uses: an agent writes `Class.method` for PHP as readily as
+        `Class::method` for Python.
+        """
+        if exact and is_qualified(name):
+            direct = self._find_definitions(name, True, language, limit)
+            if direct:  # a name that holds dots itself (`auth.login` views, `.btn`)
+                return direct
+            wanted = normalize_qualified(name)
+            found = self._find_definitions(_short_name(name), True, language, 100_000)
+            matched = [s for s in found if qualified_matches(s.symbol.qualified_name, wanted)]
+            return matched[:limit]
+        return self._find_definitions(name, exact, language, limit)
+
+    def _find_definitions(
+        self, name: str, exact: bool, language: str | None, limit: int
+    ) -> list[StoredSymbol]:
         if exact:
             where, args = "(name = ? OR qualified_name = ?)", [name, name]
         else:
@@ -349,6 +370,21 @@ class IndexStore:
             (*args, limit),
         )
         return [_symbol_row(r) for r in rows]
+
+    def paths_ending(self, suffixes: list[str], limit: int = 20) -> list[str]:
+        """Indexed files whose path is one of `suffixes` or ends with `/` + one: where a
+        module name (`pkg.cli` -> `pkg/cli.py`) lives, wherever the project root is."""
+        if not suffixes:
+            return []
+        where = " OR ".join("path = ? OR path LIKE ? ESCAPE '\\'" for _ in suffixes)
+        args: list[object] = []
+        for s in suffixes:
+            args += [s, "%/" + _escape_like(s)]
+        rows = self.conn.execute(
+            f"SELECT path FROM files WHERE skip_reason IS NULL AND ({where}) ORDER BY length(path) LIMIT ?",
+            (*args, limit),
+        )
+        return [r[0] for r in rows]
 
     def symbols_in_file(self, path: str) -> list[StoredSymbol]:
         rows = self.conn.execute(
@@ -398,10 +434,12 @@ class IndexStore:
         """Occurrences of `name`; a qualified name (`a.b.C`, `App\\X`) matches by its
         last segment."""
         short = _short_name(name)
+        # `$` is PHP's variable sigil (stored without it) but a letter in JS (`$el`).
+        raw = _short_name(name, keep_dollar=True)
         rows = self.conn.execute(
-            "SELECT path, name, sl, sc, el, ec, container FROM refs WHERE name = ? "
+            "SELECT path, name, sl, sc, el, ec, container FROM refs WHERE name IN (?, ?) "
             "ORDER BY path, sl, sc LIMIT ?",
-            (short, limit),
+            (short, raw, limit),
         )
         return [
             StoredReference(
@@ -421,6 +459,18 @@ class IndexStore:
             )
             for r in rows
         ]
+
+    def aliases_of(self, name: str) -> list[tuple[str, str]]:
+        """(path, alias) of imports that bring a symbol called `name` in under another
+        name (`use App\\Jobs\\LikeArticleJob as Like`, `import { a as b }`): its
+        references there are spelled with the alias."""
+        short = _short_name(name, keep_dollar=True)
+        rows = self.conn.execute(
+            "SELECT path, alias FROM imports WHERE alias != ? AND (target = ? OR target LIKE ? ESCAPE '\\' "
+            "OR target LIKE ? ESCAPE '\\')",
+            (short, short, "%." + _escape_like(short), "%\\" + _escape_like(short)),
+        )
+        return [(r[0], r[1]) for r in rows]
 
     def imports_of(self, path: str) -> dict[str, str]:
         rows = self.conn.execute("SELECT alias, target FROM imports WHERE path=?", (path,))
@@ -496,11 +546,36 @@ def _symbol_row(r: tuple) -> StoredSymbol:
     )
 
 
-def _short_name(name: str) -> str:
-    for sep in ("::", "\\", ".", "#", "/"):
+_QUALIFIERS = ("::", "\\", ".", "#")
+
+
+def is_qualified(name: str) -> bool:
+    body = name.strip("\\")
+    return any(sep in body for sep in _QUALIFIERS) and body not in (".", "..")
+
+
+def normalize_qualified(name: str) -> str:
+    """`App\\X::m`, `App.X.m`, `\\App\\X#m` -> `App.X.m` (one separator for all)."""
+    for sep in ("::", "\\", "->"):
+        name = name.replace(sep, ".")
+    return re.sub(r"(?<=[\w$])#", ".", name).strip(".")
+
+
+def qualified_matches(qualified_name: str, wanted: str) -> bool:
+    """True when `qualified_name` is `wanted` or ends with it at a segment boundary
+    (`wanted` already normalised); the project may sit below the workspace root, so
+    `backend.shop.auth.User` answers `shop.auth.User`."""
+    q = normalize_qualified(qualified_name)
+    return q == wanted or q.endswith("." + wanted)
+
+
+def _short_name(name: str, keep_dollar: bool = False) -> str:
+    for sep in ("::", "\\", ".", "/"):
         if sep in name:
             name = name.rsplit(sep, 1)[1]
-    return name.lstrip("$")
+    if "#" in name[1:]:  # `Class#method`; a leading `#` is a JS private name (`#options`)
+        name = name.rsplit("#", 1)[1]
+    return name if keep_dollar else name.lstrip("$")
 
 
 def _escape_like(text: str) -> str:

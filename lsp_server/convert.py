@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from lsprotocol import types
-
 from code_intel.indexing.model import Range, SymbolKind
 from code_intel.indexing.store import StoredReference, StoredSymbol
+from lsprotocol import types
 
 from .protocol import OutlineNode, ReferenceInfo, SymbolInfo
 

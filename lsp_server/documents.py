@@ -14,7 +14,6 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 
 import tree_sitter
-
 from code_intel.indexing.analyze import analyze_source, parse
 from code_intel.indexing.chunking import ChunkSettings
 from code_intel.indexing.languages import detect_language

@@ -18,16 +18,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from pygls.uris import from_fs_path
-
 from code_intel.indexing.chunking import ChunkSettings
 from code_intel.indexing.config import Config, load_config
 from code_intel.indexing.discovery import admits, is_within
 from code_intel.indexing.model import FileAnalysis, sha256_bytes
-from code_intel.indexing.store import IndexStore, StoredReference, StoredSymbol
+from code_intel.indexing.store import (
+    IndexStore,
+    StoredReference,
+    StoredSymbol,
+    is_qualified,
+    normalize_qualified,
+    qualified_matches,
+)
 from code_intel.indexing.sync import SyncReport, analyze_bytes, is_binary, sync_workspace
+from pygls.uris import from_fs_path
 
 from .documents import OpenDocument
+from .navigator import Navigator
 from .protocol import IndexStatusResult, SyncProgress
 from .resolve import fuzzy_score, rank_definitions, subsequence_like, word_at
 
@@ -52,6 +59,14 @@ class SyncStatus:
         return 100 if self.total == 0 else int(100 * self.done / self.total)
 
 
+_FILE_LEVEL_KINDS = frozenset({"class", "interface", "trait", "enum", "struct", "type", "function", "module", "namespace"})
+
+
+def _is_file_level(s: StoredSymbol) -> bool:
+    """A definition at file level (a module function, a class), not a member."""
+    return s.symbol.kind.value in _FILE_LEVEL_KINDS
+
+
 class LiveIndex:
     def __init__(self, root: Path, config: Config | None = None) -> None:
         self.root = root.resolve()
@@ -61,6 +76,7 @@ class LiveIndex:
         self.overlays: dict[str, OpenDocument] = {}
         self.status = SyncStatus()
         self._sync_lock = threading.Lock()
+        self.navigator = Navigator(self)
 
     # ---- paths ------------------------------------------------------------------
 
@@ -147,25 +163,32 @@ class LiveIndex:
             if s.path not in self.overlays
         ]
         needle = name.lower()
+        qualified = (
+            normalize_qualified(name)
+            if exact and is_qualified(name) and not any(s.symbol.name == name for s in found)
+            else None
+        )
         for rel in self.overlays:
             for s in self.file_symbols(rel):
                 if language and s.language != language:
                     continue
                 sym = s.symbol
-                hit = (
-                    name in (sym.name, sym.qualified_name)
-                    if exact
-                    else needle in sym.name.lower()
-                )
+                if not exact:
+                    hit = needle in sym.name.lower()
+                elif qualified:
+                    hit = qualified_matches(sym.qualified_name, qualified)
+                else:
+                    hit = name in (sym.name, sym.qualified_name)
                 if hit:
                     found.append(s)
         return found[:limit]
 
     def references(self, name: str, limit: int = 1000) -> list[StoredReference]:
-        short = name.rsplit("\\", 1)[-1].rsplit(".", 1)[-1].rsplit("::", 1)[-1].lstrip("$")
+        raw = name.rsplit("\\", 1)[-1].rsplit(".", 1)[-1].rsplit("::", 1)[-1]
+        shorts = {raw, raw.lstrip("$")}
         found = [r for r in self.store.find_references(name, limit) if r.path not in self.overlays]
         for rel in self.overlays:
-            found.extend(r for r in self.file_references(rel) if r.reference.name == short)
+            found.extend(r for r in self.file_references(rel) if r.reference.name in shorts)
         found.sort(key=lambda r: (r.path, r.reference.start_line, r.reference.start_character))
         return found[:limit]
 
@@ -209,14 +232,24 @@ class LiveIndex:
             r = s.symbol.selection_range
             if r.start.line == line and r.start.character <= character <= r.end.character:
                 return s.symbol.name
-        return word_at(self.line_text(rel, line), character)
+        return word_at(self.line_text(rel, line), character, self._language_of(rel))
 
     def resolve(self, rel: str, line: int, character: int) -> tuple[str | None, list[StoredSymbol]]:
-        """Definitions the identifier at a position refers to, best first."""
-        name = self.name_at(rel, line, character)
+        """Definitions the identifier at a position refers to, best first.
+
+        The syntax decides first (locals and parameters, `self`/`this` members, typed
+        receivers, imports, PHP class names); only what it leaves open is ranked by
+        name."""
+        answer = self.navigator.resolve(rel, line, character)
+        if answer is not None and answer.decided:
+            return answer.name, answer.definitions
+        name = answer.name if answer is not None else self.name_at(rel, line, character)
         if not name:
             return None, []
         candidates = self.definitions(name)
+        if answer is not None and answer.member:
+            # `x.timeout` is a member of something, never the module-level `timeout`
+            candidates = [c for c in candidates if not _is_file_level(c)] or candidates
         if not candidates:
             return name, []
         return name, rank_definitions(

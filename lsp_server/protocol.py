@@ -18,11 +18,10 @@ from typing import Any, TypeVar
 
 import attrs
 import cattrs
+from code_intel.indexing.validation import InvalidInput, strict_converter, structure
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, LanguageServerProtocol
-
-from code_intel.indexing.validation import InvalidInput, strict_converter, structure
 
 PREFIX = "codeIntel/"
 SEARCH_TEXT = "codeIntel/searchText"
@@ -197,11 +196,26 @@ class FindDefinitionsResult:
 
 
 @attrs.frozen
+class PossibleReferenceInfo:
+    """A same-named occurrence that may or may not mean the symbol, and why."""
+
+    name: str
+    path: str
+    uri: str
+    line: int
+    range: types.Range
+    reason: str
+    container: str | None = None
+
+
+@attrs.frozen
 class FindReferencesResult:
     name: str
     references: list[ReferenceInfo]
     files: int
     truncated: bool
+    # occurrences nothing decides (an untyped receiver): listed apart, with the reason
+    possible: list[PossibleReferenceInfo] = attrs.field(factory=list)
 
 
 @attrs.frozen

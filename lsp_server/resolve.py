@@ -11,11 +11,12 @@ from code_intel.indexing.store import StoredSymbol
 _IDENT = re.compile(r"\$?[A-Za-z_\u00C0-\uFFFF][\w\u00C0-\uFFFF-]*")
 
 
-def word_at(line: str, character: int) -> str | None:
+def word_at(line: str, character: int, language: str | None = None) -> str | None:
     """The identifier touching `character` (the cursor may sit just after it).
 
     Hyphens belong to words only in markup (`<x-user-card>`), so a trailing `-` run
-    is trimmed unless the whole token is a tag-ish name.
+    is trimmed unless the whole token is a tag-ish name. A leading `$` is PHP's
+    variable sigil (dropped) but part of a JS/TS name (`$ZodEmoji`, kept).
     """
     for m in _IDENT.finditer(line):
         if m.start() <= character <= m.end():
@@ -29,6 +30,8 @@ def word_at(line: str, character: int) -> str | None:
                     if pos <= offset <= pos + len(part):
                         return part or None
                     pos += len(part) + 1
+            if language is not None and FAMILY.get(language, language) != "php":
+                return word or None
             return word.lstrip("$") or None
     return None
 
@@ -74,17 +77,48 @@ def rank_definitions(
         same = [c for c in candidates if FAMILY.get(c.language, c.language) == family]
         candidates = same or candidates
     here = posixpath.dirname(from_path) if from_path else None
+    package = _package(from_path) if from_path else None
+    from_test = bool(from_path) and is_test_path(from_path)  # type: ignore[arg-type]
 
-    def key(c: StoredSymbol) -> tuple[int, str, int]:
+    def key(c: StoredSymbol) -> tuple[int, int, str, int]:
         if c.path == from_path:
             tier = 0
         elif here is not None and posixpath.dirname(c.path) == here:
             tier = 1
-        else:
+        elif package is not None and _package(c.path) == package:
             tier = 2
-        return (tier, c.path, c.symbol.range.start.line)
+        else:
+            tier = 3
+        # Definitions in tests crowd out the real one unless the reference is a test.
+        test_last = int(not from_test and is_test_path(c.path))
+        return (test_last, tier, c.path, c.symbol.range.start.line)
 
     return sorted(candidates, key=key)
+
+
+_TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testing", "__mocks__", "fixtures"})
+
+
+def is_test_path(path: str) -> bool:
+    """Test code by the usual layouts: a tests/spec directory, `test_x.py`, `x_test.go`,
+    `x.test.ts`, `x.spec.js`, `XTest.php`/`XTest.java`."""
+    parts = path.split("/")
+    if any(p in _TEST_DIRS for p in parts[:-1]):
+        return True
+    name = parts[-1]
+    stem = name.split(".", 1)[0]
+    return (
+        name.startswith("test_")
+        or stem.endswith(("_test", "Test", "Tests"))
+        or ".test." in name
+        or ".spec." in name
+        or name == "conftest.py"
+    )
+
+
+def _package(path: str) -> str:
+    """The top two directories: `src/shop/auth/x.py` and `src/shop/y.py` share `src/shop`."""
+    return "/".join(path.split("/")[:-1][:2])
 
 
 def fuzzy_score(query: str, name: str) -> int | None:

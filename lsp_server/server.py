@@ -23,12 +23,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from code_intel.indexing.config import (
+    Config,
+    ConfigError,
+    config_to_dict,
+    load_config,
+    parse_config,
+)
 from lsprotocol import types
 from pygls.io_ import run_async
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import lsp_method
-
-from code_intel.indexing.config import Config, ConfigError, config_to_dict, load_config, parse_config
 
 from . import endpoint
 from .live_index import LiveIndex

@@ -59,16 +59,23 @@ def _definitions(data: Mapping[str, Any], args: Mapping[str, Any]) -> list[str]:
 
 def _references(data: Mapping[str, Any], args: Mapping[str, Any]) -> list[str]:
     refs = data.get("references") or []
+    possible = data.get("possible") or []
     name = data.get("name", args.get("name"))
     if not refs:
-        return [f"No references to {name!r} outside its definitions."]
-    files = data.get("files", len({r.get("path") for r in refs}))
-    lines = [f"{_plural(len(refs), 'reference')} to {name} in {_plural(files, 'file')}:"]
+        lines = [f"No references to {name!r} outside its definitions."]
+    else:
+        files = data.get("files", len({r.get("path") for r in refs}))
+        lines = [f"{_plural(len(refs), 'reference')} to {name} in {_plural(files, 'file')}:"]
     for r in refs:
         where = f"  in {r['container']}" if r.get("container") else ""
         decl = "  (definition)" if r.get("is_declaration") else ""
         lines.append(f"{_loc(r)}{where}{decl}")
-    return lines + _more(data, "references")
+    lines += _more(data, "references")
+    if possible:
+        # same name, but nothing decides whether it is this symbol
+        lines.append(f"{_plural(len(possible), 'possible reference')} (undecided):")
+        lines += [f"{_loc(r)}  ({r.get('reason', 'undecided')})" for r in possible]
+    return lines
 
 
 def _search_text(data: Mapping[str, Any], args: Mapping[str, Any]) -> list[str]:

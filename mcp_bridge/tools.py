@@ -457,7 +457,8 @@ _TOOLS: tuple[ToolSpec, ...] = (
         "codeIntel/findDefinitions",
         "Where a symbol is defined: classes, functions, methods, components … with kind, "
         "qualified name, signature and location. Accepts a short name (AuthService), a "
-        "qualified name (App\\Services\\AuthService) or Class::method.",
+        "qualified name (App\\Services\\AuthService, pkg.mod.Class.method) or "
+        "Class::method / Class.method in any language.",
         {
             "name": _str("Symbol name.", minLength=1),
             "exact": _bool("Exact name; false = case-insensitive substring.", True),
@@ -471,11 +472,14 @@ _TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "find_references",
         "codeIntel/findReferences",
-        "Where a symbol is used (identifier occurrences outside its definitions), with the "
-        "enclosing symbol of each. Use it to find callers and the impact of a change.",
+        "Where a symbol is used, with the enclosing symbol of each: occurrences that "
+        "resolve to its definitions (through imports, aliases, namespaces, self/this and "
+        "declared types). Occurrences nothing decides (an untyped receiver) come apart in "
+        "`possible`, each with the reason. Use it to find callers and the impact of a change.",
         {
-            "name": _str("Symbol name (a qualified name matches by its last part).",
-                         minLength=1),
+            "name": _str("Symbol name; a qualified name (pkg.mod.Class.method, Class.method, "
+                         "Class::method, App\\Models\\Shop\\Category) picks which of "
+                         "several same-named symbols.", minLength=1),
             "include_declaration": _bool("Also list the definitions.", False),
             "limit": _int("Maximum references.", 1, 5000, 200),
         },

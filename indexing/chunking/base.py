@@ -162,6 +162,9 @@ class TreeSitterStrategy:
     # False when `finish` adds symbols or imports (the migration strategy's tables):
     # an open buffer's lazy analysis skips the chunk work, `finish` included.
     chunks_can_wait: ClassVar[bool] = True
+    # PHP's `$` marks a variable and is not part of the name; in JS/TS it is a letter
+    # (`$ZodEmoji` and `ZodEmoji` are different classes).
+    dollar_is_sigil: ClassVar[bool] = False
 
     def __init__(self) -> None:
         # Compile once so a bad query fails at registration, not mid-index.
@@ -350,6 +353,7 @@ class TreeSitterStrategy:
         n_defs = len(defs)
         container: str | None = None
         seen: set[int] = set()
+        sigil = self.dollar_is_sigil
         for node in nodes:
             start = node.start_byte
             if start in def_names or start in seen:
@@ -367,13 +371,13 @@ class TreeSitterStrategy:
                     stack.pop()
                 container = stack[-1].symbol.qualified_name if stack else None
             name = data[start : node.end_byte].decode("utf-8", errors="replace")
-            if not name or not (name[0].isalpha() or name[0] in "_$\\"):
+            if not name or not (name[0].isalpha() or name[0] in "_$\\#"):
                 continue
             (sr, sc), (er, ec) = node.start_point, node.end_point
             if non_ascii and (sr in non_ascii or er in non_ascii):
                 sc = position((sr, sc)).character
                 ec = position((er, ec)).character
-            append(Reference(name.lstrip("$"), sr, sc, er, ec, container))
+            append(Reference(name.lstrip("$") if sigil else name, sr, sc, er, ec, container))
         return refs
 
     def _chunks(

@@ -82,11 +82,11 @@ _TS_DEFINITIONS = """
 """
 _JS_REFERENCES = """
 [(identifier) (property_identifier) (shorthand_property_identifier)
- (shorthand_property_identifier_pattern)] @reference
+ (shorthand_property_identifier_pattern) (private_property_identifier)] @reference
 """
 _TS_REFERENCES = """
 [(identifier) (property_identifier) (shorthand_property_identifier)
- (shorthand_property_identifier_pattern) (type_identifier)] @reference
+ (shorthand_property_identifier_pattern) (type_identifier) (private_property_identifier)] @reference
 """
 _JSX_QUERY = "[(jsx_element) (jsx_self_closing_element)] @jsx"
 _HOOKS_QUERY = '(call_expression function: (identifier) @hook (#match? @hook "^use[A-Z]"))'

@@ -319,6 +319,7 @@ class PhpStrategy(TreeSitterStrategy):
     language = "php"
     grammar_name = "php"
     separator = "\\"
+    dollar_is_sigil = True
     definitions_query = """
     (class_declaration name: (name) @name) @definition.class
     (interface_declaration name: (name) @name) @definition.interface

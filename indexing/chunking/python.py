@@ -4,13 +4,22 @@ module summary chunk."""
 from __future__ import annotations
 
 import inspect
+from dataclasses import replace
 from pathlib import PurePosixPath
 
 import tree_sitter
 
-from ..model import FileAnalysis
+from ..languages import query
+from ..model import FileAnalysis, SymbolKind
 from ..source import SourceDocument
 from .base import ChunkSettings, TreeSitterStrategy, _Def
+
+_NESTED_IMPORTS = "[(import_statement) (import_from_statement)] @import"
+
+
+def _is_self_field(d: _Def) -> bool:
+    left = d.node.child_by_field_name("left") if d.node.type == "assignment" else None
+    return left is not None and left.type == "attribute"
 
 
 def module_name(rel_path: str) -> str:
@@ -34,15 +43,62 @@ class PythonStrategy(TreeSitterStrategy):
     (class_definition body: (block (assignment left: (identifier) @name) @definition.field))
     (class_definition body: (block (expression_statement
         (assignment left: (identifier) @name) @definition.field)))
+    (module (if_statement consequence: (block (assignment left: (identifier) @name) @definition.variable)))
+    (module (if_statement alternative: (else_clause body: (block
+        (assignment left: (identifier) @name) @definition.variable))))
+    (module (if_statement alternative: (elif_clause consequence: (block
+        (assignment left: (identifier) @name) @definition.variable))))
+    (module (try_statement body: (block (assignment left: (identifier) @name) @definition.variable)))
+    (module (try_statement (except_clause (block
+        (assignment left: (identifier) @name) @definition.variable))))
+    ((assignment left: (attribute object: (identifier) @_self attribute: (identifier) @name))
+        @definition.field (#eq? @_self "self"))
     """
 
     def module_prefix(self, doc: SourceDocument, analysis: FileAnalysis) -> str | None:
         """The module name. It runs first, so it also records the imports."""
         module = module_name(doc.path)
-        for child in doc.tree.root_node.named_children:  # type: ignore[union-attr]
+        root = doc.tree.root_node  # type: ignore[union-attr]
+        for child in root.named_children:
             if child.type in ("import_statement", "import_from_statement"):
                 analysis.imports.update(_imports(doc, child, module, doc.path))
+        # Imports under `if TYPE_CHECKING:` / `try:` or inside functions decide names
+        # too; the file-level ones win a clash.
+        cursor = tree_sitter.QueryCursor(query(self.grammar_name, _NESTED_IMPORTS))
+        for node in cursor.captures(root).get("import", ()):
+            if node.parent is not None and node.parent.type != "module":
+                for alias, target in _imports(doc, node, module, doc.path).items():
+                    analysis.imports.setdefault(alias, target)
         return module or None
+
+    def _definitions(
+        self, doc: SourceDocument, root: tree_sitter.Node, prefix: str | None
+    ) -> list[_Def]:
+        """`self.x = ...` in a method defines the field `x` of the method's class (once,
+        and not where the class body already declares `x`)."""
+        defs = super()._definitions(doc, root, prefix)
+        if not any(d.node.type == "assignment" and d.node.child_by_field_name("left").type == "attribute"  # type: ignore[union-attr]
+                   for d in defs):
+            return defs
+        by_qname = {d.symbol.qualified_name: d for d in defs}
+        taken = {d.symbol.qualified_name for d in defs if not _is_self_field(d)}
+        out: list[_Def] = []
+        for d in defs:
+            if not _is_self_field(d):
+                out.append(d)
+                continue
+            method = by_qname.get(d.symbol.container or "")
+            cls = by_qname.get(method.symbol.container or "") if method is not None else None
+            if cls is None or cls.symbol.kind is not SymbolKind.CLASS:
+                continue
+            qualified = f"{cls.symbol.qualified_name}.{d.symbol.name}"
+            if qualified in taken:
+                continue
+            taken.add(qualified)
+            out.append(_Def(d.node, d.name_node, replace(
+                d.symbol, qualified_name=qualified, container=cls.symbol.qualified_name
+            )))
+        return out
 
     def docstring(self, doc: SourceDocument, node: tree_sitter.Node) -> str | None:
         if node.type == "assignment":

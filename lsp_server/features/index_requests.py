@@ -8,14 +8,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import attrs
-from pygls.exceptions import JsonRpcInvalidParams
-
 from code_intel.indexing.discovery import is_within
 from code_intel.indexing.text_search import SearchError, search_text
+from pygls.exceptions import JsonRpcInvalidParams
 
 from .. import protocol as p
-from ..convert import declaration_info, outline, reference_info, symbol_info
+from ..convert import declaration_info, lsp_range, outline, reference_info, symbol_info
 from ..protocol import custom_request
+from ..references import references_named
 
 if TYPE_CHECKING:
     from ..live_index import LiveIndex
@@ -87,17 +87,23 @@ def register(server: CodeIntelServer) -> None:
     @custom_request(server, p.FIND_REFERENCES, p.FindReferencesParams)
     def find_references(ls: CodeIntelServer, params: p.FindReferencesParams) -> p.FindReferencesResult:
         live = ls.live
-        found = [reference_info(r, live.uri(r.path)) for r in live.references(params.name, params.limit + 1)]
+        answer = references_named(live, params.name, params.limit + 1)
+        found = [reference_info(r, live.uri(r.path)) for r in answer.resolved]
         if params.include_declaration:
-            decls = [
-                declaration_info(s, live.uri(s.path)) for s in live.definitions(params.name)
-            ]
-            found = decls + found
+            found = [declaration_info(s, live.uri(s.path)) for s in answer.targets] + found
+        possible = [
+            p.PossibleReferenceInfo(
+                r.reference.name, r.path, live.uri(r.path), r.reference.start_line + 1,
+                lsp_range(r.reference.range), reason, r.reference.container,
+            )
+            for r, reason in answer.possible[: params.limit]
+        ]
         return p.FindReferencesResult(
             name=params.name,
             references=found[: params.limit],
             files=len({r.path for r in found}),
             truncated=len(found) > params.limit,
+            possible=possible,
         )
 
     @custom_request(server, p.ANALYZE_STRUCTURE, p.AnalyzeStructureParams)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ..convert import LSP_KIND, document_symbols, hover_markdown, location
+from ..references import references_at
 
 if TYPE_CHECKING:
     from ..server import CodeIntelServer
@@ -35,12 +36,13 @@ def register(server: CodeIntelServer) -> None:
         rel = live.rel_path(params.text_document.uri)
         if rel is None:
             return []
-        name, ranked = live.resolve(rel, params.position.line, params.position.character)
-        if not name:
+        answer = references_at(live, rel, params.position.line, params.position.character)
+        if not answer.name:
             return []
-        found = [location(live.uri(r.path), r.reference.range) for r in live.references(name)]
+        # LSP has no place for undecided occurrences: only the resolved ones.
+        found = [location(live.uri(r.path), r.reference.range) for r in answer.resolved]
         if params.context.include_declaration:
-            found = [location(live.uri(s.path), s.symbol.selection_range) for s in ranked] + found
+            found = [location(live.uri(s.path), s.symbol.selection_range) for s in answer.targets] + found
         return found
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)

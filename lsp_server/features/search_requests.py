@@ -7,9 +7,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from pygls.exceptions import JsonRpcInvalidParams
-
 from code_intel.indexing.search import SearchError
+from pygls.exceptions import JsonRpcInvalidParams
 
 from .. import protocol as p
 from ..protocol import custom_request

@@ -15,10 +15,9 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from code_intel.gating import GatingEngine, GatingError
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
-
-from code_intel.gating import GatingEngine, GatingError
 
 from .. import protocol as p
 

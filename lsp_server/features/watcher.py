@@ -8,9 +8,8 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from lsprotocol import types
-
 from code_intel.indexing.config import CONFIG_DIR
+from lsprotocol import types
 
 if TYPE_CHECKING:
     from ..server import CodeIntelServer

@@ -11,8 +11,6 @@ from typing import Any
 
 import jsonschema
 import pytest
-from pygls.exceptions import JsonRpcException
-
 from code_intel.gating.phases import TOOL_PHASES
 from code_intel.lsp_server import protocol as lsp_protocol
 from code_intel.mcp_bridge import bounds, hook_rules, replies
@@ -21,6 +19,7 @@ from code_intel.mcp_bridge.render import render
 from code_intel.mcp_bridge.requests import ArgumentError, SessionMemory, validate_arguments
 from code_intel.mcp_bridge.server import Bridge
 from code_intel.mcp_bridge.tools import SPEC_TOOLS, TOOLS, SessionArg
+from pygls.exceptions import JsonRpcException
 
 # ---- catalog -------------------------------------------------------------------------------
 
@@ -380,3 +379,14 @@ def test_gating_errors_block_or_pass_as_they_should():
                                    "start_session", {})
     assert none.exit_code == 2 and "start_session" in none.message
     assert hook_rules.from_refusal(call, "invalid_params", "file_path is empty", {}).exit_code == 1
+
+
+def test_find_references_text_lists_undecided_occurrences_apart():
+    data = {"name": "Model.close", "references": [], "files": 0, "truncated": False,
+            "possible": [{"path": "shop/repo.py", "line": 15, "reason": "the receiver's type is not known"}]}
+    text = render("find_references", data, {"name": "Model.close"})
+    assert text.splitlines() == [
+        "No references to 'Model.close' outside its definitions.",
+        "1 possible reference (undecided):",
+        "shop/repo.py:15  (the receiver's type is not known)",
+    ]

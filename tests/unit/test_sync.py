@@ -9,12 +9,12 @@ import sqlite3
 import time
 
 import pytest
-
 from code_intel.indexing.analyze import analyze_source
 from code_intel.indexing.chunking import ChunkSettings
 from code_intel.indexing.config import Config
-from code_intel.indexing.store import IndexStore, db_path
+from code_intel.indexing.store import SCHEMA_VERSION, IndexStore, db_path
 from code_intel.indexing.sync import index_buffer, sync_workspace
+
 from tests.conftest import FIXTURES
 
 
@@ -136,7 +136,7 @@ def test_other_schema_version_is_rebuilt(tmp_path):
     conn.close()
     store = open_store(tmp_path)
     assert "schema version 0" in store.messages[0]
-    assert store.get_meta("schema_version") == "1"
+    assert store.get_meta("schema_version") == str(SCHEMA_VERSION)
 
 
 def test_buffer_text_replaces_the_disk_version_until_resynced(fixture_copy):

@@ -1,0 +1,306 @@
+"""Scope- and type-aware definition lookup for one position, on top of LiveIndex.
+
+`typing_site` reads the syntax at the position, `typing_eval` evaluates it against
+the index; this module supplies the index access (overlays first), the parsed trees
+(an open buffer's own tree, or a small cache of parsed files on disk) and the module
+files imports point at.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from code_intel.indexing.analyze import parse
+from code_intel.indexing.chunking.javascript import module_name as js_module_name
+from code_intel.indexing.chunking.python import module_name as py_module_name
+from code_intel.indexing.model import Position, Range, Symbol, SymbolKind
+from code_intel.indexing.source import SourceDocument
+from code_intel.indexing.store import StoredSymbol
+
+from .documents import utf16_to_byte
+from .typing_eval import EXTERNAL, Evaluator
+from .typing_site import Site, handler_for, site_at
+
+if TYPE_CHECKING:
+    from .live_index import LiveIndex
+
+_TREE_CACHE = 32
+JS_FAMILY = frozenset({"javascript", "jsx", "typescript", "tsx"})
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A resolution: `decided` when syntax and types chose (possibly nothing: the
+    target is outside the workspace), else the caller ranks by name."""
+
+    name: str
+    definitions: list[StoredSymbol]
+    decided: bool
+    reason: str = ""
+    member: bool = False  # a member access (`x.a`): only members can answer it
+
+
+class Navigator:
+    def __init__(self, live: LiveIndex) -> None:
+        self.live = live
+        self._trees: OrderedDict[str, tuple[object, SourceDocument]] = OrderedDict()
+        self._memo: dict[tuple[str, str], Any] | None = None
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Many resolutions in a row (a references request): index lookups are shared
+        between them, and more parsed files are kept."""
+        outer = self._memo
+        self._memo = {} if outer is None else outer
+        try:
+            yield
+        finally:
+            self._memo = outer
+
+    def _memoized(self, kind: str, key: str, compute: Callable[[], Any]) -> Any:
+        if self._memo is None:
+            return compute()
+        k = (kind, key)
+        if k not in self._memo:
+            self._memo[k] = compute()
+        return self._memo[k]
+
+    # ---- trees ----------------------------------------------------------------------
+
+    def document(self, rel: str) -> SourceDocument | None:
+        """The file's text and tree: the open buffer's, or the disk's (cached)."""
+        live = self.live
+        doc = live.overlays.get(rel)
+        if doc is not None:
+            doc.analysis(live.settings)
+            tree = doc._tree
+            if tree is None:
+                return None
+            # the buffer's line table is current (kept on every edit): no recount
+            return SourceDocument(rel, doc.language, doc.data, tree, _line_starts=doc._line_starts)
+        state = live.store.file_state(rel)
+        if state is None or not state.language:
+            return None
+        key = (state.fingerprint, state.size, state.mtime_ns)
+        hit = self._trees.get(rel)
+        if hit is not None and hit[0] == key:
+            self._trees.move_to_end(rel)
+            return hit[1]
+        try:
+            data = (live.root / rel).read_bytes()
+        except OSError:
+            return None
+        tree = parse(state.language, data)
+        if tree is None:
+            return None
+        src = SourceDocument(rel, state.language, data, tree)
+        self._trees[rel] = (key, src)
+        while len(self._trees) > _TREE_CACHE:
+            self._trees.popitem(last=False)
+        return src
+
+    def site(self, rel: str, line: int, character: int) -> Site | None:
+        doc = self.document(rel)
+        if doc is None or line >= len(doc.line_starts):
+            return None
+        start = doc.line_starts[line]
+        end = doc.line_starts[line + 1] - 1 if line + 1 < len(doc.line_starts) else len(doc.data)
+        return site_at(doc, line, utf16_to_byte(doc.data[start:end], character))
+
+    # ---- resolution ---------------------------------------------------------------
+
+    def resolve(self, rel: str, line: int, character: int) -> Answer | None:
+        """None when the language has no syntax-aware resolver (the caller then uses
+        the name alone)."""
+        site = self.site(rel, line, character)
+        if site is None:
+            return None
+        language = self.live._language_of(rel) or ""
+        declared = self.declared_at(rel, line, character)
+        if declared is not None:
+            return Answer(declared.symbol.name, [declared], True, "declaration")
+        if site.local is not None:
+            return Answer(site.name, [_local_symbol(rel, language, site)], True, "local")
+        ev = Evaluator(self, _rank, rel, language, site)
+        result = ev.resolve()
+        if result is None and site.receiver is None:
+            result = ev.global_name(site.name) if self._decidable(ev, site.name) else None
+        if result is EXTERNAL:
+            return Answer(site.name, [], True, "external")
+        if result:
+            return Answer(site.name, result, True, "member" if site.receiver else "name")  # type: ignore[arg-type]
+        return Answer(site.name, [], False, "undecided", member=site.receiver is not None)
+
+    def quick_import(self, rel: str, line: int, character: int, name: str) -> list[StoredSymbol] | None:
+        """A bare name the file imports decides without parsing the file: what the
+        import names. None when the line shows anything else (a member access, an
+        assignment or keyword argument, a language without imports by name); the
+        caller then resolves from the tree. For references over many files."""
+        language = self.live._language_of(rel) or ""
+        if language != "python" and language not in JS_FAMILY:
+            return None
+        target = self.imports_of(rel).get(name)
+        if target is None:
+            return None
+        text = self._line(rel, line)
+        before = text[:character].rstrip()
+        after = text[character + len(name):].lstrip()
+        if before.endswith((".", "->", "::", "def", "class")):
+            return None
+        if after.startswith("=") and not after.startswith("=="):
+            return None
+        if language == "python" and self.module_symbol(target, language) is not None:
+            return None  # a module: let the full path answer
+        wanted = target.replace("/", ".")
+        found = [
+            d for d in self.definitions(wanted.rsplit(".", 1)[-1])
+            if (q := d.symbol.qualified_name.replace("\\", ".")) == wanted or q.endswith("." + wanted)
+        ]
+        return found or None
+
+    def _line(self, rel: str, line: int) -> str:
+        lines = self._memoized("lines", rel, lambda: self._read_lines(rel))
+        return lines[line] if line < len(lines) else ""
+
+    def _read_lines(self, rel: str) -> list[str]:
+        doc = self.live.overlays.get(rel)
+        if doc is not None:
+            return doc.text.splitlines()
+        try:
+            return (self.live.root / rel).read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            return []
+
+    def declared_at(self, rel: str, line: int, character: int) -> StoredSymbol | None:
+        """The definition whose name the position is on: it means itself."""
+        for s in self.file_symbols(rel):
+            r = s.symbol.selection_range
+            if r.start.line == line == r.end.line and r.start.character <= character <= r.end.character:
+                return s
+        return None
+
+    def _decidable(self, ev: Evaluator, name: str) -> bool:
+        """A plain name is decided by an import, a definition in the same file, or a
+        builtin; anything else is left to ranking."""
+        if name in self.imports_of(ev.rel):
+            return True
+        if ev.is_builtin(name):
+            return True
+        return any(s.path == ev.rel for s in ev.defs(name))
+
+    # ---- Lookup (typing_eval's view of the index) -----------------------------------
+
+    def definitions(self, name: str) -> list[StoredSymbol]:
+        return self._memoized("defs", name, lambda: self.live.definitions(name, limit=2000))
+
+    def file_symbols(self, rel: str) -> list[StoredSymbol]:
+        return self._memoized("symbols", rel, lambda: self.live.file_symbols(rel))
+
+    def imports_of(self, rel: str) -> dict[str, str]:
+        return self._memoized("imports", rel, lambda: self.live.imports_of(rel))
+
+    def module_symbol(self, target: str, language: str) -> StoredSymbol | None:
+        """The file a module name denotes, as a MODULE symbol at its first line."""
+        return self._memoized("module", f"{language}:{target}", lambda: self._module_symbol(target, language))
+
+    def _module_symbol(self, target: str, language: str) -> StoredSymbol | None:
+        base = target.replace(".", "/")
+        if language == "python":
+            suffixes = [f"{base}.py", f"{base}/__init__.py"]
+            namer = py_module_name
+        elif language in JS_FAMILY:
+            exts = ("ts", "tsx", "js", "jsx", "mjs", "d.ts")
+            suffixes = [f"{base}.{e}" for e in exts] + [f"{base}/index.{e}" for e in exts]
+            namer = js_module_name
+        else:
+            return None
+        for path in self.live.store.paths_ending(suffixes):
+            q = namer(path)
+            if q == target or q.endswith("." + target) or target.endswith("." + q):
+                zero = Range(Position(0, 0), Position(0, 0))
+                return StoredSymbol(path, language, Symbol(q.rsplit(".", 1)[-1], SymbolKind.MODULE, zero, zero, q))
+        return None
+
+    def assigned_type(self, member: StoredSymbol) -> str | None:
+        """`self.stream = stream` in a method whose parameter is `stream: ByteStream`:
+        the field's declared type is the parameter's annotation."""
+        return self._memoized("assigned", f"{member.path}:{member.symbol.qualified_name}",
+                              lambda: self._assigned_type(member))
+
+    def _assigned_type(self, member: StoredSymbol) -> str | None:
+        doc = self.document(member.path)
+        if doc is None or doc.tree is None:
+            return None
+        handler = handler_for(doc)
+        if handler is None:
+            return None
+        start = member.symbol.selection_range.start
+        if start.line >= len(doc.line_starts):
+            return None
+        offset = doc.line_starts[start.line] + start.character
+        node = doc.tree.root_node.named_descendant_for_byte_range(offset, offset)
+        assignment = node.parent.parent if node is not None and node.parent is not None else None
+        if assignment is None or assignment.type != "assignment":
+            return None
+        t = handler.expr_type(assignment.child_by_field_name("right"), 0)
+        return t.arg if t is not None and t.op == "named" else None
+
+    def declared_return(self, fn: StoredSymbol) -> str | None:
+        """A function's return annotation read from its file's tree."""
+        return self._memoized("returns", f"{fn.path}:{fn.symbol.qualified_name}",
+                              lambda: self._declared_return(fn))
+
+    def _declared_return(self, fn: StoredSymbol) -> str | None:
+        node = self._node_at(fn.path, fn.symbol.selection_range.start)
+        while node is not None and node.child_by_field_name("return_type") is None:
+            if node.type.endswith(("definition", "declaration", "signature")):
+                break
+            node = node.parent
+        ret = node.child_by_field_name("return_type") if node is not None else None
+        doc = self.document(fn.path)
+        return doc.node_text(ret).lstrip(":").strip() if ret is not None and doc is not None else None
+
+    def _node_at(self, rel: str, pos: Position):  # type: ignore[no-untyped-def]
+        doc = self.document(rel)
+        if doc is None or doc.tree is None or pos.line >= len(doc.line_starts):
+            return None
+        offset = doc.line_starts[pos.line] + pos.character
+        return doc.tree.root_node.named_descendant_for_byte_range(offset, offset)
+
+    def class_traits(self, cls: StoredSymbol) -> list[str]:
+        """PHP `use Trait;` lines in a class body, read from the class's tree."""
+        doc = self.document(cls.path)
+        if doc is None or doc.tree is None:
+            return []
+        line = cls.symbol.selection_range.start.line
+        node = doc.tree.root_node.named_descendant_for_point_range(
+            (line, 0), (line, len(doc.lines[line]) if line < len(doc.lines) else 0)
+        )
+        while node is not None and node.type not in ("class_declaration", "trait_declaration", "enum_declaration"):
+            node = node.parent
+        body = node.child_by_field_name("body") if node is not None else None
+        if body is None:
+            return []
+        out = []
+        for child in body.named_children:
+            if child.type == "use_declaration":
+                out.extend(
+                    doc.node_text(n) for n in child.named_children if n.type in ("name", "qualified_name")
+                )
+        return out
+
+
+def _local_symbol(rel: str, language: str, site: Site) -> StoredSymbol:
+    r = site.local
+    assert r is not None
+    return StoredSymbol(rel, language, Symbol(site.name, SymbolKind.VARIABLE, r, r, site.name))
+
+
+def _rank(candidates, path, imports, name, language):  # type: ignore[no-untyped-def]
+    from .resolve import rank_definitions
+
+    return rank_definitions(candidates, path, imports, name, language)

@@ -1,0 +1,119 @@
+"""References that mean the same symbol.
+
+Every same-named occurrence is resolved the way a definition request at its position
+would be; those that resolve to one of the target definitions are references, those
+that resolve elsewhere (another class's `close`, a builtin `set`) are dropped, and
+those the syntax cannot decide (an untyped receiver) are kept apart as `possible`
+with the reason, so a caller can still look at them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from code_intel.indexing.store import StoredReference, StoredSymbol
+
+if TYPE_CHECKING:
+    from .live_index import LiveIndex
+
+UNTYPED_RECEIVER = "the receiver's type is not known"
+SEVERAL_DEFINITIONS = "the name has several definitions and nothing here picks one"
+NO_RESOLVER = "this language is matched by name only"
+
+
+@dataclass
+class ReferenceAnswer:
+    name: str | None
+    targets: list[StoredSymbol]
+    resolved: list[StoredReference] = field(default_factory=list)
+    possible: list[tuple[StoredReference, str]] = field(default_factory=list)
+
+
+def _key(s: StoredSymbol) -> tuple[str, int, int]:
+    r = s.symbol.selection_range
+    return (s.path, r.start.line, r.start.character)
+
+
+def references_at(live: LiveIndex, rel: str, line: int, character: int, limit: int = 1000) -> ReferenceAnswer:
+    """References of what the identifier at a position resolves to; a local's stay in
+    its file."""
+    answer = live.navigator.resolve(rel, line, character)
+    if answer is not None and answer.reason == "local":
+        name, targets = answer.name, answer.definitions
+        candidates = [c for c in live.file_references(rel) if c.reference.name == name]
+    else:
+        name, targets = live.resolve(rel, line, character)
+        if not name:
+            return ReferenceAnswer(None, [])
+        candidates = live.references(name, limit * 4)
+        for target in {t.symbol.name for t in targets}:
+            candidates += aliased(live, target)
+    return classify(live, name, targets, candidates, limit)
+
+
+def references_named(live: LiveIndex, name: str, limit: int = 1000) -> ReferenceAnswer:
+    """References of a name typed by a user or an agent; a qualified name
+    (`pkg.mod.Class.method`, `Class::method`, `App\\Models\\Shop\\Category`) picks its
+    definitions, a short name means all definitions of that name."""
+    targets = live.definitions(name, limit=2000)
+    candidates = live.references(name, limit * 4)
+    if not targets:
+        return ReferenceAnswer(name, [], candidates[:limit])
+    return classify(live, name, targets, candidates + aliased(live, name), limit)
+
+
+def aliased(live: LiveIndex, name: str) -> list[StoredReference]:
+    """Occurrences of the names files import the symbol under (`use X as Y` -> `Y`)."""
+    out: list[StoredReference] = []
+    for path, alias in live.store.aliases_of(name):
+        out.extend(r for r in live.file_references(path) if r.reference.name == alias)
+    return out
+
+
+def classify(
+    live: LiveIndex,
+    name: str,
+    targets: list[StoredSymbol],
+    candidates: list[StoredReference],
+    limit: int,
+) -> ReferenceAnswer:
+    wanted = {_key(t) for t in targets}
+    out = ReferenceAnswer(name, targets)
+    nav = live.navigator
+    by_name: dict[str, list[StoredSymbol]] = {}
+    with nav.batch():
+        for ref in candidates:
+            if len(out.resolved) >= limit:
+                break
+            r = ref.reference
+            if (ref.path, r.start_line, r.start_character) in wanted:
+                continue  # the binding itself (a local's first assignment)
+            quick = nav.quick_import(ref.path, r.start_line, r.start_character, r.name)
+            if quick is not None:
+                if any(_key(d) in wanted for d in quick):
+                    out.resolved.append(ref)
+                continue
+            answer = nav.resolve(ref.path, r.start_line, r.start_character)
+            if answer is not None and answer.decided:
+                if any(_key(d) in wanted for d in answer.definitions):
+                    out.resolved.append(ref)
+                continue
+            if answer is None:
+                defs = by_name.setdefault(r.name, live.definitions(r.name, limit=50))
+                if len(defs) == 1 and _key(defs[0]) in wanted:
+                    out.resolved.append(ref)
+                else:
+                    out.possible.append((ref, NO_RESOLVER))
+                continue
+            site = nav.site(ref.path, r.start_line, r.start_character)
+            if site is not None and site.receiver is not None:
+                out.possible.append((ref, UNTYPED_RECEIVER))
+                continue
+            defs = by_name.setdefault(r.name, live.definitions(r.name, limit=50))
+            if len(defs) == 1 and _key(defs[0]) in wanted:
+                out.resolved.append(ref)
+            elif any(_key(d) in wanted for d in defs):
+                out.possible.append((ref, SEVERAL_DEFINITIONS))
+    out.resolved.sort(key=lambda r: (r.path, r.reference.start_line, r.reference.start_character))
+    return out

@@ -1,0 +1,618 @@
+"""Evaluate what `typing_site` read from the syntax against the index.
+
+A receiver's type expression becomes the workspace classes (or modules) it denotes;
+a member is then looked up in that class and its bases (Python MRO order
+approximated breadth-first; PHP parents, interfaces and traits; TS/Java `extends`
+and `implements`). Declared types come from the definitions' signatures, which the
+index already stores (`x: Foo`, `private ?Repo $repo`, `def f() -> Foo`,
+`function make(): static`), so nothing new is recorded at index time for them.
+
+Outcomes are three-valued: a list of definitions (decided), EXTERNAL (the name
+belongs to a builtin, the standard library or vendor code: no workspace stranger),
+or None (undecided: the caller falls back to ranking by name).
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from code_intel.indexing.chunking.php import resolve_name
+from code_intel.indexing.model import SymbolKind
+from code_intel.indexing.store import StoredSymbol
+
+from .typing_site import Site, TypeExpr
+
+CLASS_KINDS = frozenset({
+    SymbolKind.CLASS, SymbolKind.INTERFACE, SymbolKind.TRAIT, SymbolKind.ENUM,
+    SymbolKind.STRUCT, SymbolKind.TYPE,
+})
+CALLABLE_KINDS = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CONSTRUCTOR})
+VALUE_KINDS = frozenset({
+    SymbolKind.PROPERTY, SymbolKind.FIELD, SymbolKind.VARIABLE, SymbolKind.CONSTANT,
+})
+
+
+class _External:
+    """Marker: the answer lies outside the workspace."""
+
+    def __repr__(self) -> str:
+        return "EXTERNAL"
+
+
+EXTERNAL = _External()
+
+PY_BUILTINS = frozenset(dir(builtins)) | {
+    "str", "int", "float", "bool", "bytes", "list", "dict", "set", "tuple", "frozenset",
+    "object", "type", "None", "Any", "Optional", "Union", "List", "Dict", "Set", "Tuple",
+    "Callable", "Iterable", "Iterator", "Sequence", "Mapping",
+}
+JS_GLOBALS = frozenset({
+    "Object", "Array", "String", "Number", "Boolean", "Symbol", "BigInt", "Promise", "Map",
+    "Set", "WeakMap", "WeakSet", "JSON", "Math", "Date", "RegExp", "Error", "TypeError",
+    "RangeError", "console", "window", "document", "globalThis", "process", "Reflect",
+    "Proxy", "Intl", "Function", "undefined", "NaN", "Infinity", "parseInt", "parseFloat",
+    "setTimeout", "clearTimeout", "setInterval", "clearInterval", "fetch", "Response",
+    "Request", "Headers", "URL", "URLSearchParams", "Buffer", "require", "module", "exports",
+    "string", "number", "boolean", "any", "unknown", "never", "void", "object", "Record",
+    "Partial", "Required", "Readonly", "Pick", "Omit", "ReturnType", "Awaited", "Uint8Array",
+    "ArrayBuffer", "TextEncoder", "TextDecoder", "AbortController", "AbortSignal", "Event",
+    "EventTarget", "HTMLElement", "Element", "Node", "structuredClone", "queueMicrotask",
+})
+PHP_SCALARS = frozenset({
+    "int", "float", "string", "bool", "array", "mixed", "void", "null", "callable", "iterable",
+    "object", "never", "false", "true", "resource", "integer", "boolean", "double",
+})
+
+_NULLISH = {"None", "null", "undefined", "NULL", "void"}
+
+
+class Lookup(Protocol):
+    def definitions(self, name: str) -> list[StoredSymbol]: ...
+    def file_symbols(self, rel: str) -> list[StoredSymbol]: ...
+    def imports_of(self, rel: str) -> dict[str, str]: ...
+    def module_symbol(self, target: str, language: str) -> StoredSymbol | None: ...
+    def class_traits(self, cls: StoredSymbol) -> list[str]: ...
+    def assigned_type(self, member: StoredSymbol) -> str | None: ...
+    def declared_return(self, fn: StoredSymbol) -> str | None: ...
+
+
+Ranker = Callable[[list[StoredSymbol], str, dict[str, str], str, str], list[StoredSymbol]]
+
+Result = list[StoredSymbol] | _External | None
+
+
+@dataclass
+class Evaluator:
+    """One query's evaluation; caches definitions by name for its lifetime."""
+
+    lookup: Lookup
+    rank: Ranker
+    rel: str
+    language: str
+    site: Site
+    _defs: dict[str, list[StoredSymbol]] = field(default_factory=dict)
+
+    # ---- entry --------------------------------------------------------------------
+
+    def resolve(self) -> Result:
+        site = self.site
+        if site.receiver is not None:
+            return self.member_of(site.receiver, site.name)
+        if site.class_name is not None:
+            return self.php_class(site.class_name, self.rel)
+        if site.parameter:
+            return EXTERNAL
+        if site.module is not None:
+            target = absolute_module(site.module, self.rel)
+            module = self.lookup.module_symbol(target, self.language)
+            if module is not None:
+                return [module]
+            return None if self.in_workspace(target) else EXTERNAL
+        return None
+
+    def member_of(self, receiver: TypeExpr, name: str) -> Result:
+        if receiver.op == "unknown":
+            return None
+        types = self.types_of(receiver)
+        if types is EXTERNAL:
+            return EXTERNAL
+        if not types:
+            return None
+        found, open_ = self.find_member(types, name)  # type: ignore[arg-type]
+        if found:
+            return found
+        return EXTERNAL if open_ else None
+
+    # ---- definitions --------------------------------------------------------------
+
+    def defs(self, name: str) -> list[StoredSymbol]:
+        if name not in self._defs:
+            self._defs[name] = self.lookup.definitions(name)
+        return self._defs[name]
+
+    def enclosing_class(self) -> StoredSymbol | None:
+        site = self.site
+        if site.enclosing_class is None:
+            return None
+        for s in self.lookup.file_symbols(self.rel):
+            if (
+                s.symbol.kind in CLASS_KINDS
+                and s.symbol.name == site.enclosing_class
+                and s.symbol.selection_range.start.line == site.class_line
+            ):
+                return s
+        return None
+
+    # ---- types --------------------------------------------------------------------
+
+    def types_of(self, expr: TypeExpr | None, depth: int = 0) -> Result:
+        """The classes or modules a value of this type expression is an instance of."""
+        if expr is None or depth > 8:
+            return None
+        op = expr.op
+        if op == "self":
+            cls = self.enclosing_class()
+            return [cls] if cls else None
+        if op == "super":
+            cls = self.enclosing_class()
+            if cls is None:
+                return None
+            bases, open_ = self.bases(cls)
+            return bases or (EXTERNAL if open_ else None)
+        if op == "named":
+            return self.named(expr.arg, self.rel, self.enclosing_class())
+        if op == "global":
+            ents = self.global_name(expr.arg)
+            if ents is EXTERNAL or not ents:
+                return ents
+            return self.value_types(ents, depth)  # type: ignore[arg-type]
+        if op == "member":
+            owners = self.types_of(expr.base, depth + 1)
+            if owners is EXTERNAL or not owners:
+                return owners
+            found, open_ = self.find_member(owners, expr.arg)  # type: ignore[arg-type]
+            if not found:
+                return EXTERNAL if open_ else None
+            return self.value_types(found, depth, owners)  # type: ignore[arg-type]
+        if op == "returns":
+            callees = self.callees(expr.base, depth + 1)
+            if callees is EXTERNAL or not callees:
+                return callees
+            out: list[StoredSymbol] = []
+            for c in callees:  # type: ignore[union-attr]
+                if c.symbol.kind in CLASS_KINDS:
+                    out.append(c)
+                elif c.symbol.kind in CALLABLE_KINDS:
+                    text = self.returns_of(c)
+                    if text:
+                        got = self.named(text, c.path, self.owner_class(c))
+                        if isinstance(got, list):
+                            out.extend(got)
+                        elif got is EXTERNAL and not out:
+                            return EXTERNAL
+            return _unique(out) or None
+        return None
+
+    def callees(self, expr: TypeExpr | None, depth: int) -> Result:
+        """What is called: for `Foo()` the class Foo, for `a.make()` the method."""
+        if expr is None:
+            return None
+        if expr.op == "global":
+            return self.global_name(expr.arg)
+        if expr.op == "member":
+            owners = self.types_of(expr.base, depth + 1)
+            if owners is EXTERNAL or not owners:
+                return owners
+            found, open_ = self.find_member(owners, expr.arg)  # type: ignore[arg-type]
+            return found or (EXTERNAL if open_ else None)
+        if expr.op in ("named", "self"):
+            return self.types_of(expr, depth)
+        return None
+
+    def value_types(
+        self, ents: list[StoredSymbol], depth: int, owners: list[StoredSymbol] | None = None
+    ) -> Result:
+        """Classes/modules stand for themselves; a field, property or variable for its
+        declared (or assigned) type; a method for nothing (it is not called here)."""
+        out: list[StoredSymbol] = []
+        external = False
+        for e in ents:
+            kind = e.symbol.kind
+            if kind in CLASS_KINDS or kind in (SymbolKind.MODULE, SymbolKind.NAMESPACE):
+                out.append(e)
+            elif kind in CALLABLE_KINDS and e.language != "php":
+                # read, not called: a Python @property or a TS getter
+                text = self.returns_of(e)
+                got = self.named(text, e.path, self.owner_class(e)) if text else None
+                if isinstance(got, list):
+                    out.extend(got)
+                elif got is EXTERNAL:
+                    external = True
+            elif kind in VALUE_KINDS:
+                text = value_type(e.symbol.signature or "", e.symbol.name, e.language)
+                if not text and e.language == "python":
+                    text = self.lookup.assigned_type(e)
+                if not text:
+                    text = _doc_tag(e.symbol.doc, "var")
+                if text:
+                    got = self.named(text, e.path, self.owner_class(e))
+                    if isinstance(got, list):
+                        out.extend(got)
+                    elif got is EXTERNAL:
+                        external = True
+        if out:
+            return _unique(out)
+        return EXTERNAL if external else None
+
+    def returns_of(self, fn: StoredSymbol) -> str | None:
+        """The declared return type: from the stored signature, or from the file's tree
+        when the signature was cut short (long parameter lists)."""
+        return (
+            return_type(fn.symbol.signature or "", fn.language)
+            or self.lookup.declared_return(fn)
+            or _doc_tag(fn.symbol.doc, "return")
+        )
+
+    def owner_class(self, member: StoredSymbol) -> StoredSymbol | None:
+        container = member.symbol.container
+        if not container:
+            return None
+        for s in self.lookup.file_symbols(member.path):
+            if s.symbol.qualified_name == container and s.symbol.kind in CLASS_KINDS:
+                return s
+        return None
+
+    # ---- names ----------------------------------------------------------------------
+
+    def named(self, text: str, path: str, self_cls: StoredSymbol | None) -> Result:
+        """A type as written in `path` -> workspace classes, EXTERNAL, or None."""
+        names = type_names(text, self.language)
+        if not names:
+            return EXTERNAL if text.strip() else None
+        out: list[StoredSymbol] = []
+        external = False
+        for n in names:
+            if n.lower() in ("self", "static", "$this") and self.language == "php" or n in ("Self", "this"):
+                if self_cls is not None:
+                    out.append(self_cls)
+                continue
+            if self.language == "php":
+                got = self.php_class(n, path)
+            else:
+                got = self.global_name(n, path, classes_only=True)
+            if isinstance(got, list):
+                out.extend(got)
+            elif got is EXTERNAL:
+                external = True
+        if out:
+            return _unique(out)
+        return EXTERNAL if external else None
+
+    def php_class(self, written: str, path: str) -> Result:
+        """PHP: a class name resolves by namespace and `use` alone."""
+        namespace = self.php_namespace(path)
+        fqcn = resolve_name(written, namespace, self.lookup.imports_of(path))
+        if written.lower() in ("self", "static"):
+            cls = self.enclosing_class()
+            return [cls] if cls else None
+        if written.lower() == "parent":
+            return self.types_of(TypeExpr("super"))
+        if written.lower() in PHP_SCALARS:
+            return EXTERNAL
+        short = fqcn.rsplit("\\", 1)[-1]
+        found = [s for s in self.defs(short) if s.symbol.qualified_name == fqcn]
+        if found:
+            return found
+        if "\\" not in written.lstrip("\\") and namespace and not written.startswith("\\"):
+            # functions and constants fall back to the global namespace
+            glob = [s for s in self.defs(short) if s.symbol.qualified_name == short]
+            if glob:
+                return glob
+        return EXTERNAL
+
+    def php_namespace(self, path: str) -> str | None:
+        for s in self.lookup.file_symbols(path):
+            if s.symbol.kind in CLASS_KINDS or s.symbol.kind is SymbolKind.FUNCTION:
+                c = s.symbol.container
+                return c if c and "::" not in c else None
+        return None
+
+    def global_name(self, name: str, path: str | None = None, classes_only: bool = False) -> Result:
+        """A file-level name in `path`: an import, a definition, a builtin."""
+        path = path or self.rel
+        imports = self.lookup.imports_of(path)
+        first, _, rest = name.partition(".")
+        if self.language == "php":
+            return self.php_class(name, path)
+        if rest:
+            # `mod.Class` / `ns.Type`: a member of what the first segment denotes
+            owners = self.global_name(first, path)
+            if owners is EXTERNAL or not owners:
+                return owners
+            last = rest.rsplit(".", 1)[-1]
+            found, open_ = self.find_member(owners, last)  # type: ignore[arg-type]
+            return found or (EXTERNAL if open_ else None)
+        target = imports.get(name)
+        if target is not None:
+            module = self.lookup.module_symbol(target, self.language)
+            if module is not None:
+                return [module]
+        # `import make_user as build`: the definition carries the imported name
+        candidates = self.defs(target.replace("/", ".").rsplit(".", 1)[-1] if target else name)
+        if classes_only:
+            candidates = [c for c in candidates if c.symbol.kind in CLASS_KINDS]
+        else:
+            # file-level names only: members and locals are not reachable bare
+            candidates = [c for c in candidates if _is_top_level(c)]
+        if target is not None:
+            wanted = target.replace("/", ".")
+            matched = [c for c in candidates if _ends_with(c.symbol.qualified_name, wanted)]
+            if matched:
+                return matched
+            return None if self.in_workspace(target) else EXTERNAL
+        same_file = [c for c in candidates if c.path == path]
+        if same_file:
+            return same_file
+        if self.is_builtin(name):
+            return EXTERNAL
+        if not candidates:
+            return None
+        ranked = self.rank(candidates, path, imports, name, self.language)
+        return ranked[:1] if len(ranked) > 1 else ranked
+
+    def in_workspace(self, target: str) -> bool:
+        """Whether an import target names workspace code: its module (or the module
+        holding the imported name, or for Python its top package) is an indexed file."""
+        mod = self.lookup.module_symbol
+        parent = target.rsplit(".", 1)[0]
+        if mod(target, self.language) or mod(parent, self.language):
+            return True
+        return self.language == "python" and mod(target.split(".")[0], self.language) is not None
+
+    def is_builtin(self, name: str) -> bool:
+        if self.language == "python":
+            return name in PY_BUILTINS
+        if self.language in ("javascript", "typescript", "tsx", "jsx", "vue"):
+            return name in JS_GLOBALS
+        return False
+
+    # ---- members ----------------------------------------------------------------------
+
+    def find_member(self, owners: list[StoredSymbol], name: str) -> tuple[list[StoredSymbol], bool]:
+        """Members called `name` of the owners, nearest class of the hierarchy first.
+        The flag says the hierarchy reaches outside the workspace (a vendor base), where
+        an unfound member may well live."""
+        for owner in owners:
+            if owner.symbol.kind is SymbolKind.MODULE:
+                # `pkg.sub` is the submodule file before anything named `sub` inside
+                sub = self.lookup.module_symbol(f"{owner.symbol.qualified_name}.{name}", owner.language)
+                if sub is not None:
+                    return [sub], False
+        candidates = self.defs(name)
+        if not candidates:
+            return [], False
+        by_container: dict[str, list[StoredSymbol]] = {}
+        for c in candidates:
+            if c.symbol.container:
+                by_container.setdefault(c.symbol.container, []).append(c)
+        level = list(owners)
+        seen: set[str] = set()
+        open_ = False
+        for _ in range(12):
+            hits: list[StoredSymbol] = []
+            nxt: list[StoredSymbol] = []
+            for owner in level:
+                q = owner.symbol.qualified_name
+                if q in seen:
+                    continue
+                seen.add(q)
+                hits.extend(by_container.get(q, ()))
+                if owner.symbol.kind in (SymbolKind.MODULE, SymbolKind.NAMESPACE):
+                    if not hits:
+                        hits.extend(self.module_export(owner, name, by_container))
+                    continue
+                bases, external = self.bases(owner)
+                open_ = open_ or external
+                nxt.extend(bases)
+            if hits:
+                return _unique(hits), open_
+            if not nxt:
+                break
+            level = nxt
+        return [], open_
+
+    def module_export(
+        self, module: StoredSymbol, name: str, by_container: dict[str, list[StoredSymbol]]
+    ) -> list[StoredSymbol]:
+        """A name a module (package) offers without defining it: what its file imports
+        under that name (`from ._client import Client`), else a file-level definition in
+        one of its submodules (`from ._api import *`)."""
+        q = module.symbol.qualified_name
+        target = self.lookup.imports_of(module.path).get(name) if module.path else None
+        if target is not None:
+            sub = self.lookup.module_symbol(target, module.language)
+            if sub is not None:
+                return [sub]
+            found = [c for c in self.defs(name) if _ends_with(c.symbol.qualified_name, target)]
+            if found:
+                return found
+        return [
+            c for qn, cs in by_container.items() if qn.startswith(q + ".") for c in cs
+            if _is_top_level(c)
+        ]
+
+    def bases(self, cls: StoredSymbol) -> tuple[list[StoredSymbol], bool]:
+        names = base_names(cls.symbol.signature or "", cls.language)
+        if cls.language == "php":
+            names += self.lookup.class_traits(cls)
+        out: list[StoredSymbol] = []
+        open_ = False
+        for n in names:
+            got = self.named(n, cls.path, cls) if self.language == cls.language else None
+            if isinstance(got, list):
+                out.extend(g for g in got if g.symbol.qualified_name != cls.symbol.qualified_name)
+            else:
+                open_ = True
+        return out, open_
+
+
+def _doc_tag(doc: str | None, tag: str) -> str | None:
+    """`@var Foo` / `@return Foo|null` from a docblock (PHP, JSDoc)."""
+    if not doc or "@" + tag not in doc:
+        return None
+    m = re.search(r"@" + tag + r"\s+\{?([\\\w|?<>\[\]]+)", doc)
+    return m.group(1) if m else None
+
+
+def absolute_module(written: str, importer: str) -> str:
+    """`._exceptions` in `httpx/_models.py` -> `httpx._exceptions` (Python)."""
+    if not written.startswith("."):
+        return written
+    from code_intel.indexing.chunking.python import module_name
+
+    dots = len(written) - len(written.lstrip("."))
+    package = module_name(importer).split(".")
+    if not importer.endswith("__init__.py"):
+        package = package[:-1]
+    anchor = package[: max(len(package) - (dots - 1), 0)]
+    rest = written.lstrip(".")
+    return ".".join([p for p in anchor if p] + ([rest] if rest else []))
+
+
+def _unique(items: list[StoredSymbol]) -> list[StoredSymbol]:
+    seen: set[tuple[str, int, str]] = set()
+    out = []
+    for s in items:
+        key = (s.path, s.symbol.selection_range.start.line, s.symbol.qualified_name)
+        if key not in seen:
+            seen.add(key)
+            out.append(s)
+    return out
+
+
+def _is_top_level(s: StoredSymbol) -> bool:
+    """Defined at file level: its container is no class or function of the file."""
+    c = s.symbol.container
+    if not c:
+        return True
+    if s.language == "php":
+        return "::" not in s.symbol.qualified_name
+    return s.symbol.kind not in (SymbolKind.METHOD, SymbolKind.CONSTRUCTOR, SymbolKind.FIELD, SymbolKind.PROPERTY)
+
+
+def _ends_with(qualified: str, wanted: str) -> bool:
+    q = qualified.replace("\\", ".").replace("::", ".").replace("/", ".")
+    w = wanted.replace("\\", ".").replace("::", ".").replace("/", ".").strip(".")
+    return q == w or q.endswith("." + w)
+
+
+# ---- reading declared types from signatures ------------------------------------------------
+
+_SPLIT = re.compile(r"[|,&]")
+
+
+def type_names(text: str, language: str) -> list[str]:
+    """Class names a written type can hold: `Optional[Foo]`, `Foo | None`, `?Foo`,
+    `'Foo'`, `Foo<T>`, `Foo[]` (nothing: an array), `Promise<Foo>` -> `Promise`."""
+    t = text.strip().strip("'\"").lstrip(":").strip()
+    if not t:
+        return []
+    m = re.fullmatch(r"(?:typing\.)?(?:Optional|Type|type|ClassVar|Final|Annotated)\[(.*)\]", t)
+    if m:
+        inner = m.group(1)
+        return type_names(inner.split(",")[0] if t.startswith(("Annotated", "typing.Annotated")) else inner, language)
+    m = re.fullmatch(r"(?:Required|Partial|Readonly|NonNullable|Promise|Awaited|PromiseLike)<(.*)>", t)
+    if m:  # TS wrappers that keep the members of what they wrap
+        return type_names(_split_top(m.group(1))[0], language)
+    m = re.fullmatch(r"(?:typing\.)?Union\[(.*)\]", t)
+    if m:
+        t = m.group(1).replace(",", "|")
+    parts = []
+    depth = 0
+    cur = ""
+    for ch in t:
+        if ch in "[<(":
+            depth += 1
+        elif ch in "]>)":
+            depth -= 1
+        if depth == 0 and ch in "|&":
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    out = []
+    for p in parts:
+        p = p.strip().lstrip("?").strip().strip("'\"")
+        if not p or p in _NULLISH or p.endswith("[]"):
+            continue
+        p = re.split(r"[<\[(]", p, maxsplit=1)[0].strip()
+        if re.fullmatch(r"[\\\w.$#]+", p):
+            out.append(p)
+    return out
+
+
+def return_type(signature: str, language: str) -> str | None:
+    if language == "python":
+        m = re.search(r"->\s*(.+?)\s*:?\s*$", signature)
+        return m.group(1) if m else None
+    m = re.search(r"\)\s*:\s*([^{=]+?)\s*(?:=>|\{|;)?\s*$", signature)
+    return m.group(1) if m else None
+
+
+def value_type(signature: str, name: str, language: str) -> str | None:
+    """A field's declared type, or the class a field/variable is constructed from."""
+    sig = signature.strip()
+    if language == "php":
+        m = re.search(r"([\\\w?|]+)\s+\$" + re.escape(name) + r"\b", sig)
+        if m and m.group(1) not in ("public", "private", "protected", "readonly", "static", "var", "const"):
+            return m.group(1)
+        m = re.search(r"=\s*new\s+([\\\w]+)", sig)
+        return m.group(1) if m else None
+    m = re.search(re.escape(name) + r"\??\s*:\s*([^=;]+?)\s*(?:=|;|$)", sig)
+    if m and not m.group(1).startswith(("(", "{")):
+        return m.group(1)
+    m = re.search(r"=\s*(?:new\s+|await\s+)?([A-Za-z_$][\w.$]*)\s*\(", sig)
+    if m and (m.group(1)[:1].isupper() or "new " in sig):
+        return m.group(1)
+    return None
+
+
+def base_names(signature: str, language: str) -> list[str]:
+    if language == "python":
+        m = re.search(r"class\s+\w+\s*(?:\[[^\]]*\])?\s*\((.*)\)", signature)
+        if not m:
+            return []
+        names = []
+        for part in _split_top(m.group(1)):
+            part = part.strip()
+            if not part or "=" in part or part.startswith("*"):
+                continue
+            names.append(re.split(r"\[", part, maxsplit=1)[0].strip())
+        return names
+    names = []
+    for kw in ("extends", "implements"):
+        m = re.search(kw + r"\s+(.+?)(?:\s+(?:extends|implements)\s|\s*\{|$)", signature)
+        if m:
+            names.extend(re.split(r"[<(]", p.strip(), maxsplit=1)[0].strip() for p in _split_top(m.group(1)))
+    return [n for n in names if n]
+
+
+def _split_top(text: str) -> list[str]:
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "[<(":
+            depth += 1
+        elif ch in "]>)":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    return parts

@@ -1,0 +1,692 @@
+"""What the identifier under the cursor is, read from the file's syntax tree.
+
+Pure logic over one tree (no index access): it says whether the identifier is a
+member of some receiver (`x.a`, `$this->m()`, `Foo::create()`), a name bound in an
+enclosing function (a local, a parameter, a type parameter), or a plain name, and it
+describes the receiver's type as the code declares it, as a small expression
+(`TypeExpr`) that `typing_eval` evaluates against the index. Only cheap, local facts
+are read here: parameters and their annotations, assignments in the enclosing
+functions, `self`/`this`/`$this`/`static`/`parent`/`super`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+import tree_sitter
+from code_intel.indexing.languages import GRAMMARS, query
+from code_intel.indexing.model import Range
+from code_intel.indexing.source import SourceDocument
+
+# How far a chain of assignments (`a = b; b = c.d()`) is followed.
+_MAX_DEPTH = 6
+
+
+@dataclass(frozen=True, slots=True)
+class TypeExpr:
+    """A receiver's type as the code states it, evaluated later against the index.
+
+    op: `self` (enclosing class), `super` (its bases), `named` (a type as written,
+    `arg`), `global` (whatever the file-level name `arg` denotes), `member` (the member
+    `arg` of `base`: a field's declared type, a method's return type), `returns`
+    (calling `base`: a class gives an instance, a function its declared return type).
+    """
+
+    op: str
+    arg: str = ""
+    base: TypeExpr | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """The identifier at a position and what the syntax says about it."""
+
+    name: str
+    range: Range
+    receiver: TypeExpr | None = None  # set for member accesses
+    local: Range | None = None  # where an enclosing function binds the name
+    enclosing_class: str | None = None  # name of the class around the position
+    class_line: int | None = None  # line of that class's name (0-based)
+    # PHP: the class name as written where only a class can stand (`new X`, `X::m`,
+    # `use A\\B`, a type); resolved by PHP's rules, never by the short name alone.
+    class_name: str | None = None
+    # Python: the module an import statement names up to this identifier, as written
+    # (`._exceptions`, `a.b`); the index maps it to the module's file.
+    module: str | None = None
+    # a keyword argument's name: the callee's parameter (parameters are not indexed)
+    parameter: bool = False
+
+
+def site_at(doc: SourceDocument, line: int, byte_col: int) -> Site | None:
+    """The site at (line, byte column), or None when no identifier is there."""
+    if doc.tree is None or line >= len(doc.line_starts):
+        return None
+    offset = doc.line_starts[line] + byte_col
+    handler = _HANDLERS.get(doc.language)
+    if handler is None:
+        return None
+    node = _identifier_at(doc, offset, handler.identifiers)
+    if node is None:
+        return None
+    return handler(doc).site(node)
+
+
+def _identifier_at(doc: SourceDocument, offset: int, kinds: frozenset[str]) -> tree_sitter.Node | None:
+    root = doc.tree.root_node  # type: ignore[union-attr]
+    for at in (offset, offset - 1):
+        if at < 0:
+            continue
+        node = root.named_descendant_for_byte_range(at, at)
+        if node is not None and node.type in kinds and node.start_byte <= offset <= node.end_byte:
+            return node
+    return None
+
+
+def _is_import_binding(node: tree_sitter.Node) -> bool:
+    cur = node.parent
+    for _ in range(3):
+        if cur is None:
+            return False
+        if cur.type in ("import_statement", "import_from_statement"):
+            return True
+        cur = cur.parent
+    return False
+
+
+@cache
+def _compiled(grammar: str, source: str) -> tree_sitter.Query:
+    return query(grammar, source)
+
+
+def _ancestor(node: tree_sitter.Node, types: frozenset[str]) -> tree_sitter.Node | None:
+    cur = node.parent
+    while cur is not None:
+        if cur.type in types:
+            return cur
+        cur = cur.parent
+    return None
+
+
+class _Language:
+    identifiers: frozenset[str] = frozenset()
+    class_types: frozenset[str] = frozenset()
+    function_types: frozenset[str] = frozenset()
+
+    def __init__(self, doc: SourceDocument) -> None:
+        self.doc = doc
+
+    def text(self, node: tree_sitter.Node | None) -> str:
+        return self.doc.node_text(node) if node is not None else ""
+
+    def site(self, node: tree_sitter.Node) -> Site:
+        cls = _ancestor(node, self.class_types)
+        cls_name = cls.child_by_field_name("name") if cls is not None else None
+        receiver = self.receiver_of(node)
+        local = None
+        if receiver is None:
+            bound = self.binding(node, self.text(node))
+            # a function-level import binds the imported thing: resolved like a file import
+            if bound is not None and not _is_import_binding(bound):
+                local = self.doc.node_range(bound)
+        return Site(
+            name=self.name_of(node),
+            range=self.doc.node_range(node),
+            receiver=receiver,
+            local=local,
+            enclosing_class=self.text(cls_name) or None,
+            class_line=cls_name.start_point[0] if cls_name is not None else None,
+        )
+
+    def name_of(self, node: tree_sitter.Node) -> str:
+        return self.text(node)
+
+    def receiver_of(self, node: tree_sitter.Node) -> TypeExpr | None:
+        raise NotImplementedError
+
+    def binding(self, node: tree_sitter.Node, name: str) -> tree_sitter.Node | None:
+        """The node that binds `name` in a function enclosing `node` (innermost first),
+        or None when the name is not local: file-level names are in the index."""
+        raise NotImplementedError
+
+    # What binds a name inside a function body: `@t` a target (patterns allowed), `@d` a
+    # nested definition's name, `@i` an import statement.
+    binding_query: str = ""
+
+    def names_bound(self, capture: str, node: tree_sitter.Node) -> list[tree_sitter.Node]:
+        raise NotImplementedError
+
+    def same_name(self, ident: tree_sitter.Node, name: str) -> bool:
+        return self.text(ident) == name
+
+    def bound_in_body(self, scope: tree_sitter.Node, name: str, before: int) -> tree_sitter.Node | None:
+        """The binding of `name` directly in `scope`'s body (not in nested functions).
+        The query runs in C; only binding sites reach Python, not every node of a
+        long function."""
+        body = scope.child_by_field_name("body")
+        if body is None:
+            return None
+        grammar = GRAMMARS[self.doc.language]
+        assert grammar is not None
+        captures = tree_sitter.QueryCursor(_compiled(grammar, self.binding_query)).captures(body)
+        best: tree_sitter.Node | None = None
+        for capture, nodes in captures.items():
+            for n in nodes:
+                matches = [i for i in self.names_bound(capture, n) if self.same_name(i, name)]
+                if not matches:
+                    continue
+                # only now the (costly: tree-sitter walks down from the root) parent check
+                owner = n.parent if capture == "d" else n
+                if owner is None or _ancestor(owner, self.function_types) != scope:
+                    continue
+                for ident in matches:
+                    best = _earlier(best, ident, before)
+        return best
+
+
+# ---- Python -------------------------------------------------------------------------
+
+
+_PY_LITERALS = {
+    "dictionary": "dict", "dictionary_comprehension": "dict", "list": "list",
+    "list_comprehension": "list", "set": "set", "set_comprehension": "set", "string": "str",
+    "concatenated_string": "str", "integer": "int", "float": "float", "tuple": "tuple",
+    "true": "bool", "false": "bool",
+}
+
+
+def _python_module_ref(doc: SourceDocument, node: tree_sitter.Node) -> str | None:
+    """`from ._exceptions import X` / `import a.b.c`: the module text up to `node`."""
+    dotted = node.parent
+    if dotted is None or dotted.type != "dotted_name":
+        return None
+    holder = dotted.parent
+    prefix = ""
+    if holder is not None and holder.type == "relative_import":
+        prefix = "".join(doc.node_text(c) for c in holder.named_children if c.type == "import_prefix")
+        holder = holder.parent
+    elif holder is not None and holder.type == "aliased_import" and holder.child_by_field_name("name") == dotted:
+        holder = holder.parent
+        if holder is not None and holder.type == "import_from_statement":
+            return None  # `from m import a as b`: a name, not a module
+    if holder is None:
+        return None
+    is_module = (
+        holder.type == "import_statement"
+        or (holder.type == "import_from_statement" and holder.child_by_field_name("module_name") in (dotted, dotted.parent))
+    )
+    if not is_module:
+        return None
+    upto = doc.data[dotted.start_byte : node.end_byte].decode("utf-8", errors="replace")
+    return prefix + upto
+
+
+class _Python(_Language):
+    binding_query = """
+    (assignment left: (_) @t)
+    (augmented_assignment left: (_) @t)
+    (for_statement left: (_) @t)
+    (for_in_clause left: (_) @t)
+    (as_pattern_target) @t
+    (named_expression name: (identifier) @t)
+    (function_definition name: (identifier) @d)
+    (class_definition name: (identifier) @d)
+    (import_statement) @i
+    (import_from_statement) @i
+    """
+    identifiers = frozenset({"identifier"})
+    class_types = frozenset({"class_definition"})
+    function_types = frozenset({"function_definition", "lambda"})
+
+    def site(self, node: tree_sitter.Node) -> Site:
+        module = _python_module_ref(self.doc, node)
+        if module is not None:
+            return Site(self.text(node), self.doc.node_range(node), module=module)
+        parent = node.parent
+        if parent is not None and parent.type == "keyword_argument" and parent.child_by_field_name("name") == node:
+            # `f(headers=...)` names the callee's parameter, not any `headers` attribute
+            return Site(self.text(node), self.doc.node_range(node), parameter=True)
+        return super().site(node)
+
+    def receiver_of(self, node: tree_sitter.Node) -> TypeExpr | None:
+        parent = node.parent
+        if parent is not None and parent.type == "attribute" and parent.child_by_field_name("attribute") == node:
+            obj = parent.child_by_field_name("object")
+            return self.narrowed(obj) or self.expr_type(obj, 0) or TypeExpr("unknown")
+        return None
+
+    def narrowed(self, obj: tree_sitter.Node | None) -> TypeExpr | None:
+        """`assert isinstance(x, T)` / `if isinstance(x, T):` earlier in the function
+        makes `x` a T where it is used (the last such check before the use wins)."""
+        if obj is None or obj.type not in ("identifier", "attribute"):
+            return None
+        scope = _ancestor(obj, self.function_types)
+        if scope is None:
+            return None
+        head = self.doc.data[scope.start_byte : obj.start_byte]
+        if b"isinstance" not in head:
+            return None
+        pattern = rb"isinstance\(\s*" + re.escape(self.doc.data[obj.start_byte : obj.end_byte]) + rb"\s*,\s*([\w.]+)\s*\)"
+        found = None
+        for found in re.finditer(pattern, head):
+            pass
+        return TypeExpr("named", found.group(1).decode()) if found else None
+
+    def expr_type(self, node: tree_sitter.Node | None, depth: int) -> TypeExpr | None:
+        if node is None or depth > _MAX_DEPTH:
+            return None
+        t = node.type
+        if t == "identifier":
+            name = self.text(node)
+            if name in ("self", "cls") and _ancestor(node, self.class_types) is not None:
+                return TypeExpr("self")
+            bound = self.binding(node, name)
+            if bound is None or _is_import_binding(bound):
+                return TypeExpr("global", name)
+            return self.binding_type(bound, depth)
+        if t == "attribute":
+            base = self.expr_type(node.child_by_field_name("object"), depth + 1)
+            attr = self.text(node.child_by_field_name("attribute"))
+            return TypeExpr("member", attr, base) if base is not None else None
+        if t == "call":
+            fn = node.child_by_field_name("function")
+            if fn is not None and fn.type == "identifier" and self.text(fn) == "super":
+                return TypeExpr("super")
+            callee = self.expr_type(fn, depth + 1)
+            return TypeExpr("returns", base=callee) if callee is not None else None
+        if t in ("parenthesized_expression", "await", "conditional_expression") and node.named_child_count:
+            # `await c.get()`: an async def's declared type is what await gives;
+            # `A() if c else b`: the first branch
+            return self.expr_type(node.named_children[0], depth + 1)
+        literal = _PY_LITERALS.get(t)
+        return TypeExpr("named", literal) if literal else None
+
+    def binding_type(self, bound: tree_sitter.Node, depth: int) -> TypeExpr | None:
+        """The type of a local from its annotation or the value assigned to it."""
+        holder = bound.parent
+        if holder is None:
+            return None
+        if holder.type in ("typed_parameter", "typed_default_parameter"):
+            ann = holder.child_by_field_name("type")
+            return TypeExpr("named", self.text(ann)) if ann is not None else None
+        if holder.type == "assignment" and holder.child_by_field_name("left") == bound:
+            ann = holder.child_by_field_name("type")
+            if ann is not None:
+                return TypeExpr("named", self.text(ann))
+            return self.expr_type(holder.child_by_field_name("right"), depth + 1)
+        if holder.type == "as_pattern_target" and holder.parent is not None:
+            # `with Client() as client:` -> what the context manager is (the usual
+            # `__enter__` returns self)
+            pattern = holder.parent
+            if pattern.type == "as_pattern" and pattern.named_child_count:
+                return self.expr_type(pattern.named_children[0], depth + 1)
+        return None
+
+    def binding(self, node: tree_sitter.Node, name: str) -> tree_sitter.Node | None:
+        scope = _ancestor(node, self.function_types)
+        while scope is not None:
+            found = self._bound_in(scope, name, node.start_byte)
+            if found is not None:
+                return found
+            scope = _ancestor(scope, self.function_types)
+        return None
+
+    def _bound_in(self, scope: tree_sitter.Node, name: str, before: int) -> tree_sitter.Node | None:
+        params = scope.child_by_field_name("parameters")
+        if params is not None:
+            for p in params.named_children:
+                ident = p if p.type == "identifier" else (
+                    p.child_by_field_name("name") or next(
+                        (c for c in p.named_children if c.type == "identifier"), None
+                    )
+                )
+                if ident is not None and ident.type == "identifier" and self.text(ident) == name:
+                    return ident
+        return self.bound_in_body(scope, name, before)
+
+    def names_bound(self, capture: str, node: tree_sitter.Node) -> list[tree_sitter.Node]:
+        if capture == "i":
+            out = []
+            for n in node.children_by_field_name("name"):
+                ident = n.child_by_field_name("alias") if n.type == "aliased_import" else n
+                if ident is not None:
+                    out.append(ident.named_children[0] if ident.type == "dotted_name" else ident)
+            return out
+        return [node] if capture == "d" else _identifiers(node)
+
+
+def _identifiers(target: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """Names a binding target binds (`a`, `a, b`, `(a, [b, c])`), not `x.a` or `x[i]`."""
+    if target.type in ("identifier", "name"):
+        return [target]
+    if target.type in ("pattern_list", "tuple_pattern", "list_pattern", "as_pattern_target",
+                       "expression_list", "tuple", "list", "list_splat_pattern", "parenthesized_expression"):
+        return [i for c in target.named_children for i in _identifiers(c)]
+    return []
+
+
+def _earlier(best: tree_sitter.Node | None, cand: tree_sitter.Node, before: int) -> tree_sitter.Node:
+    """Prefer the last binding before the use; a binding after it (a loop) is a fallback."""
+    if best is None:
+        return cand
+    b_before, c_before = best.start_byte <= before, cand.start_byte <= before
+    if c_before and (not b_before or cand.start_byte > best.start_byte):
+        return cand
+    if not b_before and not c_before and cand.start_byte < best.start_byte:
+        return cand
+    return best
+
+
+# ---- JavaScript / TypeScript ----------------------------------------------------------
+
+
+class _Js(_Language):
+    binding_query = """
+    (variable_declarator name: (_) @t)
+    (for_in_statement left: (_) @t)
+    (catch_clause parameter: (_) @t)
+    (function_declaration name: (_) @d)
+    (class_declaration name: (_) @d)
+    """
+    identifiers = frozenset({
+        "identifier", "property_identifier", "private_property_identifier", "type_identifier",
+        "shorthand_property_identifier",
+    })
+    class_types = frozenset({"class_declaration", "class", "abstract_class_declaration"})
+    function_types = frozenset({
+        "function_declaration", "function_expression", "arrow_function", "method_definition",
+        "generator_function_declaration", "function", "generator_function",
+    })
+
+    def receiver_of(self, node: tree_sitter.Node) -> TypeExpr | None:
+        parent = node.parent
+        if parent is not None and parent.type == "member_expression" and parent.child_by_field_name("property") == node:
+            return self.expr_type(parent.child_by_field_name("object"), 0) or TypeExpr("unknown")
+        if parent is not None and parent.type == "nested_type_identifier" and node.type == "type_identifier":
+            module = parent.child_by_field_name("module")
+            return TypeExpr("global", self.text(module).split(".")[0]) if module is not None else None
+        return None
+
+    def expr_type(self, node: tree_sitter.Node | None, depth: int) -> TypeExpr | None:
+        if node is None or depth > _MAX_DEPTH:
+            return None
+        t = node.type
+        if t == "this":
+            return TypeExpr("self") if _ancestor(node, self.class_types) is not None else None
+        if t == "super":
+            return TypeExpr("super")
+        if t == "identifier":
+            name = self.text(node)
+            bound = self.binding(node, name)
+            if bound is None:
+                return TypeExpr("global", name)
+            return self.binding_type(bound, depth)
+        if t == "member_expression":
+            base = self.expr_type(node.child_by_field_name("object"), depth + 1)
+            prop = self.text(node.child_by_field_name("property"))
+            return TypeExpr("member", prop, base) if base is not None else None
+        if t == "call_expression":
+            callee = self.expr_type(node.child_by_field_name("function"), depth + 1)
+            return TypeExpr("returns", base=callee) if callee is not None else None
+        if t == "new_expression":
+            ctor = node.child_by_field_name("constructor")
+            return TypeExpr("named", self.text(ctor)) if ctor is not None else None
+        if t in ("parenthesized_expression", "non_null_expression", "await_expression") and node.named_child_count:
+            return self.expr_type(node.named_children[0], depth + 1)
+        if t in ("as_expression", "satisfies_expression") and node.named_child_count > 1:
+            return TypeExpr("named", self.text(node.named_children[1]))
+        return None
+
+    def binding_type(self, bound: tree_sitter.Node, depth: int) -> TypeExpr | None:
+        holder = bound.parent
+        if holder is None:
+            return None
+        ann = holder.child_by_field_name("type")
+        if ann is not None and ann.type == "type_annotation":
+            return TypeExpr("named", self.text(ann).lstrip(":").strip())
+        if holder.type == "variable_declarator":
+            return self.expr_type(holder.child_by_field_name("value"), depth + 1)
+        return None
+
+    def binding(self, node: tree_sitter.Node, name: str) -> tree_sitter.Node | None:
+        # Type parameters of an enclosing class, function or type alias.
+        cur = node.parent
+        while cur is not None:
+            tps = cur.child_by_field_name("type_parameters")
+            if tps is not None:
+                for tp in tps.named_children:
+                    nm = tp.child_by_field_name("name")
+                    if nm is not None and self.text(nm) == name:
+                        return nm
+            if cur.type in self.function_types:
+                found = self._bound_in(cur, name, node.start_byte)
+                if found is not None:
+                    return found
+            cur = cur.parent
+        return None
+
+    def _bound_in(self, scope: tree_sitter.Node, name: str, before: int) -> tree_sitter.Node | None:
+        params = scope.child_by_field_name("parameters") or scope.child_by_field_name("parameter")
+        if params is not None:
+            plist = [params] if params.type == "identifier" else params.named_children
+            for p in plist:
+                pat = p if p.type == "identifier" else (p.child_by_field_name("pattern") or p.child_by_field_name("left") or p)
+                for ident in _js_pattern_names(pat):
+                    if self.text(ident) == name:
+                        return ident
+        return self.bound_in_body(scope, name, before)
+
+    def names_bound(self, capture: str, node: tree_sitter.Node) -> list[tree_sitter.Node]:
+        return [node] if capture == "d" else _js_pattern_names(node)
+
+
+def _js_pattern_names(pat: tree_sitter.Node | None) -> list[tree_sitter.Node]:
+    if pat is None:
+        return []
+    if pat.type in ("identifier", "shorthand_property_identifier_pattern"):
+        return [pat]
+    if pat.type in ("object_pattern", "array_pattern", "rest_pattern", "assignment_pattern",
+                    "object_assignment_pattern", "pair_pattern"):
+        out = []
+        for c in pat.named_children:
+            if pat.type == "pair_pattern" and c == pat.child_by_field_name("key"):
+                continue
+            if pat.type in ("assignment_pattern", "object_assignment_pattern") and c == pat.child_by_field_name("right"):
+                continue
+            out.extend(_js_pattern_names(c))
+        return out
+    return []
+
+
+# ---- PHP ------------------------------------------------------------------------------
+
+
+_PHP_MEMBER_PARENTS = frozenset({
+    "member_call_expression", "member_access_expression", "nullsafe_member_call_expression",
+    "nullsafe_member_access_expression",
+})
+_PHP_SCOPED_PARENTS = frozenset({
+    "scoped_call_expression", "class_constant_access_expression", "scoped_property_access_expression",
+})
+
+
+_PHP_CLASS_POSITIONS = frozenset({
+    "named_type", "object_creation_expression", "base_clause", "class_interface_clause",
+    "use_declaration", "instanceof_expression", "catch_clause", "type_list",
+}) | _PHP_SCOPED_PARENTS
+
+
+class _Php(_Language):
+    binding_query = "(assignment_expression left: (variable_name) @t)"
+    identifiers = frozenset({"name"})
+    class_types = frozenset({"class_declaration", "trait_declaration", "interface_declaration", "enum_declaration"})
+    function_types = frozenset({"method_declaration", "function_definition", "anonymous_function", "arrow_function"})
+
+    def site(self, node: tree_sitter.Node) -> Site:
+        base = super().site(node)
+        written = self.class_name_at(node)
+        if written is None:
+            return base
+        return Site(base.name, base.range, base.receiver, base.local, base.enclosing_class,
+                    base.class_line, written)
+
+    def class_name_at(self, node: tree_sitter.Node) -> str | None:
+        parent = node.parent
+        if parent is None:
+            return None
+        if parent.type == "qualified_name":
+            if parent.named_children[-1] != node:
+                return None
+            holder = parent.parent
+            text = self.text(parent)
+            if holder is not None and holder.type == "namespace_use_clause":
+                return "\\" + text.lstrip("\\")
+            if holder is not None and holder.type in ("function_call_expression",):
+                return None
+            return text
+        if parent.type in _PHP_CLASS_POSITIONS:
+            if parent.type in _PHP_SCOPED_PARENTS and parent.named_children[0] != node:
+                return None
+            return self.text(node)
+        if parent.type == "namespace_use_clause" and parent.child_by_field_name("alias") != node:
+            return "\\" + self.text(node)
+        return None
+
+    def receiver_of(self, node: tree_sitter.Node) -> TypeExpr | None:
+        parent = node.parent
+        if parent is None:
+            return None
+        if parent.type == "variable_name":  # `$x` itself or `Foo::$prop`
+            holder = parent.parent
+            if holder is not None and holder.type == "scoped_property_access_expression" and holder.child_by_field_name("name") == parent:
+                return self.scope_type(holder.child_by_field_name("scope"))
+            return None
+        if parent.type in _PHP_MEMBER_PARENTS and parent.child_by_field_name("name") == node:
+            return self.expr_type(parent.child_by_field_name("object"), 0) or TypeExpr("unknown")
+        if parent.type in _PHP_SCOPED_PARENTS:
+            scope = parent.child_by_field_name("scope") or parent.named_children[0]
+            if scope is not None and scope != node and (parent.child_by_field_name("name") == node or parent.named_children[-1] == node):
+                return self.scope_type(scope)
+        return None
+
+    def scope_type(self, scope: tree_sitter.Node | None) -> TypeExpr | None:
+        if scope is None:
+            return None
+        if scope.type == "relative_scope":
+            word = self.text(scope).lower()
+            return TypeExpr("super") if word == "parent" else TypeExpr("self")
+        if scope.type in ("name", "qualified_name"):
+            return TypeExpr("named", self.text(scope))
+        return self.expr_type(scope, 0)
+
+    def expr_type(self, node: tree_sitter.Node | None, depth: int) -> TypeExpr | None:
+        if node is None or depth > _MAX_DEPTH:
+            return None
+        t = node.type
+        if t == "variable_name":
+            name = self.text(node).lstrip("$")
+            if name == "this":
+                return TypeExpr("self")
+            bound = self.binding(node, name)
+            return self.binding_type(bound, depth) if bound is not None else None
+        if t in ("member_access_expression", "nullsafe_member_access_expression"):
+            base = self.expr_type(node.child_by_field_name("object"), depth + 1)
+            name = self.text(node.child_by_field_name("name"))
+            return TypeExpr("member", name, base) if base is not None else None
+        if t in ("member_call_expression", "nullsafe_member_call_expression"):
+            base = self.expr_type(node.child_by_field_name("object"), depth + 1)
+            name = self.text(node.child_by_field_name("name"))
+            return TypeExpr("returns", base=TypeExpr("member", name, base)) if base is not None else None
+        if t == "scoped_call_expression":
+            base = self.scope_type(node.child_by_field_name("scope"))
+            name = self.text(node.child_by_field_name("name"))
+            return TypeExpr("returns", base=TypeExpr("member", name, base)) if base is not None else None
+        if t == "object_creation_expression":
+            cls = next((c for c in node.named_children if c.type in ("name", "qualified_name")), None)
+            if cls is not None:
+                return TypeExpr("named", self.text(cls))
+            rel = next((c for c in node.named_children if c.type == "relative_scope"), None)
+            return self.scope_type(rel)
+        if t == "function_call_expression":
+            fn = node.child_by_field_name("function")
+            if fn is not None and fn.type in ("name", "qualified_name"):
+                return TypeExpr("returns", base=TypeExpr("global", self.text(fn)))
+            return None
+        if t == "parenthesized_expression" and node.named_child_count:
+            return self.expr_type(node.named_children[0], depth + 1)
+        return None
+
+    def binding_type(self, bound: tree_sitter.Node, depth: int) -> TypeExpr | None:
+        holder = bound.parent
+        if holder is None:
+            return None
+        if holder.type in ("simple_parameter", "property_promotion_parameter", "variadic_parameter"):
+            ty = holder.child_by_field_name("type")
+            if ty is not None:
+                return TypeExpr("named", self.text(ty))
+            return self.docblock_type(holder, bound)
+        if holder.type == "assignment_expression":
+            doc_type = self.docblock_type(holder, bound)
+            if doc_type is not None:
+                return doc_type
+            return self.expr_type(holder.child_by_field_name("right"), depth + 1)
+        return None
+
+    def docblock_type(self, near: tree_sitter.Node, bound: tree_sitter.Node) -> TypeExpr | None:
+        """`/** @var Foo $x */` above the statement or `@param Foo $x` on the function."""
+        var = self.text(bound)
+        stmt = near
+        while stmt.parent is not None and stmt.type not in ("expression_statement", "method_declaration", "function_definition"):
+            stmt = stmt.parent
+        for anchor in (stmt, _ancestor(near, self.function_types)):
+            prev = anchor.prev_named_sibling if anchor is not None else None
+            if prev is not None and prev.type == "comment":
+                found = _doc_tag_type(self.text(prev), var)
+                if found:
+                    return TypeExpr("named", found)
+        return None
+
+    def binding(self, node: tree_sitter.Node, name: str) -> tree_sitter.Node | None:
+        scope = _ancestor(node, self.function_types)
+        if scope is None:
+            return None
+        params = scope.child_by_field_name("parameters")
+        if params is not None:
+            for p in params.named_children:
+                v = p.child_by_field_name("name")
+                if v is not None and self.text(v).lstrip("$") == name:
+                    return v
+        return self.bound_in_body(scope, name, node.start_byte)
+
+    def names_bound(self, capture: str, node: tree_sitter.Node) -> list[tree_sitter.Node]:
+        return [node]
+
+    def same_name(self, ident: tree_sitter.Node, name: str) -> bool:
+        return self.text(ident).lstrip("$") == name
+
+
+def _doc_tag_type(comment: str, var: str) -> str | None:
+    m = re.search(r"@(?:var|param)\s+([\\\w|?<>\[\], ]+?)\s+\$?" + re.escape(var.lstrip("$")) + r"\b", comment)
+    if m:
+        return m.group(1)
+    m = re.search(r"@var\s+([\\\w|?]+)\s*(?:\*/|$)", comment)
+    return m.group(1) if m else None
+
+
+_HANDLERS: dict[str, type[_Language]] = {
+    "python": _Python,
+    "javascript": _Js,
+    "jsx": _Js,
+    "typescript": _Js,
+    "tsx": _Js,
+    "php": _Php,
+    "laravel_migration": _Php,
+    "filament_resource": _Php,
+}
+
+
+def handler_for(doc: SourceDocument) -> _Language | None:
+    """The language's syntax reader for `doc`, or None when it has none."""
+    cls = _HANDLERS.get(doc.language)
+    return cls(doc) if cls is not None else None
