@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from code_intel.indexing.config import Config
     from code_intel.indexing.embeddings import shared_embedder
-    from code_intel.indexing.search import SearchService, hybrid_query
+    from code_intel.indexing.search import SearchError, SearchService, hybrid_query
     from code_intel.indexing.store import IndexStore
     from code_intel.indexing.sync import sync_workspace
 
@@ -170,8 +170,13 @@ def main(argv: list[str] | None = None) -> int:
                 if vectors is None and "vector" in sig and label != "lexical":
                     continue
                 t = time.perf_counter()
-                res = hybrid_query(case["query"], store=store, lexical=lexical, vectors=vectors,
-                                   top=100, signals=sig)
+                try:
+                    res = hybrid_query(case["query"], store=store, lexical=lexical, vectors=vectors,
+                                       top=100, signals=sig)
+                except SearchError as exc:  # a refused request counts as a miss
+                    print(f"# refused {case['sha'][:10]}: {exc}", file=sys.stderr)
+                    row[label] = None
+                    continue
                 row[label] = first_gold([f.path for f in res.files], case["gold"])
                 row[label + "_ms"] = (time.perf_counter() - t) * 1000
             rows.append(row)
