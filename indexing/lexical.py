@@ -16,6 +16,7 @@ changes, and this one can always be rebuilt from it.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 import sqlite3
@@ -392,10 +393,17 @@ class LexicalIndex:
 
 
 def _matched(terms: list[str], text: str) -> tuple[str, ...]:
-    lowered = text.lower()
-    words = set(_WORD.findall(lowered))
-    # Prefix test as a cheap stand-in for the stemmer ("login" matches "logins").
-    return tuple(t for t in terms if t in words or any(w.startswith(t) for w in words if len(t) > 3))
+    words = sorted(set(_WORD.findall(text.lower())))
+
+    def has(term: str) -> bool:
+        # Prefix test as a cheap stand-in for the stemmer ("login" matches "logins"):
+        # the first word not below the term in sorted order is the only one to check.
+        i = bisect.bisect_left(words, term)
+        if i == len(words):
+            return False
+        return words[i] == term or (len(term) > 3 and words[i].startswith(term))
+
+    return tuple(t for t in terms if has(t))
 
 
 def _delete_file(conn: sqlite3.Connection, path: str) -> None:

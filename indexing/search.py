@@ -458,13 +458,8 @@ def hybrid_query(
     for c in cands.values():
         if "reference" in signals and c.symbol_type not in _NON_SYMBOL_TYPES:
             c.references = len(store.find_references(c.symbol_name, limit=21))
-        if kw_terms:
-            chunk = next((k for k in chunks_of(c.path) if k.start_line == c.start_line
-                          and k.symbol_name == c.symbol_name), None)
-            if chunk is not None:
-                c.keyword_hits = sum(
-                    1 for line in chunk.content.lower().splitlines() if any(t in line for t in kw_terms)
-                )
+        if fusion == "weighted":
+            _count_keyword_hits(c, chunks_of, kw_terms)
     if "reference" in signals:
         # How much a symbol is used says how central it is, not whether it is what the
         # request means: it only orders candidates that match the request's words.
@@ -502,6 +497,9 @@ def hybrid_query(
         if not want_prose and file_kind(c.path) in PROSE_KINDS:
             c.score *= PROSE_FACTOR
     ordered = sorted(cands.values(), key=lambda c: (-c.score, c.path, c.start_line))
+    if fusion != "weighted":  # evidence only: counted for the symbols returned
+        for c in [c for c in ordered if c.symbol_type not in _FILE_LEVEL_TYPES][:top]:
+            _count_keyword_hits(c, chunks_of, kw_terms)
     symbols = [
         SymbolResult(i, c.path, c.symbol_name, c.qualified_name, c.symbol_type,
                      c.start_line + 1, c.end_line + 1, c.score, c.evidence())
@@ -515,6 +513,17 @@ def hybrid_query(
     status = "partial" if retry is not None else "ok"
     return QueryResult(text, fusion, status, files, symbols, map_hits, notes, retry,
                        (time.perf_counter() - started) * 1000)
+
+
+def _count_keyword_hits(c: _Candidate, chunks_of, terms: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """Lines of the candidate's chunk that hold a request term (the weighted formula's
+    keyword signal, and evidence)."""
+    if not terms:
+        return
+    chunk = next((k for k in chunks_of(c.path) if k.start_line == c.start_line
+                  and k.symbol_name == c.symbol_name), None)
+    if chunk is not None:
+        c.keyword_hits = sum(1 for line in chunk.content.lower().splitlines() if any(t in line for t in terms))
 
 
 _PROSE_REQUEST = re.compile(
