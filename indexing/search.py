@@ -70,8 +70,9 @@ RRF_K = 60
 #: per-signal weights in reciprocal-rank fusion
 RRF_WEIGHTS = {"vector": 1.0, "lexical": 1.0, "definition": 1.0, "reference": 0.1, "map": 2.0,
                "direct": 3.0}
-#: per-signal weights when ranking files (chosen on the tune split of the history
-#: evaluation, see benchmarks/rank_eval.py): whole-file BM25 is the strongest signal
+#: per-signal weights when ranking files. Whole-file BM25 is the strongest single signal
+#: on real histories (benchmarks/rank_eval.py); these were set by hand and checked on the
+#: flask tune split there, not swept: re-choose them on the full evaluation.
 FILE_WEIGHTS = {"vector": 1.0, "lexical": 0.5, "file": 2.0, "definition": 0.5, "reference": 0.1,
                 "map": 2.0, "direct": 3.0}
 #: each further chunk of a file adds this fraction of the one before it to the file's score
