@@ -412,7 +412,9 @@ def _query_server(root: Path, params: dict[str, Any]) -> dict[str, Any] | None:
 
 def _search_here(query: str, top: int, collection: str | None, fusion: str, include_prose: bool,
                  wait_model: float | None, workspace: Path | None, no_sync: bool, as_json: bool) -> None:
-    from code_intel.indexing.embeddings import EmbeddingError, LazyEmbedder
+    import contextlib
+
+    from code_intel.indexing.embeddings import EmbedderNotReady, EmbeddingError, LazyEmbedder
     from code_intel.indexing.search import SearchService
     from code_intel.indexing.vectors import VectorStoreError
 
@@ -427,7 +429,8 @@ def _search_here(query: str, top: int, collection: str | None, fusion: str, incl
             with err.status(f"loading the embedding model {embedder.spec}…"):
                 embedder.wait()
         else:
-            embedder.wait(MODEL_WAIT_SECONDS if wait_model is None else wait_model)
+            with contextlib.suppress(EmbedderNotReady):  # answered without vectors, and said so
+                embedder.wait(MODEL_WAIT_SECONDS if wait_model is None else wait_model)
         if not no_sync:
             service.lexical.sync(ws.store)
             if embedder.state.value == "ready":

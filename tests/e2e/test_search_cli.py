@@ -33,7 +33,7 @@ def shop(tmp_path_factory) -> Path:
 
 
 def test_japanese_request_ranks_the_login_controller(shop):
-    proc = run("search", "ログイン処理はどこ", "--json", "--top", "5", cwd=shop)
+    proc = run("search", "ログイン処理はどこ", "--json", "--top", "5", "--wait-model", "120", cwd=shop)
     assert proc.returncode == 0, proc.stderr
     answer = json.loads(proc.stdout)
     assert answer["status"] == "ok" and len(answer["files"]) <= 5
@@ -43,7 +43,7 @@ def test_japanese_request_ranks_the_login_controller(shop):
 
 
 def test_human_output_lists_files_and_symbols_with_evidence(shop):
-    proc = run("search", "where is the login handled", "--top", "3", cwd=shop)
+    proc = run("search", "where is the login handled", "--top", "3", "--wait-model", "120", cwd=shop)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "files" in out and "symbols" in out
@@ -57,6 +57,15 @@ def test_collection_mode_is_plain_vector_search(shop):
     assert answer["results"][0]["path"].startswith(("app/", "database/"))
     answer = json.loads(run("search", "注文の合計金額", "--collection", "map", "--json", cwd=shop).stdout)
     assert answer["source"] == "none" and answer["results"] == []
+
+
+def test_without_a_server_the_answer_does_not_wait_for_the_model_and_says_so(shop):
+    proc = run("search", "where is the login handled", "--json", "--wait-model", "0", cwd=shop)
+    assert proc.returncode == 0, proc.stderr
+    answer = json.loads(proc.stdout)
+    assert answer["status"] == "partial"
+    assert any("no vector signal" in n and "--wait-model" in n for n in answer["notes"])
+    assert CONTROLLER in [f["path"] for f in answer["files"][:3]]  # the words still find it
 
 
 def test_a_second_search_embeds_nothing_new(shop):
