@@ -380,3 +380,12 @@ def test_gating_errors_block_or_pass_as_they_should():
                                    "start_session", {})
     assert none.exit_code == 2 and "start_session" in none.message
     assert hook_rules.from_refusal(call, "invalid_params", "file_path is empty", {}).exit_code == 1
+
+
+def test_query_takes_a_whole_pasted_issue_and_the_prose_switch():
+    issue = "KeyError in checkout\n" + "  File \"app/cart.py\", line 3, in total\n" * 1500
+    assert len(issue) > 50_000
+    args = validate_arguments(TOOLS["query"], {"text": issue, "include_prose": True})
+    assert args["text"] == issue and args["include_prose"] is True
+    with pytest.raises(ArgumentError, match="include_prose"):
+        validate_arguments(TOOLS["query"], {"text": "login", "include_prose": "maybe"})
