@@ -70,7 +70,7 @@ def test_without_a_server_the_answer_does_not_wait_for_the_model_and_says_so(sho
 
 def test_a_second_search_embeds_nothing_new(shop):
     before = (shop / ".code-intel" / "vectors.db").stat().st_mtime_ns
-    proc = run("search", "商品のフォーム", "--json", "--no-sync", cwd=shop)
+    proc = run("search", "商品のフォーム", "--json", "--no-sync", "--wait-model", "120", cwd=shop)
     assert proc.returncode == 0
     assert json.loads(proc.stdout)["files"]
     assert (shop / ".code-intel" / "vectors.db").stat().st_mtime_ns == before
@@ -108,7 +108,7 @@ Illuminate\\Database\\QueryException: SQLSTATE[23000]: Integrity constraint viol
 #0 /var/www/html/vendor/laravel/framework/src/Illuminate/Database/Connection.php(801): runQueryCallback()
 #1 /var/www/html/app/Http/Controllers/OrderController.php(38): Illuminate\\Database\\Eloquent\\Model->save()
 #2 /var/www/html/vendor/laravel/framework/src/Illuminate/Routing/Controller.php(54): store()
-""" + "[2024-05-01 10:00:00] production.ERROR: request failed {\"exception\":\"[object]\"}\n" * 600
+""" + "[2024-05-01 10:00:00] production.ERROR: request failed {\"exception\":\"[object]\"}\n" * 700
 
 
 def test_a_whole_pasted_issue_is_searched_by_what_it_names(shop):

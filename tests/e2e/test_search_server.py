@@ -49,7 +49,6 @@ async def test_cli_search_answers_through_the_owning_server(editor: LanguageClie
                 text=text + "\n\ndef reconcile_ledger_entries(order_id: int) -> None:\n    pass\n")],
         )
     )
-    await wait_ready(editor, min_syncs=2)
 
     def search() -> subprocess.CompletedProcess:
         return subprocess.run([EXE, "search", "reconcile ledger entries", "--json", "--top", "3"],
