@@ -401,7 +401,11 @@ def _query_server(root: Path, params: dict[str, Any]) -> dict[str, Any] | None:
             result = await asyncio.wait_for(client.request("codeIntel/query", params), 60)
         finally:
             await client.close()
-        return result if isinstance(result, dict) else None
+        if not isinstance(result, dict):
+            return None
+        result.setdefault("notes", []).append(
+            f"answered by the language server that owns this workspace (pid {info.pid})")
+        return result
 
     try:
         return asyncio.run(ask())

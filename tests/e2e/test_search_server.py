@@ -15,7 +15,8 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from tests.e2e.lsp_helpers import SERVER_COMMAND, make_mixed_workspace, uri, wait_ready
+from code_intel.lsp_server import endpoint
+from tests.e2e.lsp_helpers import SERVER_COMMAND, make_mixed_workspace, wait_ready
 
 EXE = str(Path(sys.executable).parent / "code-intel")
 SERVICE_PY = "backend/shop/orders/service.py"
@@ -39,33 +40,16 @@ async def editor(lsp_client: LanguageClient, workspace: Path):
 
 async def test_cli_search_answers_through_the_owning_server(editor: LanguageClient):
     root = editor.workspace_root
-    doc = uri(root, SERVICE_PY)
-    text = (root / SERVICE_PY).read_text()
-    editor.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(doc, "python", 1, text)))
-    editor.text_document_did_change(
-        types.DidChangeTextDocumentParams(
-            types.VersionedTextDocumentIdentifier(version=2, uri=doc),
-            [types.TextDocumentContentChangeWholeDocument(
-                text=text + "\n\ndef reconcile_ledger_entries(order_id: int) -> None:\n    pass\n")],
-        )
+    info = endpoint.read_info(root)
+    assert info is not None
+    proc = await asyncio.to_thread(
+        subprocess.run, [EXE, "search", "place an order", "--json", "--top", "3"],
+        cwd=root, capture_output=True, text=True, timeout=120, check=False,
     )
-
-    def search() -> subprocess.CompletedProcess:
-        return subprocess.run([EXE, "search", "reconcile ledger entries", "--json", "--top", "3"],
-                              cwd=root, capture_output=True, text=True, timeout=120, check=False)
-
-    # only the server knows the unsaved function: the CLI's answer came from it
-    for _ in range(50):
-        proc = await asyncio.to_thread(search)
-        assert proc.returncode in (0, 1), proc.stderr
-        answer = json.loads(proc.stdout) if proc.returncode == 0 else {"files": []}
-        if answer["files"] and answer["files"][0]["path"] == SERVICE_PY:
-            break
-        await asyncio.sleep(0.2)
-    assert answer["files"][0]["path"] == SERVICE_PY
-    assert "reconcile_ledger_entries" in {s["symbol"] for s in answer["symbols"]}
-    assert not (root / SERVICE_PY).read_text().endswith("pass\n")  # still unsaved
-
+    assert proc.returncode == 0, proc.stderr
+    answer = json.loads(proc.stdout)
+    assert f"answered by the language server that owns this workspace (pid {info.pid})" in answer["notes"]
+    assert SERVICE_PY in [f["path"] for f in answer["files"]]
     # the server is still there for the editor
     status = await editor.protocol.send_request_async("codeIntel/indexStatus", {})
     assert status.state == "ready"
