@@ -51,7 +51,7 @@ class Frame:
 @dataclass
 class ParsedRequest:
     text: str
-    frames: list[Frame] = field(default_factory=list)
+    frames: list[Frame] = field(default_factory=list)  # innermost first
     paths: list[str] = field(default_factory=list)
     identifiers: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -70,9 +70,9 @@ class ParsedRequest:
 
 
 def _frames(text: str) -> list[Frame]:
-    out: list[Frame] = []
-    for m in _PY_FRAME.finditer(text):
-        out.append(Frame(m.group(1), int(m.group(2)), m.group(3)))
+    """Stack frames, innermost (where the error was raised) first."""
+    # Python prints the innermost frame last; pytest, JS and PHP print it first.
+    out: list[Frame] = [Frame(m.group(1), int(m.group(2)), m.group(3)) for m in _PY_FRAME.finditer(text)][::-1]
     for m in _PYTEST_FRAME.finditer(text):
         out.append(Frame(m.group(1), int(m.group(2)), m.group(3)))
     for m in _JS_FRAME.finditer(text):

@@ -566,7 +566,10 @@ def _resolve_path(lexical: LexicalIndex, path: str) -> str | None:
             n += 1
         return n
 
-    scored = sorted(((shared(f), f) for f in found), reverse=True)
+    # A bare file name names a file only when the whole workspace path is the quoted
+    # path's tail (`app.py`); `vendor/…/Routing/Controller.php` is not `app/…/Controller.php`.
+    scored = sorted(((shared(f), f) for f in found
+                     if shared(f) >= 2 or shared(f) == len(f.split("/"))), reverse=True)
     if not scored:
         return None
     if len(scored) == 1 or scored[0][0] > scored[1][0]:
@@ -580,7 +583,7 @@ def _direct_evidence(request: ParsedRequest, lexical: LexicalIndex, store: Index
     chunks around each frame's line. The innermost frames come first: that is where the
     error was raised."""
     ordered: list[tuple[str, int | None]] = []
-    for f in reversed(request.frames):
+    for f in request.frames:
         ordered.append((f.path, f.line))
     for p in request.paths:
         ordered.append((p, None))

@@ -33,8 +33,8 @@ def test_frames_paths_names_and_errors_come_out_of_a_pasted_issue():
     req = parse_request(ISSUE)
     assert req.is_long
     assert [(f.path.rsplit("/", 2)[-2:], f.line, f.function) for f in req.frames] == [
+        (["routing", "map.py"], 924, "build"),  # innermost first
         (["flask", "app.py"], 1498, "url_for"),
-        (["routing", "map.py"], 924, "build"),
     ]
     assert "src/flask/blueprints.py" in req.paths
     assert {"url_for", "register_blueprint", "BuildError"} <= set(req.identifiers)
