@@ -566,10 +566,13 @@ def _resolve_path(lexical: LexicalIndex, path: str) -> str | None:
             n += 1
         return n
 
-    # A bare file name names a file only when the whole workspace path is the quoted
-    # path's tail (`app.py`); `vendor/…/Routing/Controller.php` is not `app/…/Controller.php`.
+    # A quoted path with directories must share more than the file name with a
+    # workspace file (`vendor/…/Routing/Controller.php` is not `app/…/Controller.php`)
+    # unless the workspace path is all of that tail; a bare name (`helpers.py`) may
+    # name the one file so called.
+    need = 1 if len(parts) == 1 else 2
     scored = sorted(((shared(f), f) for f in found
-                     if shared(f) >= 2 or shared(f) == len(f.split("/"))), reverse=True)
+                     if shared(f) >= need or shared(f) == len(f.split("/"))), reverse=True)
     if not scored:
         return None
     if len(scored) == 1 or scored[0][0] > scored[1][0]:
