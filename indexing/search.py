@@ -14,6 +14,12 @@
   - `rrf`, reciprocal-rank fusion `Σ wₛ / (60 + rankₛ)` over the signals' rankings,
     which needs no score calibration across models. It is the default because it
     wins on `benchmarks/retrieval_eval.py` (figures in that script's docstring).
+  Files are ranked by their own fusion: whole-file BM25 and the files a request names
+  (traceback frames, paths) are rankings of their own, each chunk signal's evidence is
+  summed per file with decaying weight, a definition name only confirms files another
+  signal found (unless the request writes it as code), and docs, changelogs,
+  translations and lock files rank below code unless asked for (`include_prose`).
+  Requests up to MAX_QUERY_CHARS are read by `request_text.parse_request`.
 
 `SearchService` bundles the index store, the lexical index, the vector index and a
 lazily loaded model for the language server, MCP bridge and CLI. Every call is
