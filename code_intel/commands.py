@@ -335,46 +335,123 @@ def grep(
         raise typer.Exit(1)
 
 
+#: without a running server, how long `search` waits for the embedding model before it
+#: answers from the lexical and definition signals (the answer says so)
+MODEL_WAIT_SECONDS = 1.0
+
+
 @app.command()
 def search(
-    query: Annotated[str, typer.Argument(help="What you are looking for, in English or Japanese.")],
+    query: Annotated[str, typer.Argument(
+        help="What you are looking for, in English or Japanese, or a pasted issue with its traceback "
+             "(up to 100,000 characters; '-' reads it from stdin).")],
     top: Annotated[int, typer.Option("--top", "-n", help="How many files and symbols to list (1-100).")] = 10,
     collection: Annotated[
         str | None,
         typer.Option(help="Plain vector search of one collection instead of the hybrid: auto, map or forest."),
     ] = None,
     fusion: Annotated[str, typer.Option(help="How the hybrid merges its signals: rrf or weighted.")] = "rrf",
+    include_prose: Annotated[bool, typer.Option(
+        "--include-prose", help="Rank docs, changelogs, translations and lock files like code.")] = False,
+    wait_model: Annotated[float | None, typer.Option(
+        "--wait-model", help="Without a running server: seconds to wait for the embedding model "
+                             f"(default {MODEL_WAIT_SECONDS}; after that the answer has no vector signal).")] = None,
     workspace: WorkspaceOpt = None,
     no_sync: NoSyncOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Rank the files and symbols a request is about (BM25 + embeddings + definitions)."""
-    from code_intel.indexing.embeddings import EmbeddingError, LazyEmbedder
+    """Rank the files and symbols a request is about (BM25 + embeddings + definitions).
+
+    Asks the language server that owns the workspace when one runs (warm: milliseconds);
+    otherwise searches in this process.
+    """
     from code_intel.indexing.search import (
-        SearchService,
         validate_collection,
         validate_fusion,
         validate_n_results,
         validate_query,
     )
-    from code_intel.indexing.vectors import VectorStoreError
 
+    if query == "-":
+        query = sys.stdin.read()
     validate_query(query)
     validate_n_results(top, "--top")
     validate_fusion(fusion)
+    if wait_model is not None and wait_model < 0:
+        raise UserError(f"--wait-model must be 0 or more seconds, got {wait_model}")
     if collection is not None:
         validate_collection(collection)
+    root = workspace if workspace is not None else find_root(Path.cwd())
+    if collection is None:
+        served = _query_server(root, {"text": query, "top": top, "fusion": fusion,
+                                      "include_prose": include_prose})
+        if served is not None:
+            if as_json:
+                _emit(served)
+            else:
+                _print_query(served)
+            return
+    _search_here(query, top, collection, fusion, include_prose, wait_model, workspace, no_sync, as_json)
+
+
+def _query_server(root: Path, params: dict[str, Any]) -> dict[str, Any] | None:
+    """The owning server's answer, or None when no server owns `root` (or it cannot
+    be reached: then this process answers)."""
+    import asyncio
+
+    from code_intel.lsp_server import endpoint
+
+    info = endpoint.read_info(root.resolve())
+    if info is None or not endpoint.pid_alive(info.pid):
+        return None
+
+    async def ask() -> dict[str, Any] | None:
+        from code_intel.lsp_server.client import WorkspaceClient
+
+        client = WorkspaceClient(root, "code-intel-search")
+        try:
+            await asyncio.wait_for(client.attach(info), 5)
+            result = await asyncio.wait_for(client.request("codeIntel/query", params), 60)
+        finally:
+            await client.close()
+        if not isinstance(result, dict):
+            return None
+        result.setdefault("notes", []).append(
+            f"answered by the language server that owns this workspace (pid {info.pid})")
+        return result
+
+    try:
+        return asyncio.run(ask())
+    except Exception as exc:  # noqa: BLE001 - any failure to talk to it: answer here instead
+        logging.getLogger(__name__).debug("server query failed: %s", exc)
+        return None
+
+
+def _search_here(query: str, top: int, collection: str | None, fusion: str, include_prose: bool,
+                 wait_model: float | None, workspace: Path | None, no_sync: bool, as_json: bool) -> None:
+    import contextlib
+
+    from code_intel.indexing.embeddings import EmbedderNotReady, EmbeddingError, LazyEmbedder
+    from code_intel.indexing.search import SearchService
+    from code_intel.indexing.vectors import VectorStoreError
+
     ws = _open(workspace)
+    embedder = LazyEmbedder(ws.config.embedding_model, start=True)
     if not no_sync:
         _sync(ws, show_progress=not as_json)
     try:
-        embedder = LazyEmbedder(ws.config.embedding_model, start=True)
         service = SearchService(ws.root, ws.config, ws.store, embedder)
-        with err.status(f"loading the embedding model {embedder.spec}…"):
-            embedder.wait()
-        if not no_sync or not service.vectors.forest.count():
+        if collection is not None or not service.vectors.forest.count():
+            # vector search proper, or a first search: the model is needed, wait for it
+            with err.status(f"loading the embedding model {embedder.spec}…"):
+                embedder.wait()
+        else:
+            with contextlib.suppress(EmbedderNotReady):  # answered without vectors, and said so
+                embedder.wait(MODEL_WAIT_SECONDS if wait_model is None else wait_model)
+        if not no_sync:
             service.lexical.sync(ws.store)
-            _embed(service, show_progress=not as_json)
+            if embedder.state.value == "ready":
+                _embed(service, show_progress=not as_json)
         if collection is not None:
             result = service.semantic_search(query, collection, top)
             if as_json:
@@ -382,13 +459,19 @@ def search(
                 return
             _print_semantic(result)
             return
-        answer = service.query(query, top=top, fusion=fusion)
+        answer = service.query(query, top=top, fusion=fusion, include_prose=include_prose)
     except (EmbeddingError, VectorStoreError) as exc:
         raise UserError(str(exc)) from None
+    data = answer.to_json()
+    if answer.status == "partial":
+        data["notes"].append(
+            "no vector signal: the embedding model was still loading. Run `code-intel lsp` (or an "
+            "editor/agent using it) to keep it loaded, or pass --wait-model 30"
+        )
     if as_json:
-        _emit(answer.to_json())
+        _emit(data)
         return
-    _print_query(answer)
+    _print_query(data)
 
 
 def _embed(service: Any, show_progress: bool) -> None:
@@ -422,38 +505,41 @@ def _evidence_line(ev: dict[str, Any]) -> str:
         parts.append(f"defines '{ev['definition']['matched']}'")
     if ev.get("references"):
         parts.append(f"{ev['references']} refs")
+    if "traceback_frame" in ev:
+        parts.append("traceback frame")
     if "map" in ev:
         parts.append(f"map {ev['map']['similarity']:.2f}")
     return " · ".join(parts)
 
 
-def _print_query(answer: Any) -> None:
-    for note in answer.notes:
+def _print_query(answer: dict[str, Any]) -> None:
+    """A `codeIntel/query` answer (JSON, from this process or the server) as tables."""
+    for note in answer.get("notes", []):
         err.print(f"[yellow]note:[/yellow] {_escape(note)}")
-    if not answer.files and not answer.symbols:
-        out.print(f"nothing found for {answer.query!r}")
+    if not answer.get("files") and not answer.get("symbols"):
+        out.print(f"nothing found for {answer.get('query', '')[:200]!r}")
         raise typer.Exit(1)
     files = Table(title="files", title_justify="left", header_style="bold", box=None)
     for col in ("#", "file", "score", "symbols"):
         files.add_column(col, justify="right" if col in ("#", "score") else "left", overflow="fold")
-    for f in answer.files:
-        files.add_row(str(f.rank), f"[magenta]{_escape(f.path)}[/magenta]", f"{f.score:.4f}",
-                      _escape(", ".join(f.symbols[:4])))
+    for f in answer["files"]:
+        files.add_row(str(f["rank"]), f"[magenta]{_escape(f['path'])}[/magenta]", f"{f['score']:.4f}",
+                      _escape(", ".join(f["symbols"][:4])))
     # Piped output is not cut to 80 columns: paths are what people copy from it.
     wide = out if out.is_terminal else Console(highlight=False, width=200, file=sys.stdout)
     wide.print(files)
     symbols = Table(title="symbols", title_justify="left", header_style="bold", box=None)
     for col in ("#", "symbol", "kind", "location", "score", "evidence"):
         symbols.add_column(col, justify="right" if col in ("#", "score") else "left", overflow="fold")
-    for s in answer.symbols:
+    for s in answer["symbols"]:
         symbols.add_row(
-            str(s.rank), f"[bold]{_escape(s.symbol)}[/bold]", s.kind,
-            f"{_escape(s.path)}:{s.start_line}", f"{s.score:.4f}", _escape(_evidence_line(s.evidence)),
+            str(s["rank"]), f"[bold]{_escape(s['symbol'])}[/bold]", s["kind"],
+            f"{_escape(s['path'])}:{s['start_line']}", f"{s['score']:.4f}", _escape(_evidence_line(s["evidence"])),
         )
     wide.print(symbols)
-    if answer.map_hints:
-        best = answer.map_hints[0]
-        out.print(f"[dim]closest agreement: {_escape(best.agreement.query)!r} ({best.score:.2f})[/dim]")
+    if answer.get("map_hints"):
+        best = answer["map_hints"][0]
+        out.print(f"[dim]closest agreement: {_escape(best['query'])!r} ({best['score']:.2f})[/dim]")
 
 
 def _print_semantic(result: Any) -> None:

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 import attrs
 
+from .file_kinds import DEFAULT_EMBED_EXCLUDES
 from .validation import InvalidInput, strict_converter, structure
 
 CONFIG_DIR = ".code-intel"
@@ -98,6 +99,11 @@ class Config:
         factory=lambda: ["**/*.md", "**/*.rst", "**/*.txt", "docs/**"]
     )
     workers: int | None = None
+    #: files indexed and searchable by words but not embedded (lock files, minified,
+    #: generated, vendored); `[]` embeds everything
+    embed_exclude_patterns: list[str] = attrs.field(factory=lambda: list(DEFAULT_EMBED_EXCLUDES))
+    #: embed files whose first lines say they are generated, or that are minified
+    embed_machine_written: bool = False
 
 
 _converter = strict_converter()

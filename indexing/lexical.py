@@ -16,10 +16,13 @@ changes, and this one can always be rebuilt from it.
 
 from __future__ import annotations
 
+import bisect
+import math
 import re
 import sqlite3
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -90,6 +93,38 @@ def query_terms(text: str) -> list[str]:
             continue
         seen.setdefault(w, None)
     return list(seen)[:MAX_QUERY_TERMS]
+
+
+def all_query_terms(text: str) -> Counter[str]:
+    """Every searchable term of a (long) request with how often it occurs."""
+    counts: Counter[str] = Counter()
+    for word in _WORD.findall(lexical_text(text)):
+        w = word.lower()
+        if w in STOPWORDS or (len(w) < 2 and w.isascii()) or w.isdigit():
+            continue
+        counts[w] += 1
+    return counts
+
+
+def rank_terms(
+    counts: Counter[str],
+    doc_freq: dict[str, int],
+    total_docs: int,
+    preferred: set[str],
+    limit: int = MAX_QUERY_TERMS,
+) -> list[str]:
+    """The `limit` terms that say most about a long request: rare in the workspace
+    (IDF), repeated in the request, or written as code (`preferred`). Terms no file
+    contains are dropped; a term in most files says nothing."""
+    scored = []
+    for term, tf in counts.items():
+        df = doc_freq.get(term, 0)
+        if df == 0 or df > 0.5 * max(total_docs, 1):
+            continue
+        idf = math.log(1 + (total_docs - df + 0.5) / (df + 0.5))
+        weight = idf * (1 + math.log(tf)) * (2.0 if term in preferred else 1.0)
+        scored.append((-weight, term))
+    return [t for _w, t in sorted(scored)[:limit]]
 
 
 def fts_query(terms: list[str]) -> str:
@@ -276,8 +311,9 @@ class LexicalIndex:
 
     # ---- queries ----------------------------------------------------------------
 
-    def search_chunks(self, query: str, limit: int = 50) -> list[LexicalHit]:
-        terms = query_terms(query)
+    def search_chunks(self, query: str, limit: int = 50, terms: list[str] | None = None) -> list[LexicalHit]:
+        """BM25 over chunks for `query`'s terms (or the `terms` given, already selected)."""
+        terms = terms if terms is not None else query_terms(query)
         if not terms:
             return []
         rows = self.conn.execute(
@@ -295,8 +331,9 @@ class LexicalIndex:
             for rank, r in enumerate(rows, 1)
         ]
 
-    def search_files(self, query: str, limit: int = 20) -> list[FileHit]:
-        terms = query_terms(query)
+    def search_files(self, query: str, limit: int = 20, terms: list[str] | None = None) -> list[FileHit]:
+        """Whole-file BM25 (path, defined names, text)."""
+        terms = terms if terms is not None else query_terms(query)
         if not terms:
             return []
         rows = self.conn.execute(
@@ -310,6 +347,44 @@ class LexicalIndex:
             for rank, r in enumerate(rows, 1)
         ]
 
+    def document_frequencies(self, terms: list[str]) -> tuple[dict[str, int], int]:
+        """How many files contain each term (porter-stemmed as FTS5 matches), and the
+        number of files: the IDF a long request's terms are chosen by."""
+        conn = self.conn
+        total = conn.execute("SELECT COUNT(*) FROM lex_files").fetchone()[0]
+        out = {}
+        for t in terms:
+            out[t] = conn.execute(
+                "SELECT COUNT(*) FROM file_fts WHERE file_fts MATCH ?", (fts_query([t]),)
+            ).fetchone()[0]
+        return out, total
+
+    def select_terms(self, text: str, preferred: set[str], limit: int = MAX_QUERY_TERMS,
+                     max_candidates: int = 400) -> list[str]:
+        """The terms a long request is searched by (see `rank_terms`)."""
+        counts = all_query_terms(text)
+        pref = {w for p in preferred for w in _WORD.findall(lexical_text(p).lower())}
+        # Check the most promising candidates only: code names and repeated words first.
+        candidates = sorted(counts, key=lambda t: (t not in pref, -counts[t]))[:max_candidates]
+        df, total = self.document_frequencies(candidates)
+        return rank_terms(Counter({t: counts[t] for t in candidates}), df, total, pref, limit)
+
+    def has_path(self, path: str) -> bool:
+        return self.conn.execute("SELECT 1 FROM lex_files WHERE path=?", (path,)).fetchone() is not None
+
+    def paths_ending_with(self, suffix: str, limit: int = 5) -> list[str]:
+        """Indexed files whose path is `suffix` or ends with `/suffix` (a traceback's
+        absolute or site-packages path names a workspace file by its tail)."""
+        suffix = suffix.replace("\\", "/").lstrip("./")
+        if not suffix:
+            return []
+        pattern = "%/" + suffix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        rows = self.conn.execute(
+            "SELECT path FROM lex_files WHERE path = ? OR path LIKE ? ESCAPE '\\' LIMIT ?",
+            (suffix, pattern, limit),
+        ).fetchall()
+        return [r[0] for r in rows]
+
     def stats(self) -> dict[str, int]:
         return {
             "files": self.conn.execute("SELECT COUNT(*) FROM lex_files").fetchone()[0],
@@ -318,10 +393,17 @@ class LexicalIndex:
 
 
 def _matched(terms: list[str], text: str) -> tuple[str, ...]:
-    lowered = text.lower()
-    words = set(_WORD.findall(lowered))
-    # Prefix test as a cheap stand-in for the stemmer ("login" matches "logins").
-    return tuple(t for t in terms if t in words or any(w.startswith(t) for w in words if len(t) > 3))
+    words = sorted(set(_WORD.findall(text.lower())))
+
+    def has(term: str) -> bool:
+        # Prefix test as a cheap stand-in for the stemmer ("login" matches "logins"):
+        # the first word not below the term in sorted order is the only one to check.
+        i = bisect.bisect_left(words, term)
+        if i == len(words):
+            return False
+        return words[i] == term or (len(term) > 3 and words[i].startswith(term))
+
+    return tuple(t for t in terms if has(t))
 
 
 def _delete_file(conn: sqlite3.Connection, path: str) -> None:

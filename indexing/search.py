@@ -14,6 +14,12 @@
   - `rrf`, reciprocal-rank fusion `Σ wₛ / (60 + rankₛ)` over the signals' rankings,
     which needs no score calibration across models. It is the default because it
     wins on `benchmarks/retrieval_eval.py` (figures in that script's docstring).
+  Files are ranked by their own fusion: whole-file BM25 and the files a request names
+  (traceback frames, paths) are rankings of their own, each chunk signal's evidence is
+  summed per file with decaying weight, a definition name only confirms files another
+  signal found (unless the request writes it as code), and docs, changelogs,
+  translations and lock files rank below code unless asked for (`include_prose`).
+  Requests up to MAX_QUERY_CHARS are read by `request_text.parse_request`.
 
 `SearchService` bundles the index store, the lexical index, the vector index and a
 lazily loaded model for the language server, MCP bridge and CLI. Every call is
@@ -31,7 +37,7 @@ import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import numpy as np
@@ -39,8 +45,10 @@ import numpy as np
 from .config import Config, SearchWeights
 from .embeddings import Embedder, EmbedderNotReady, EmbeddingError, LazyEmbedder, resolve
 from .embeddings.identifiers import split_identifier
+from .file_kinds import PROSE_KINDS, file_kind
 from .lexical import LexicalIndex, query_terms
 from .model import Chunk
+from .request_text import ParsedRequest, parse_request
 from .store import IndexStore, StoredSymbol
 from .text_search import SearchError
 from .vectors import Agreement, ForestHit, MapHit, VectorIndex
@@ -59,14 +67,27 @@ __all__ = [
     "semantic_search",
 ]
 
-MAX_QUERY_CHARS = 2000
+#: pasted issues with tracebacks and code are welcome (see request_text.py)
+MAX_QUERY_CHARS = 100_000
 MAX_RESULTS = 100
 COLLECTIONS = ("auto", "map", "forest")
 FUSIONS = ("rrf", "weighted")
 RRF_K = 60
 #: per-signal weights in reciprocal-rank fusion
-RRF_WEIGHTS = {"vector": 1.0, "lexical": 1.0, "definition": 1.0, "reference": 0.1, "map": 2.0}
+RRF_WEIGHTS = {"vector": 1.0, "lexical": 1.0, "definition": 1.0, "reference": 0.1, "map": 2.0,
+               "direct": 3.0}
+#: per-signal weights when ranking files. Whole-file BM25 is the strongest single signal
+#: on real histories (benchmarks/rank_eval.py); these were set by hand and checked on the
+#: flask tune split there, not swept: re-choose them on the full evaluation.
+FILE_WEIGHTS = {"vector": 1.0, "lexical": 0.5, "file": 2.0, "definition": 0.5, "reference": 0.1,
+                "map": 2.0, "direct": 3.0}
+#: each further chunk of a file adds this fraction of the one before it to the file's score
+CHUNK_DECAY = 0.5
+#: docs, changelogs, translation catalogues and lock files: their score is multiplied by this
+PROSE_FACTOR = 0.35
 CANDIDATES = 50  # hits taken from each signal before fusion
+FILE_CANDIDATES = 100
+MAX_DIRECT = 40
 #: a single query word counts as naming a definition only if few definitions share it
 SINGLE_WORD_MAX_DEFINITIONS = 20
 MAP_HINTS = 5
@@ -83,7 +104,7 @@ def validate_query(text: Any, name: str = "query") -> str:
     if len(text) > MAX_QUERY_CHARS:
         raise SearchError(
             f"{name} is {len(text)} characters long; the limit is {MAX_QUERY_CHARS}. "
-            "Search for the feature or symbol, not a whole document"
+            "Paste the issue's title, description and traceback, not whole logs"
         )
     if "\x00" in text:
         raise SearchError(f"{name} contains a NUL character")
@@ -202,6 +223,7 @@ class _Candidate:
     map_query: str | None = None
     map_score: float | None = None
     map_rank: int | None = None
+    direct_rank: int | None = None  # a traceback frame of the request falls in this chunk
     score: float = 0.0
 
     def evidence(self) -> dict[str, Any]:
@@ -218,6 +240,8 @@ class _Candidate:
             ev["definition"] = {"matched": self.definition, "rank": self.definition_rank}
         ev["references"] = self.references
         ev["keyword_hits"] = self.keyword_hits
+        if self.direct_rank is not None:
+            ev["traceback_frame"] = {"rank": self.direct_rank}
         if self.map_query is not None:
             ev["map"] = {"agreement": self.map_query, "similarity": round(self.map_score or 0, 4)}
         return ev
@@ -326,21 +350,33 @@ def hybrid_query(
     fusion: Any = "rrf",
     top: Any = 10,
     signals: Sequence[str] = ("vector", "lexical", "definition", "reference"),
+    include_prose: Any = False,
 ) -> QueryResult:
-    """Ranked symbols and files for a question in English or Japanese.
+    """Ranked symbols and files for a question in English or Japanese, or a pasted
+    issue with tracebacks and code (up to MAX_QUERY_CHARS).
 
     `signals` restricts the evidence used (the evaluation's BM25-only and
-    vector-only rows); the default uses all four.
+    vector-only rows); the default uses all four. Docs, changelogs, translation
+    catalogues and lock files rank below code unless `include_prose` (or the request
+    asks for documentation or translations).
     """
     started = time.perf_counter()
     text = validate_query(text)
     fusion = validate_fusion(fusion)
     top = validate_n_results(top, "top")
+    if not isinstance(include_prose, bool):
+        raise SearchError(f"include_prose must be true or false, got {include_prose!r}")
     weights = weights or SearchWeights()
     notes: list[str] = []
     retry: int | None = None
     chunk_cache: dict[str, list[Chunk]] = {}
     cands: dict[str, _Candidate] = {}
+    request = parse_request(text)
+    terms: list[str] | None = None
+    if request.is_long and "lexical" in signals:
+        terms = lexical.select_terms(text, _preferred_words(request))
+        notes.append(f"long request ({len(text)} characters): searched by {len(terms)} selected terms"
+                     + (f", {len(request.frames)} traceback frames" if request.frames else ""))
 
     def chunks_of(path: str) -> list[Chunk]:
         if path not in chunk_cache:
@@ -360,7 +396,7 @@ def hybrid_query(
     if vectors is not None and ("vector" in signals or "map" in signals):
         try:
             model = resolve(vectors.embedder)
-            query_vec = model.embed_query(vector_text(text))
+            query_vec = model.embed_query(vector_text(request.vector_text()))
         except EmbedderNotReady as exc:
             retry = exc.retry_after_seconds
             notes.append(f"{exc}: answering from the lexical and definition signals only")
@@ -374,18 +410,30 @@ def hybrid_query(
     if query_vec is not None and model is not None:
         map_hits = vectors.query_map(query_vec, MAP_HINTS)  # type: ignore[union-attr]
 
-    # 2. lexical (BM25 over chunks)
+    # 2. lexical (BM25 over chunks, and over whole files)
+    file_hits: dict[str, Any] = {}
     if "lexical" in signals:
-        for hit in lexical.search_chunks(text, CANDIDATES):
+        for hit in lexical.search_chunks(text, CANDIDATES, terms):
             c = candidate(hit.path, hit.symbol_name, hit.symbol_type, hit.qualified_name,
                           hit.start_line, hit.end_line)
             c.lexical, c.lexical_rank, c.matched_terms = hit.score, hit.rank, hit.matched_terms
+        file_hits = {h.path: h for h in lexical.search_files(text, FILE_CANDIDATES, terms)}
 
-    # 3. definitions the query spells out
+    # 3. direct evidence: traceback frames and paths the request names that exist here
+    direct = _direct_evidence(request, lexical, store, chunks_of, candidate)
+
+    # 4. definitions the request spells: they confirm what other signals found; only a
+    # name written as code (`findByEmail`, `parse_args`) may bring in a new candidate.
     if "definition" in signals:
-        for rank, (_spelling, sym) in enumerate(_named_definitions(store, text), 1):
+        found_files = {c.path for c in cands.values()} | set(file_hits) | set(direct)
+        explicit = {w for w in request.identifiers if len(split_identifier(w)) > 1 or "_" in w.strip("_")}
+        rank = 0
+        for spelling, sym in _named_definitions(store, text, request):
+            if spelling not in explicit and sym.path not in found_files:
+                continue
             c = _chunk_candidate(sym, chunks_of, candidate)
             if c.definition is None:
+                rank += 1
                 c.definition, c.definition_rank = sym.symbol.name, rank
 
     # map agreements at or above the short-circuit threshold name symbols directly
@@ -404,26 +452,21 @@ def hybrid_query(
         ):
             c.map_rank = rank
 
-    if not cands:
+    if not cands and not file_hits:
         return QueryResult(text, fusion, "partial" if retry else "ok", [], [], map_hits, notes, retry,
                            (time.perf_counter() - started) * 1000)
 
-    # 4. fill in the remaining evidence for every candidate
+    # 5. fill in the remaining evidence for every candidate
     if query_vec is not None and "vector" in signals:
         _fill_vector_scores(vectors, query_vec, [c for c in cands.values() if c.vector is None])  # type: ignore[arg-type]
         for rank, c in enumerate(sorted(cands.values(), key=lambda c: -(c.vector or -1.0)), 1):
             c.vector_rank = rank
-    terms = [t for t in query_terms(text) if t.isascii() and len(t) >= 3]
+    kw_terms = [t for t in (terms or query_terms(text)) if t.isascii() and len(t) >= 3]
     for c in cands.values():
         if "reference" in signals and c.symbol_type not in _NON_SYMBOL_TYPES:
             c.references = len(store.find_references(c.symbol_name, limit=21))
-        if terms:
-            chunk = next((k for k in chunks_of(c.path) if k.start_line == c.start_line
-                          and k.symbol_name == c.symbol_name), None)
-            if chunk is not None:
-                c.keyword_hits = sum(
-                    1 for line in chunk.content.lower().splitlines() if any(t in line for t in terms)
-                )
+        if fusion == "weighted":
+            _count_keyword_hits(c, chunks_of, kw_terms)
     if "reference" in signals:
         # How much a symbol is used says how central it is, not whether it is what the
         # request means: it only orders candidates that match the request's words.
@@ -435,7 +478,8 @@ def hybrid_query(
         for rank, c in enumerate(ranked, 1):
             c.reference_rank = rank
 
-    # 5. fuse
+    # 6. fuse
+    want_prose = include_prose or _asks_for_prose(text)
     for c in cands.values():
         if fusion == "weighted":
             c.score = (
@@ -453,58 +497,169 @@ def hybrid_query(
                     ("definition", c.definition_rank),
                     ("reference", c.reference_rank),
                     ("map", c.map_rank),
+                    ("direct", c.direct_rank),
                 )
                 if rank is not None
             )
+        if not want_prose and file_kind(c.path) in PROSE_KINDS:
+            c.score *= PROSE_FACTOR
     ordered = sorted(cands.values(), key=lambda c: (-c.score, c.path, c.start_line))
+    if fusion != "weighted":  # evidence only: counted for the symbols returned
+        for c in [c for c in ordered if c.symbol_type not in _FILE_LEVEL_TYPES][:top]:
+            _count_keyword_hits(c, chunks_of, kw_terms)
     symbols = [
         SymbolResult(i, c.path, c.symbol_name, c.qualified_name, c.symbol_type,
                      c.start_line + 1, c.end_line + 1, c.score, c.evidence())
         for i, c in enumerate((c for c in ordered if c.symbol_type not in _FILE_LEVEL_TYPES), 1)
         if i <= top
     ]
-    files = _rank_files(ordered, lexical, text, fusion, signals, top)
+    files = _rank_files(ordered, file_hits, direct, fusion, top, want_prose)
+    if not want_prose and any(file_kind(p) in PROSE_KINDS for p in file_hits):
+        notes.append("docs, changelogs, translations and lock files rank below code; "
+                     "ask with include_prose to rank them equally")
     status = "partial" if retry is not None else "ok"
     return QueryResult(text, fusion, status, files, symbols, map_hits, notes, retry,
                        (time.perf_counter() - started) * 1000)
 
 
+def _count_keyword_hits(c: _Candidate, chunks_of, terms: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """Lines of the candidate's chunk that hold a request term (the weighted formula's
+    keyword signal, and evidence)."""
+    if not terms:
+        return
+    chunk = next((k for k in chunks_of(c.path) if k.start_line == c.start_line
+                  and k.symbol_name == c.symbol_name), None)
+    if chunk is not None:
+        c.keyword_hits = sum(1 for line in chunk.content.lower().splitlines() if any(t in line for t in terms))
+
+
+_PROSE_REQUEST = re.compile(
+    r"\b(docs?|documentation|readme|changelog|changes|release notes?|translations?|locale|i18n|"
+    r"lock ?files?|composer\.lock|package-lock)\b|ドキュメント|翻訳|変更履歴|説明書",
+    re.IGNORECASE,
+)
+
+
+def _asks_for_prose(text: str) -> bool:
+    """A short request that names docs, changelogs or translations wants them."""
+    return len(text) <= 600 and bool(_PROSE_REQUEST.search(text))
+
+
+def _preferred_words(request: ParsedRequest) -> set[str]:
+    """Words a long request writes as code, paths or error names: its search terms first."""
+    out = set(request.identifiers)
+    for p in request.paths:
+        out.update(PurePosixPath(p.replace("\\", "/")).stem.split("."))
+    for e in request.errors:
+        out.add(e.split(":", 1)[0].rsplit(".", 1)[-1])
+    return out
+
+
+def _resolve_path(lexical: LexicalIndex, path: str) -> str | None:
+    """The workspace file a quoted path names: the file with that name sharing the
+    longest tail of directories (`/usr/lib/python3/site-packages/flask/app.py` →
+    `src/flask/app.py`); None when two share it equally or only a bare common name
+    matches ambiguously."""
+    parts = [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
+    if not parts:
+        return None
+    found = lexical.paths_ending_with(parts[-1], 50)
+
+    def shared(candidate: str) -> int:
+        cparts = candidate.split("/")
+        n = 0
+        while n < min(len(cparts), len(parts)) and cparts[-1 - n] == parts[-1 - n]:
+            n += 1
+        return n
+
+    # A quoted path with directories must share more than the file name with a
+    # workspace file (`vendor/…/Routing/Controller.php` is not `app/…/Controller.php`)
+    # unless the workspace path is all of that tail; a bare name (`helpers.py`) may
+    # name the one file so called.
+    need = 1 if len(parts) == 1 else 2
+    scored = sorted(((shared(f), f) for f in found
+                     if shared(f) >= need or shared(f) == len(f.split("/"))), reverse=True)
+    if not scored:
+        return None
+    if len(scored) == 1 or scored[0][0] > scored[1][0]:
+        return scored[0][1]
+    return None
+
+
+def _direct_evidence(request: ParsedRequest, lexical: LexicalIndex, store: IndexStore,
+                     chunks_of, candidate) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    """Files (path → rank) the request names or its traceback passes through, and the
+    chunks around each frame's line. The innermost frames come first: that is where the
+    error was raised."""
+    ordered: list[tuple[str, int | None]] = []
+    for f in request.frames:
+        ordered.append((f.path, f.line))
+    for p in request.paths:
+        ordered.append((p, None))
+    files: dict[str, int] = {}
+    for raw, line in ordered[:MAX_DIRECT]:
+        path = _resolve_path(lexical, raw)
+        if path is None:
+            continue
+        if path not in files:
+            files[path] = len(files) + 1
+        if line is not None:
+            inner = [k for k in chunks_of(path) if k.start_line <= line - 1 <= k.end_line]
+            if inner:
+                k = min(inner, key=lambda k: k.end_line - k.start_line)
+                qname = str((k.metadata or {}).get("qualified_name") or k.symbol_name)
+                c = candidate(k.path, k.symbol_name, k.symbol_type, qname, k.start_line, k.end_line)
+                if c.direct_rank is None:
+                    c.direct_rank = files[path]
+    return files
+
+
 def _rank_files(
     ordered: list[_Candidate],
-    lexical: LexicalIndex,
-    text: str,
+    file_hits: dict[str, Any],
+    direct: dict[str, int],
     fusion: str,
-    signals: Sequence[str],
     top: int,
+    want_prose: bool,
 ) -> list[FileResult]:
     by_file: dict[str, list[_Candidate]] = defaultdict(list)
     for c in ordered:
         by_file[c.path].append(c)
-    file_hits = {h.path: h for h in lexical.search_files(text, CANDIDATES)} if "lexical" in signals else {}
     scores: dict[str, float] = {}
     if fusion == "weighted":
         for path, cs in by_file.items():
             scores[path] = max(c.score for c in cs)
     else:
-        # A file's rank in each signal is the rank of its best chunk there; the
-        # file-level BM25 (path, names, whole text) is one more ranking.
+        # Each chunk signal ranks files by their chunks' evidence: the best chunk counts
+        # fully and each further chunk of the same file adds less (CHUNK_DECAY), so one
+        # lucky chunk of a tiny file does not outrank a file that matches throughout.
+        # Whole-file BM25 and the files a request names are rankings of their own.
         per_signal: dict[str, dict[str, int]] = defaultdict(dict)
-        for name, attr in (("vector", "vector_rank"), ("definition", "definition_rank"),
-                           ("reference", "reference_rank"), ("map", "map_rank")):
-            best: dict[str, int] = {}
-            for c in ordered:
-                r = getattr(c, attr)
-                if r is not None and (c.path not in best or r < best[c.path]):
-                    best[c.path] = r
-            for i, path in enumerate(sorted(best, key=best.__getitem__), 1):
+        for name, attr in (("vector", "vector_rank"), ("lexical", "lexical_rank"),
+                           ("definition", "definition_rank"), ("reference", "reference_rank"),
+                           ("map", "map_rank")):
+            agg: dict[str, float] = defaultdict(float)
+            seen: dict[str, int] = defaultdict(int)
+            for c in sorted((c for c in ordered if getattr(c, attr) is not None),
+                            key=lambda c: getattr(c, attr)):
+                agg[c.path] += CHUNK_DECAY ** seen[c.path] / (RRF_K + getattr(c, attr))
+                seen[c.path] += 1
+            for i, path in enumerate(sorted(agg, key=lambda p: (-agg[p], p)), 1):
                 per_signal[name][path] = i
         for path, hit in file_hits.items():
-            per_signal["lexical"][path] = hit.rank
+            per_signal["file"][path] = hit.rank
+        for path, r in direct.items():
+            per_signal["direct"][path] = r
         for name, ranks in per_signal.items():
+            w = FILE_WEIGHTS[name]
             for path, r in ranks.items():
-                scores[path] = scores.get(path, 0.0) + RRF_WEIGHTS[name] / (RRF_K + r)
+                scores[path] = scores.get(path, 0.0) + w / (RRF_K + r)
     for path in file_hits:
         scores.setdefault(path, 0.0)
+    if not want_prose:
+        for path in scores:
+            if file_kind(path) in PROSE_KINDS:
+                scores[path] *= PROSE_FACTOR
     ranked = sorted(scores, key=lambda p: (-scores[p], p))[:top]
     out = []
     for i, path in enumerate(ranked, 1):
@@ -513,22 +668,44 @@ def _rank_files(
         if cs:
             best = cs[0]
             ev["best_symbol"] = best.symbol_name
-            if best.vector is not None:
+            if any(c.vector is not None for c in cs):
                 ev["vector_similarity"] = round(max(c.vector or 0 for c in cs), 4)
             defs = [c.definition for c in cs if c.definition]
             if defs:
                 ev["definitions"] = sorted(set(defs))
         if path in file_hits:
             ev["lexical"] = {"rank": file_hits[path].rank, "matched_terms": list(file_hits[path].matched_terms)}
+        if path in direct:
+            ev["named_in_request"] = {"rank": direct[path]}
+        kind = file_kind(path)
+        if kind != "code":
+            ev["kind"] = kind
         symbols = [c.symbol_name for c in cs if c.symbol_type not in _NON_SYMBOL_TYPES][:5]
         out.append(FileResult(i, path, scores[path], symbols, ev))
     return out
 
 
-def _named_definitions(store: IndexStore, text: str) -> list[tuple[str, StoredSymbol]]:
+def _named_definitions(
+    store: IndexStore, text: str, request: ParsedRequest | None = None
+) -> list[tuple[str, StoredSymbol]]:
     """Definitions whose name the query spells, most specific spelling first:
     identifiers as written (`findByEmail`), then adjacent words glued
-    (`login controller` → LoginController / login_controller), then single words."""
+    (`login controller` → LoginController / login_controller), then single words.
+    A long request is read for the names it writes as code only."""
+    if request is not None and request.is_long:
+        raw = request.identifiers[:CANDIDATES]
+        out: list[tuple[str, StoredSymbol]] = []
+        seen: set[tuple[str, int]] = set()
+        for ident in raw:
+            found = store.symbols_like(_escape_like(ident), SINGLE_WORD_MAX_DEFINITIONS + 1)
+            if len(found) > SINGLE_WORD_MAX_DEFINITIONS:
+                continue
+            for sym in found:
+                key = (sym.path, sym.symbol.range.start.line)
+                if key not in seen:
+                    seen.add(key)
+                    out.append((ident, sym))
+        return out[: CANDIDATES * 2]
     raw = _NAME_WORD.findall(text)
     words = [w for piece in raw for w in split_identifier(piece)]
     spellings: list[str] = []
@@ -687,10 +864,10 @@ class SearchService:
             validate_query(query), validate_collection(collection), validate_n_results(n_results)
             return exc.answer()
 
-    def query(self, text: Any, top: Any = 10, fusion: Any = "rrf") -> QueryResult:
+    def query(self, text: Any, top: Any = 10, fusion: Any = "rrf", include_prose: Any = False) -> QueryResult:
         return hybrid_query(
             text, store=self.store, lexical=self.lexical, vectors=self.vectors,
-            weights=self.config.search_weights, fusion=fusion, top=top,
+            weights=self.config.search_weights, fusion=fusion, top=top, include_prose=include_prose,
         )
 
     def add_agreement(self, query: Any, symbols: Any = (), files: Any = (), note: Any = "") -> Agreement:

@@ -39,6 +39,7 @@ from .config import CONFIG_DIR, Config
 from .embed_text import EMBED_TEXT_VERSION, TEXT_MODES
 from .embeddings import Embedder, LazyEmbedder, resolve, shared_embedder
 from .embeddings.base import EmbedderNotReady
+from .file_kinds import looks_machine_written, matches_any
 from .model import Chunk, sha256_text
 from .store import IndexStore
 from .validation import InvalidInput
@@ -52,6 +53,7 @@ CHROMA_DIR = "chroma"
 EMBED_BATCH = 64
 FILES_PER_ROUND = 50
 MAX_AGREEMENT_CHARS = 2000
+MACHINE_WRITTEN_PROBE = 20_000  # characters of a file read to tell generated or minified
 
 try:  # chromadb is a core dependency, but keep the module importable for tooling
     import chromadb
@@ -329,7 +331,7 @@ class VectorIndex:
 
     def pending(self, store: IndexStore) -> tuple[list[str], list[str]]:
         """(files whose vectors are out of date, files whose vectors must go)."""
-        wanted = _indexed_files(store)
+        wanted = self._wanted(store)
         have = self._state.files(self.forest.id)
         return [p for p, fp in wanted.items() if have.get(p) != fp], [p for p in have if p not in wanted]
 
@@ -357,7 +359,7 @@ class VectorIndex:
         p = self.progress
         p.state, p.last_error = "syncing", None
         self._reembed_map(model)
-        wanted = _indexed_files(store)
+        wanted = self._wanted(store)
         have = self._state.files(self.forest.id)
         update = [path for path, fp in wanted.items() if have.get(path) != fp]
         drop = [path for path in have if path not in wanted]
@@ -460,10 +462,19 @@ class VectorIndex:
         }
         return report
 
+    def _wanted(self, store: IndexStore) -> dict[str, str]:
+        """Each indexed file's fingerprint with the embedding filter's: changing
+        `embed_exclude_patterns` or `embed_machine_written` revisits every file once
+        (chunks already embedded are kept, excluded ones dropped, nothing re-embedded)."""
+        tag = embed_filter_tag(self.config)
+        return {p: f"{fp}|{tag}" for p, fp in _indexed_files(store).items()}
+
     def _desired(
         self, path: str, file_fp: str, chunks: list[Chunk]
     ) -> dict[str, tuple[list[str], str, dict[str, Any]]]:
         out: dict[str, tuple[list[str], str, dict[str, Any]]] = {}
+        if not should_embed(path, self.root, self.config):
+            return out
         for c in chunks:
             if (c.metadata or {}).get("embed") is False:  # another chunk carries its text
                 continue
@@ -811,6 +822,28 @@ def embed_views(model: Embedder, views: list[list[str]]) -> np.ndarray:
     norms = np.linalg.norm(out, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     return out / norms
+
+
+def embed_filter_tag(config: Config) -> str:
+    """A short fingerprint of the settings that decide which files are embedded."""
+    raw = json.dumps([list(config.embed_exclude_patterns), config.embed_machine_written])
+    return hashlib.sha1(raw.encode()).hexdigest()[:8]
+
+
+def should_embed(path: str, root: Path, config: Config) -> bool:
+    """Lock files, minified, generated and vendored files are searchable by words but
+    not worth a vector each (config `embed_exclude_patterns`, `embed_machine_written`).
+    The banner of a generated file is outside every chunk: the file's head is read."""
+    if matches_any(path, config.embed_exclude_patterns):
+        return False
+    if config.embed_machine_written:
+        return True
+    try:
+        with open(root / path, encoding="utf-8", errors="replace") as fh:
+            head = fh.read(MACHINE_WRITTEN_PROBE)
+    except OSError:
+        return True
+    return not looks_machine_written(head)
 
 
 def _indexed_files(store: IndexStore) -> dict[str, str]:

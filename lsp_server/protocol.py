@@ -139,6 +139,7 @@ class QueryParams:
     text: str
     top: int = 10
     fusion: str = "rrf"
+    include_prose: bool = False  # rank docs, changelogs, translations and lock files like code
 
 
 # ---- results --------------------------------------------------------------------

@@ -422,10 +422,14 @@ _TOOLS: tuple[ToolSpec, ...] = (
         "Japanese): ranks the files and symbols it is about from keyword, embedding, "
         "definition and reference signals. Returns ranked files and symbols with evidence.",
         {
-            "text": _str("What you are looking for.", minLength=1),
+            "text": _str("What you are looking for: a sentence, or a whole pasted issue with its "
+                         "traceback and code (up to 100,000 characters).", minLength=1),
             "top": _int("How many files and symbols to return.", 1, 100, 10),
             "fusion": {"type": "string", "enum": ["rrf", "weighted"], "default": "rrf",
                        "description": "How the signals are merged."},
+            "include_prose": {"type": "boolean", "default": False,
+                              "description": "Rank docs, changelogs, translations and lock files "
+                                             "like code (they rank below it by default)."},
         },
         ("text",),
         SessionArg.GATED,

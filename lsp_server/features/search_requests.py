@@ -37,5 +37,5 @@ def register(server: CodeIntelServer) -> None:
     @custom_request(server, p.QUERY, p.QueryParams)
     async def query(ls: CodeIntelServer, params: p.QueryParams) -> dict[str, Any]:
         search = ls.hub.services.search
-        result = await _off_loop(search.query, params.text, params.top, params.fusion)
+        result = await _off_loop(search.query, params.text, params.top, params.fusion, params.include_prose)
         return result.to_json()

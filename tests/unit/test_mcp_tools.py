@@ -390,3 +390,12 @@ def test_find_references_text_lists_undecided_occurrences_apart():
         "1 possible reference (undecided):",
         "shop/repo.py:15  (the receiver's type is not known)",
     ]
+
+
+def test_query_takes_a_whole_pasted_issue_and_the_prose_switch():
+    issue = "KeyError in checkout\n" + "  File \"app/cart.py\", line 3, in total\n" * 1500
+    assert len(issue) > 50_000
+    args = validate_arguments(TOOLS["query"], {"text": issue, "include_prose": True})
+    assert args["text"] == issue and args["include_prose"] is True
+    with pytest.raises(ArgumentError, match="include_prose"):
+        validate_arguments(TOOLS["query"], {"text": "login", "include_prose": "maybe"})

@@ -172,7 +172,7 @@ def test_initializing_answer_while_the_model_loads(shop):
     [
         ({"query": ""}, "query is empty"),
         ({"query": "   \n"}, "query is empty"),
-        ({"query": "x" * 2001}, "query is 2001 characters long; the limit is 2000"),
+        ({"query": "x" * 100_001}, "query is 100001 characters long; the limit is 100000"),
         ({"query": None}, "query must be a string"),
         ({"query": "login", "collection": "trees"}, "unknown collection 'trees'; use one of auto, map, forest"),
         ({"query": "login", "n_results": 0}, "n_results must be between 1 and 100, got 0"),
@@ -191,7 +191,8 @@ def test_semantic_search_rejects_bad_input_clearly(shop, kwargs, message):
     ("kwargs", "message"),
     [
         ({"text": ""}, "query is empty"),
-        ({"text": "y" * 5000}, "the limit is 2000"),
+        ({"text": "y" * 100_001}, "the limit is 100000"),
+        ({"text": "login", "include_prose": "yes"}, "include_prose must be true or false"),
         ({"text": "login", "top": 0}, "top must be between 1 and 100"),
         ({"text": "login", "fusion": "max"}, "unknown fusion 'max'; use one of rrf, weighted"),
     ],
@@ -259,3 +260,42 @@ def test_embedded_name_view_is_the_container_and_member_without_the_namespace():
     assert "Request request" in detail
     # the stored evidence keeps the full qualified name
     assert compact_text(login).startswith("method: App Http Controllers Auth Login Controller login")
+
+
+# ---- ranking: prose below code, definitions confirm, long requests ------------------------
+
+
+@pytest.fixture
+def with_prose(fixture_copy):
+    """The Laravel fixture with a changelog and a doc page that repeat the code's words."""
+    root = fixture_copy("laravel_app")
+    (root / "CHANGELOG.md").write_text(
+        "# Changelog\n\n## 1.2.0\n" + "- Fix order total: calculateTotal now rounds the order total.\n" * 12
+    )
+    (root / "docs").mkdir()
+    (root / "docs/orders.md").write_text("# Orders\n\nThe order total is computed by calculateTotal.\n" * 8)
+    store = IndexStore.for_workspace(root)
+    sync_workspace(root, store, Config(workers=1))
+    lexical = LexicalIndex.for_workspace(root)
+    lexical.sync(store)
+    return store, lexical
+
+
+def lexical_files(with_prose, text, **kw):
+    from code_intel.indexing.search import hybrid_query
+
+    store, lexical = with_prose
+    result = hybrid_query(text, store=store, lexical=lexical, vectors=None, top=50, **kw)
+    return [f.path for f in result.files], result
+
+
+def test_code_outranks_changelogs_and_docs_unless_asked(with_prose):
+    files, result = lexical_files(with_prose, "order total calculateTotal")
+    assert files[0] == ORDER_MODEL
+    assert files.index("CHANGELOG.md") > files.index(ORDER_MODEL)
+    assert any("include_prose" in n for n in result.notes)
+    asked, _ = lexical_files(with_prose, "order total calculateTotal", include_prose=True)
+    assert asked.index("CHANGELOG.md") < files.index("CHANGELOG.md")
+    # a request about the changelog wants it
+    about, _ = lexical_files(with_prose, "changelog entry for the order total fix")
+    assert about.index("CHANGELOG.md") < files.index("CHANGELOG.md")
