@@ -68,6 +68,7 @@ from pathlib import Path
 # evaluates that worktree); this folder is on sys.path as the script's own directory.
 import history_eval
 import numpy as np
+import requests_eval
 from code_intel.indexing.config import Config, VectorStoreConfig
 from code_intel.indexing.embeddings import load_embedder
 from code_intel.indexing.lexical import LexicalIndex
@@ -595,6 +596,17 @@ def run_history(args: argparse.Namespace) -> str:
     return history_eval.report(tallies, timing, args.model, n_repos, tuple(args.modes))
 
 
+def run_requests(args: argparse.Namespace) -> str:
+    """Set (b): Japanese requests and their English twins over real applications."""
+    sets = [s for path in args.requests for s in requests_eval.load_sets(path)]
+    if not sets:
+        return "\n(b) no request sets given (--requests data/requests_*.json)"
+    modes = tuple(args.modes)
+    with tempfile.TemporaryDirectory(prefix="requests-eval-") as tmp:
+        ranks, info = requests_eval.run(sets, args.corpora, Path(tmp), args.model, modes)
+    return requests_eval.report(ranks, info, args.model, modes)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repo", default=os.environ.get("CLICK_GIT_DIR", DEFAULT_GIT_DIR),
@@ -604,7 +616,10 @@ def main() -> None:
     parser.add_argument("--calibrate", action="store_true", help="only print the threshold calibration")
     parser.add_argument("--skip", nargs="*", default=[], choices=["history", "commits", "japanese", "throughput", "sympy"])
     parser.add_argument("--verbose", action="store_true", help="list the Japanese queries not ranked first")
-    parser.add_argument("--only", choices=["history"], help="run only this section")
+    parser.add_argument("--only", choices=["history", "requests"], help="run only this section")
+    parser.add_argument("--requests", type=Path, nargs="*", default=sorted(HERE.glob("data/requests_*.json")),
+                        help="set (b): Japanese/English requests over real apps (JSON)")
+    parser.add_argument("--models", nargs="+", help="embedding specs compared in (b) and --calibrate")
     parser.add_argument("--cases", type=Path, default=HISTORY_CASES, help="set (a): real fix histories (JSON)")
     parser.add_argument("--corpora", type=Path, nargs="*", default=DEFAULT_CORPORA,
                         help="folders holding the set's repositories as <name>/ or <owner>+<name>/repo")
@@ -617,6 +632,9 @@ def main() -> None:
                         help="set (a)'s rankers; without vector or hybrid nothing is embedded (fast)")
     parser.add_argument("--dump", type=Path, help="write set (a)'s per-case ranks and top 3 as JSON here")
     args = parser.parse_args()
+    if args.only == "requests":
+        print(run_requests(args), flush=True)
+        return
     if args.only == "history" or "history" not in args.skip:
         if not args.cases.exists():
             print(f"\n(a) skipped: no case file at {args.cases}")
@@ -631,6 +649,8 @@ def main() -> None:
             specs.append("e5-small-q4")
         if minilm_spec():
             specs.append(minilm_spec())  # type: ignore[arg-type]
+    if args.models:
+        specs = args.models
     if args.calibrate:
         print(calibrate(specs))
         return
