@@ -25,6 +25,8 @@ THRESHOLDS = Thresholds(fact=0.5, reject=0.25, consistency=0.45, map_hit=0.7)
 
 #: SIF smoothing: a piece's weight is A / (A + p(piece)).
 SIF_A = 1e-3
+#: words whose vectors are kept (~100 MB at most); the cache is cleared when full
+CACHE_WORDS = 50_000
 
 
 class Usem3StaticEmbedder(Embedder):
@@ -52,19 +54,37 @@ class Usem3StaticEmbedder(Embedder):
         probs = np.exp(np.concatenate([[scores.min()], scores]))
         weights = SIF_A / (SIF_A + probs / probs.sum())
         self._weights = np.resize(weights.astype(np.float32), len(self._table))
+        self._cache: dict[str, np.ndarray] = {}
+
+    def _word_vector(self, word: str) -> np.ndarray:
+        """SIF-weighted sum of one whitespace-separated word's piece rows (cached: code
+        repeats its words, and the pure-Python tokenizer is the slow part)."""
+        vec = self._cache.get(word)
+        if vec is None:
+            ids = np.fromiter(self._tokenize(word, out_type=int, add_bos=False, add_eos=False),
+                              dtype=np.int64)
+            if ids.size:
+                chunk = ids % self._chunks
+                rows = self._table[ids].astype(np.float32)
+                rows *= self._scale[chunk, None]
+                rows += self._lo[chunk, None]
+                vec = self._weights[ids] @ rows
+            else:
+                vec = np.zeros(self.dimension, dtype=np.float32)
+            if len(self._cache) >= CACHE_WORDS:
+                self._cache.clear()
+            self._cache[word] = vec
+        return vec
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for i, text in enumerate(texts):
-            ids = np.fromiter(self._tokenize(text, out_type=int, add_bos=False, add_eos=False),
-                              dtype=np.int64)
-            if not ids.size:
+            # SentencePiece splits on whitespace before segmenting, so a text's pieces
+            # are the concatenation of its words' pieces
+            words = text.split()
+            if not words:
                 continue
-            chunk = ids % self._chunks
-            rows = self._table[ids].astype(np.float32)
-            rows *= self._scale[chunk, None]
-            rows += self._lo[chunk, None]
-            vec = self._weights[ids] @ rows
+            vec = np.sum([self._word_vector(w) for w in words], axis=0)
             norm = float(np.linalg.norm(vec))
             out[i] = vec / norm if norm > 0 and math.isfinite(norm) else vec
         return out
