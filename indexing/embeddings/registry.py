@@ -44,6 +44,12 @@ def _usem3_static(_: str) -> Embedder:
     return Usem3StaticEmbedder()
 
 
+def _usem3_words(_: str) -> Embedder:
+    from .usem3_static import Usem3WordsEmbedder
+
+    return Usem3WordsEmbedder()
+
+
 def _e5(_: str) -> Embedder:
     from .e5_q4 import E5Q4Embedder
 
@@ -60,7 +66,7 @@ def _thresholds(name: str, argument: str) -> Thresholds:
     # Imported lazily: these modules import nothing heavy at module level.
     if name == "usem3":
         from .usem3 import THRESHOLDS
-    elif name == "usem3-static":
+    elif name in ("usem3-static", "usem3-words"):
         from .usem3_static import THRESHOLDS
     elif name == "e5-small-q4":
         from .e5_q4 import THRESHOLDS
@@ -74,10 +80,11 @@ def _thresholds(name: str, argument: str) -> Thresholds:
 _FIXED: dict[str, tuple[Callable[[str], Embedder], float]] = {
     "usem3": (_usem3, 2.0),
     "usem3-static": (_usem3_static, 2.0),
+    "usem3-words": (_usem3_words, 3.0),
     "e5-small-q4": (_e5, 1.0),
 }
 ST_PREFIX = "sentence-transformers:"
-KNOWN = ("usem3", "usem3-static", "e5-small-q4", "sentence-transformers:<name-or-path>")
+KNOWN = ("usem3", "usem3-static", "usem3-words", "e5-small-q4", "sentence-transformers:<name-or-path>")
 
 
 def parse_spec(spec: str) -> BackendInfo:
