@@ -104,7 +104,8 @@ def metrics(ranks: list[int | None]) -> list[float]:
 
 
 def run(cases: list[dict[str, Any]], corpora: list[Path], work: Path, spec: str,
-        truncate: int = 0, modes: tuple[str, ...] = tuple(MODES), log=print) -> tuple[dict[str, Tally], dict[str, Any], list[dict[str, Any]]]:  # type: ignore[no-untyped-def]
+        truncate: int = 0, modes: tuple[str, ...] = tuple(MODES), dump: Path | None = None,
+        log=print) -> tuple[dict[str, Tally], dict[str, Any], list[dict[str, Any]]]:  # type: ignore[no-untyped-def]
     """Replay every repository's cases; returns tallies per split, timings, per-case rows."""
     needs_vectors = any("vector" in (MODES[m] or ()) for m in modes)
     embedder = load_embedder(spec) if needs_vectors else None
@@ -174,9 +175,11 @@ def run(cases: list[dict[str, Any]], corpora: list[Path], work: Path, spec: str,
                     t.ranks[name].append(rank)
                     t.latency_ms[name].append(ms)
             rows.append(row)
+        if dump is not None:  # after every repository: a long run that is stopped keeps its cases
+            dump.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n")
         log(f"    {repo}: {len(repo_cases)} cases in {time.perf_counter() - started:.0f}s "
             f"(first sync {timing['first_sync_s'].get(repo, (0, 0))[0]:.0f}s, "
-            f"{timing['first_sync_s'].get(repo, (0, 0))[1]} chunks embedded)")
+            f"{timing['first_sync_s'].get(repo, (0, 0))[1]} chunks embedded)", flush=True)
     return tallies, timing, rows
 
 
@@ -222,3 +225,33 @@ def load_cases(path: Path, repos: list[str] | None, split: str, per_repo: int) -
                 out.append(c)
         cases = out
     return cases
+
+
+def tallies_from_rows(rows: list[dict[str, Any]]) -> dict[str, Tally]:
+    """Rebuild the tallies from `--dump` files (runs split across processes or stopped early)."""
+    tallies = {"tune": Tally(), "heldout": Tally(), "all": Tally()}
+    for row in rows:
+        for mode, rank in row["ranks"].items():
+            for t in (tallies[row["split"]], tallies["all"]):
+                t.ranks[mode].append(rank)
+            if mode in row.get("refused", {}):
+                for t in (tallies[row["split"]], tallies["all"]):
+                    t.refused[mode] += 1
+    return tallies
+
+
+def report_dumps(paths: list[Path]) -> str:
+    rows = [r for p in paths for r in json.loads(p.read_text())]
+    tallies = tallies_from_rows(rows)
+    modes = tuple(m for m in MODES if tallies["all"].ranks.get(m))
+    out = []
+    for split in ("tune", "heldout", "all"):
+        t = tallies[split]
+        n = len(t.ranks[modes[0]]) if modes else 0
+        if n:
+            out.append(table(
+                f"(a) real fix histories, {split} ({n} cases, {len({r['repo'] for r in rows})} repositories, "
+                "from --dump files; file ranking, tests excluded)",
+                ["ranker", "Acc@1", "Acc@3", "Acc@5", "Acc@10", "MRR", "refused"],
+                [[LABELS[m]] + metrics(t.ranks[m]) + [t.refused.get(m, 0)] for m in modes]))
+    return "\n".join(out)

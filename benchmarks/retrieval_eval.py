@@ -71,7 +71,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import os
 import re
 import shutil
@@ -606,9 +605,8 @@ def run_history(args: argparse.Namespace) -> str:
         return f"\n(a) no cases left in {args.cases} after --repos/--split/--per-repo"
     with tempfile.TemporaryDirectory(prefix="history-eval-") as tmp:
         tallies, timing, rows = history_eval.run(cases, args.corpora, Path(tmp), args.model,
-                                                 truncate=args.truncate, modes=tuple(args.modes))
-    if args.dump:
-        args.dump.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n")
+                                                 truncate=args.truncate, modes=tuple(args.modes),
+                                                 dump=args.dump)
     n_repos = len({r["repo"] for r in rows})
     return history_eval.report(tallies, timing, args.model, n_repos, tuple(args.modes))
 
@@ -648,7 +646,11 @@ def main() -> None:
     parser.add_argument("--modes", nargs="+", choices=list(history_eval.MODES), default=list(history_eval.MODES),
                         help="set (a)'s rankers; without vector or hybrid nothing is embedded (fast)")
     parser.add_argument("--dump", type=Path, help="write set (a)'s per-case ranks and top 3 as JSON here")
+    parser.add_argument("--report-dumps", type=Path, nargs="+", help="only print set (a)'s tables from --dump files")
     args = parser.parse_args()
+    if args.report_dumps:
+        print(history_eval.report_dumps(args.report_dumps))
+        return
     if args.only == "requests":
         print(run_requests(args), flush=True)
         return
