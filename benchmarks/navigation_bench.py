@@ -72,18 +72,50 @@ class Project:
 
 
 PROJECTS = [
-    Project("httpx", "python", "https://github.com/encode/httpx",
-            "ae1b9f66238f75ced3ced5e4485408435de10768", ("httpx", "tests")),
-    Project("click", "python", "https://github.com/pallets/click",
-            "2c8cd3ac958a7eb316d67f2d316c27086c4c0369", ("src", "tests")),
-    Project("ky", "typescript", "https://github.com/sindresorhus/ky",
-            "3419113b48e034fdcf8fa6bd3be3da7b3d0d758f", ("source", "test"), ("@sindresorhus/tsconfig",)),
-    Project("got", "typescript", "https://github.com/sindresorhus/got",
-            "d00d845a0b435365ec73ea5a1fca6e17ee677184", ("source", "test"), ("@sindresorhus/tsconfig",)),
-    Project("laravelio", "php", "https://github.com/laravelio/laravel.io",
-            "0c7cd44132bb3078d9dbc4b6bd994075a1fb23a1", ("app", "tests", "routes", "database")),
-    Project("filament-demo", "php", "https://github.com/filamentphp/demo",
-            "16a3100225488a5cbf601ed5bfe483bf859f3d5e", ("app", "tests", "routes", "database")),
+    Project(
+        "httpx",
+        "python",
+        "https://github.com/encode/httpx",
+        "ae1b9f66238f75ced3ced5e4485408435de10768",
+        ("httpx", "tests"),
+    ),
+    Project(
+        "click",
+        "python",
+        "https://github.com/pallets/click",
+        "2c8cd3ac958a7eb316d67f2d316c27086c4c0369",
+        ("src", "tests"),
+    ),
+    Project(
+        "ky",
+        "typescript",
+        "https://github.com/sindresorhus/ky",
+        "3419113b48e034fdcf8fa6bd3be3da7b3d0d758f",
+        ("source", "test"),
+        ("@sindresorhus/tsconfig",),
+    ),
+    Project(
+        "got",
+        "typescript",
+        "https://github.com/sindresorhus/got",
+        "d00d845a0b435365ec73ea5a1fca6e17ee677184",
+        ("source", "test"),
+        ("@sindresorhus/tsconfig",),
+    ),
+    Project(
+        "laravelio",
+        "php",
+        "https://github.com/laravelio/laravel.io",
+        "0c7cd44132bb3078d9dbc4b6bd994075a1fb23a1",
+        ("app", "tests", "routes", "database"),
+    ),
+    Project(
+        "filament-demo",
+        "php",
+        "https://github.com/filamentphp/demo",
+        "16a3100225488a5cbf601ed5bfe483bf859f3d5e",
+        ("app", "tests", "routes", "database"),
+    ),
 ]
 
 EXTENSIONS = {"python": (".py",), "typescript": (".ts", ".tsx"), "php": (".php",)}
@@ -113,11 +145,17 @@ class LspProcess:
         self._reader: asyncio.Task[None] | None = None
         self._log = None
 
-    async def start(self, init_options: dict[str, Any] | None, timeout: float = 120) -> dict[str, Any]:
+    async def start(
+        self, init_options: dict[str, Any] | None, timeout: float = 120
+    ) -> dict[str, Any]:
         self._log = self.log_path.open("wb")
         self.proc = await asyncio.create_subprocess_exec(
-            *self.argv, cwd=self.root, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=self._log, limit=1 << 26,
+            *self.argv,
+            cwd=self.root,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._log,
+            limit=1 << 26,
         )
         self._reader = asyncio.create_task(self._read())
         uri = self.root.as_uri()
@@ -130,11 +168,18 @@ class LspProcess:
             "workspace": {"configuration": True, "workspaceFolders": True, "symbol": {}},
             "window": {"workDoneProgress": True},
         }
-        result = await self.request("initialize", {
-            "processId": os.getpid(), "rootUri": uri, "rootPath": str(self.root), "capabilities": caps,
-            "workspaceFolders": [{"uri": uri, "name": self.root.name}],
-            "initializationOptions": init_options or {},
-        }, timeout)
+        result = await self.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": uri,
+                "rootPath": str(self.root),
+                "capabilities": caps,
+                "workspaceFolders": [{"uri": uri, "name": self.root.name}],
+                "initializationOptions": init_options or {},
+            },
+            timeout,
+        )
         await self.notify("initialized", {})
         return result
 
@@ -174,7 +219,10 @@ class LspProcess:
             method, params = msg["method"], msg.get("params") or {}
             result: Any = None
             if method == "workspace/configuration":
-                result = [self.settings.get(item.get("section") or "", None) for item in params.get("items", [])]
+                result = [
+                    self.settings.get(item.get("section") or "", None)
+                    for item in params.get("items", [])
+                ]
             elif method == "workspace/workspaceFolders":
                 result = [{"uri": self.root.as_uri(), "name": self.root.name}]
             await self._send({"jsonrpc": "2.0", "id": msg["id"], "result": result})
@@ -246,12 +294,17 @@ def peer_argv(language: str, peers: Path) -> tuple[str, list[str]]:
     bin_dir = peers / "node_modules" / ".bin"
     name, argv = {
         "python": ("pyright", [str(bin_dir / "pyright-langserver"), "--stdio"]),
-        "typescript": ("typescript-language-server", [str(bin_dir / "typescript-language-server"), "--stdio"]),
+        "typescript": (
+            "typescript-language-server",
+            [str(bin_dir / "typescript-language-server"), "--stdio"],
+        ),
         "php": ("intelephense", [str(bin_dir / "intelephense"), "--stdio"]),
     }[language]
     if not Path(argv[0]).exists():
-        raise SystemExit(f"error: {argv[0]} not found; install the reference servers with the npm command "
-                         f"in this file's docstring (or pass --peers DIR)")
+        raise SystemExit(
+            f"error: {argv[0]} not found; install the reference servers with the npm command "
+            f"in this file's docstring (or pass --peers DIR)"
+        )
     return name, argv
 
 
@@ -263,7 +316,11 @@ async def start_peer(language: str, peers: Path, root: Path, scratch: Path) -> L
         options = {"tsserver": {"path": str(peers / "node_modules" / "typescript" / "lib")}}
     elif language == "php":
         storage = scratch / "intelephense"
-        options = {"storagePath": str(storage), "globalStoragePath": str(storage), "clearCache": True}
+        options = {
+            "storagePath": str(storage),
+            "globalStoragePath": str(storage),
+            "clearCache": True,
+        }
         server.settings = {"intelephense": {"files": {"maxSize": 5_000_000}}}
     elif language == "python":
         server.settings = {"python.analysis": {"diagnosticMode": "openFilesOnly"}}
@@ -313,9 +370,9 @@ def _ancestors(node: Any):
 def module_names_py(text: str) -> set[str]:
     """Names a Python file binds to modules (`import a.b`, `import a as b`, `from . import m`)."""
     names = set()
-    for m in re.finditer(r"^\s*import\s+([\w.]+)(?:\s+as\s+(\w+))?", text, re.M):
+    for m in re.finditer(r"^\s*import\s+([\w.]+)(?:\s+as\s+(\w+))?", text, re.MULTILINE):
         names.add(m.group(2) or m.group(1).split(".")[0])
-    for m in re.finditer(r"^\s*from\s+\.+\s+import\s+([\w, ]+)", text, re.M):
+    for m in re.finditer(r"^\s*from\s+\.+\s+import\s+([\w, ]+)", text, re.MULTILINE):
         names.update(n.strip().split(" ")[0] for n in m.group(1).split(","))
     return names
 
@@ -325,8 +382,15 @@ def namespace_names_ts(text: str) -> set[str]:
 
 
 PY_DECL_PARENTS = {"function_definition", "class_definition"}
-PY_SKIP_PARENTS = {"parameters", "lambda_parameters", "typed_parameter", "default_parameter",
-                   "typed_default_parameter", "list_splat_pattern", "dictionary_splat_pattern"}
+PY_SKIP_PARENTS = {
+    "parameters",
+    "lambda_parameters",
+    "typed_parameter",
+    "default_parameter",
+    "typed_default_parameter",
+    "list_splat_pattern",
+    "dictionary_splat_pattern",
+}
 
 
 def classify_python(node: Any, modules: set[str]) -> str | None:
@@ -338,7 +402,11 @@ def classify_python(node: Any, modules: set[str]) -> str | None:
         return None
     if parent.type in PY_SKIP_PARENTS:
         return None
-    if parent.type in ("typed_parameter", "default_parameter", "typed_default_parameter") and _field_is(node, parent, "name"):
+    if parent.type in (
+        "typed_parameter",
+        "default_parameter",
+        "typed_default_parameter",
+    ) and _field_is(node, parent, "name"):
         return None
     for anc in _ancestors(node):
         if anc.type in ("import_statement", "import_from_statement", "future_import_statement"):
@@ -386,14 +454,20 @@ def classify_typescript(node: Any, namespaces: set[str]) -> str | None:
     if text.startswith("$"):
         return "$"
     for anc in _ancestors(node):
-        if anc.type in ("import_statement",) or (anc.type == "export_statement" and anc.child_by_field_name("source")):
+        if anc.type in ("import_statement",) or (
+            anc.type == "export_statement" and anc.child_by_field_name("source")
+        ):
             return "import"
     if ptype == "member_expression" and _field_is(node, parent, "property"):
         obj = parent.child_by_field_name("object")
         otext = obj.text.decode() if obj is not None else ""
         if obj is not None and obj.type in ("this", "super"):
             return "member via self/this"
-        if obj is not None and obj.type == "member_expression" and (obj.child_by_field_name("object") or obj).type == "this":
+        if (
+            obj is not None
+            and obj.type == "member_expression"
+            and (obj.child_by_field_name("object") or obj).type == "this"
+        ):
             return "member of this.field"
         if obj is not None and obj.type == "identifier" and otext in namespaces:
             return "module member"
@@ -409,9 +483,18 @@ def classify_typescript(node: Any, namespaces: set[str]) -> str | None:
     return "name"
 
 
-PHP_DECL_PARENTS = {"function_definition", "method_declaration", "class_declaration", "interface_declaration",
-                    "trait_declaration", "enum_declaration", "enum_case", "const_element", "property_element",
-                    "namespace_definition"}
+PHP_DECL_PARENTS = {
+    "function_definition",
+    "method_declaration",
+    "class_declaration",
+    "interface_declaration",
+    "trait_declaration",
+    "enum_declaration",
+    "enum_case",
+    "const_element",
+    "property_element",
+    "namespace_definition",
+}
 
 
 def classify_php(node: Any, _unused: set[str]) -> str | None:
@@ -428,13 +511,21 @@ def classify_php(node: Any, _unused: set[str]) -> str | None:
     if parent.type == "namespace_name":  # a namespace segment of a qualified name
         return None
     ptype = parent.type
-    if ptype in ("member_call_expression", "member_access_expression", "nullsafe_member_call_expression",
-                 "nullsafe_member_access_expression") and _field_is(node, parent, "name"):
+    if ptype in (
+        "member_call_expression",
+        "member_access_expression",
+        "nullsafe_member_call_expression",
+        "nullsafe_member_access_expression",
+    ) and _field_is(node, parent, "name"):
         obj = parent.child_by_field_name("object")
         if obj is not None and obj.text == b"$this":
             return "member via self/this"
         return "typed receiver"
-    if ptype in ("scoped_call_expression", "scoped_property_access_expression", "class_constant_access_expression"):
+    if ptype in (
+        "scoped_call_expression",
+        "scoped_property_access_expression",
+        "class_constant_access_expression",
+    ):
         scope = parent.child_by_field_name("scope") or parent.children[0]
         if scope.id == node.id:
             return "class reference"
@@ -443,10 +534,15 @@ def classify_php(node: Any, _unused: set[str]) -> str | None:
         return "static member"
     if ptype == "qualified_name":
         grand = parent.parent
-        if grand is not None and grand.type in ("class_constant_access_expression", "scoped_call_expression"):
+        if grand is not None and grand.type in (
+            "class_constant_access_expression",
+            "scoped_call_expression",
+        ):
             return "qualified class reference"
         return "qualified name"
-    if ptype == "named_type" or any(a.type in ("named_type", "union_type") for a in _ancestors(node)):
+    if ptype == "named_type" or any(
+        a.type in ("named_type", "union_type") for a in _ancestors(node)
+    ):
         return "type reference"
     if ptype == "function_call_expression":
         return "call"
@@ -506,9 +602,24 @@ def candidates(root: Path, project: Project) -> list[Occurrence]:
                 if kind and kind not in UNSAMPLED_KINDS:
                     row, col = node.start_point
                     line = lines[row]
-                    found.append(Occurrence(rel, row, utf16_col(line, col), node.text.decode(), kind,
-                                            line.decode("utf-8", "replace").strip()[:120]))
-            if node.type in ("comment", "string", "string_content", "encapsed_string", "heredoc", "template_string"):
+                    found.append(
+                        Occurrence(
+                            rel,
+                            row,
+                            utf16_col(line, col),
+                            node.text.decode(),
+                            kind,
+                            line.decode("utf-8", "replace").strip()[:120],
+                        )
+                    )
+            if node.type in (
+                "comment",
+                "string",
+                "string_content",
+                "encapsed_string",
+                "heredoc",
+                "template_string",
+            ):
                 continue
             stack.extend(node.children)
     found.sort(key=lambda o: (o.rel, o.line, o.char))
@@ -546,7 +657,9 @@ def to_targets(result: Any, root: Path) -> list[Target]:
         except ValueError:
             internal, name = False, str(path)
         start, end = rng["start"], rng["end"]
-        out.append(Target(name, start["line"], start["character"], end["line"], end["character"], internal))
+        out.append(
+            Target(name, start["line"], start["character"], end["line"], end["character"], internal)
+        )
     return out
 
 
@@ -559,7 +672,9 @@ def same_place(a: Target, b: Target) -> bool:
         return True
     # a multi-line range whose head (decorators, attributes, docblock) precedes the name
     for outer, inner in ((a, b), (b, a)):
-        if outer.end_line > outer.line and outer.line < inner.line <= min(outer.end_line, outer.line + 6):
+        if outer.end_line > outer.line and outer.line < inner.line <= min(
+            outer.end_line, outer.line + 6
+        ):
             return True
     return False
 
@@ -589,21 +704,36 @@ class Asker:
         if rel in self.open:
             return uri
         path = self.root / rel
-        await self.server.notify("textDocument/didOpen", {"textDocument": {
-            "uri": uri, "languageId": LANGUAGE_IDS[path.suffix], "version": 1,
-            "text": path.read_text(encoding="utf-8", errors="replace")}})
+        await self.server.notify(
+            "textDocument/didOpen",
+            {
+                "textDocument": {
+                    "uri": uri,
+                    "languageId": LANGUAGE_IDS[path.suffix],
+                    "version": 1,
+                    "text": path.read_text(encoding="utf-8", errors="replace"),
+                }
+            },
+        )
         self.open.append(rel)
         if len(self.open) > self.keep_open:
             old = self.open.pop(0)
-            await self.server.notify("textDocument/didClose", {"textDocument": {"uri": (self.root / old).as_uri()}})
+            await self.server.notify(
+                "textDocument/didClose", {"textDocument": {"uri": (self.root / old).as_uri()}}
+            )
         return uri
 
-    async def ask(self, method: str, occ: Occurrence, extra: dict[str, Any] | None = None,
-                  timeout: float = 20) -> list[Target] | None:
+    async def ask(
+        self, method: str, occ: Occurrence, extra: dict[str, Any] | None = None, timeout: float = 20
+    ) -> list[Target] | None:
         """The targets, or None when the request failed or timed out (counted apart)."""
         uri = await self.ensure_open(occ.rel)
         col = occ.char + (1 if len(occ.text) > 1 else 0)
-        params = {"textDocument": {"uri": uri}, "position": {"line": occ.line, "character": col}, **(extra or {})}
+        params = {
+            "textDocument": {"uri": uri},
+            "position": {"line": occ.line, "character": col},
+            **(extra or {}),
+        }
         wait = max(timeout, self.first_timeout)
         start = time.perf_counter()
         try:
@@ -651,8 +781,9 @@ def score(pos: Position) -> None:
     pos.first_right = bool(ci) and matches[0]
 
 
-async def sample_with_peer(peer: Asker, occs: list[Occurrence], want: int, deadline: float
-                           ) -> tuple[list[Position], list[Position], int, int]:
+async def sample_with_peer(
+    peer: Asker, occs: list[Occurrence], want: int, deadline: float
+) -> tuple[list[Position], list[Position], int, int]:
     """Ask the peer in the seeded order until `want` in-workspace answers (or 4x asked)."""
     scored: list[Position] = []
     external: list[Position] = []
@@ -684,14 +815,22 @@ async def classify_miss(ci: LspProcess, pos: Position) -> str:
         except (TimeoutError, RuntimeError):
             symbols = []
         truth = [t for t in pos.peer if t.internal]
-        found = to_targets([{"uri": s["location"]["uri"], "range": s["location"].get("range")}
-                            for s in symbols if "range" in s.get("location", {})], ci.root)
+        found = to_targets(
+            [
+                {"uri": s["location"]["uri"], "range": s["location"].get("range")}
+                for s in symbols
+                if "range" in s.get("location", {})
+            ],
+            ci.root,
+        )
         if not any(same_place(f, t) for f in found for t in truth):
             return "not indexed"
     return pos.occ.kind
 
 
-async def references(peer: Asker, ci: Asker, positions: list[Position], rng: random.Random) -> dict[str, Any]:
+async def references(
+    peer: Asker, ci: Asker, positions: list[Position], rng: random.Random
+) -> dict[str, Any]:
     """Precision/recall of code-intel's references against the peer's, on REF_SYMBOLS symbols."""
     order = positions[:]
     rng.shuffle(order)
@@ -717,9 +856,16 @@ async def references(peer: Asker, ci: Asker, positions: list[Position], rng: ran
         tp += hit_ci
         n_ci += len(got)
         n_peer += len(want)
-        rows.append({"at": f"{pos.occ.rel}:{pos.occ.line + 1}", "name": pos.occ.text, "peer": len(want),
-                     "code_intel": len(got), "precision": hit_ci / len(got) if got else 0.0,
-                     "recall": hit_peer / len(want) if want else 0.0})
+        rows.append(
+            {
+                "at": f"{pos.occ.rel}:{pos.occ.line + 1}",
+                "name": pos.occ.text,
+                "peer": len(want),
+                "code_intel": len(got),
+                "precision": hit_ci / len(got) if got else 0.0,
+                "recall": hit_peer / len(want) if want else 0.0,
+            }
+        )
     return {
         "symbols": len(rows),
         "precision_micro": tp / n_ci if n_ci else 0.0,
@@ -732,14 +878,24 @@ async def references(peer: Asker, ci: Asker, positions: list[Position], rng: ran
 def export(project: Project, corpora: Path, dest: Path, peers: Path) -> Path:
     repo = corpora / project.name
     if not (repo / ".git").exists() and not (repo / "HEAD").exists():
-        raise SystemExit(f"error: no clone of {project.url} at {repo}; run: git clone {project.url} {repo}")
-    check = subprocess.run(["git", "-C", str(repo), "cat-file", "-e", project.commit + "^{commit}"],
-                           capture_output=True)
+        raise SystemExit(
+            f"error: no clone of {project.url} at {repo}; run: git clone {project.url} {repo}"
+        )
+    check = subprocess.run(
+        ["git", "-C", str(repo), "cat-file", "-e", project.commit + "^{commit}"],
+        capture_output=True,
+        check=False,
+    )
     if check.returncode != 0:
-        raise SystemExit(f"error: {repo} lacks commit {project.commit}; run: git -C {repo} fetch origin")
+        raise SystemExit(
+            f"error: {repo} lacks commit {project.commit}; run: git -C {repo} fetch origin"
+        )
     dest.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(repo), "archive", "--format=tar", project.commit],
-                             capture_output=True, check=True)
+    archive = subprocess.run(
+        ["git", "-C", str(repo), "archive", "--format=tar", project.commit],
+        capture_output=True,
+        check=True,
+    )
     subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
     for package in project.ts_config_packages:  # a tsconfig `extends` the project installs with npm
         src = peers / "node_modules" / package
@@ -753,7 +909,9 @@ def export(project: Project, corpora: Path, dest: Path, peers: Path) -> Path:
 
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else float("nan")
+    return (
+        ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else float("nan")
+    )
 
 
 async def run_project(project: Project, args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
@@ -762,10 +920,19 @@ async def run_project(project: Project, args: argparse.Namespace, scratch: Path)
     occs = candidates(root, project)
     rng = random.Random(f"{SEED}:{project.name}")
     rng.shuffle(occs)
-    report: dict[str, Any] = {"project": project.name, "language": project.language, "url": project.url,
-                              "commit": project.commit, "candidates": len(occs), "errors": {}}
-    print(f"[{project.name}] {len(occs)} candidate occurrences in {len(source_files(root, project))} files",
-          file=sys.stderr, flush=True)
+    report: dict[str, Any] = {
+        "project": project.name,
+        "language": project.language,
+        "url": project.url,
+        "commit": project.commit,
+        "candidates": len(occs),
+        "errors": {},
+    }
+    print(
+        f"[{project.name}] {len(occs)} candidate occurrences in {len(source_files(root, project))} files",
+        file=sys.stderr,
+        flush=True,
+    )
 
     # the reference server first, alone
     peer_srv = None
@@ -776,9 +943,14 @@ async def run_project(project: Project, args: argparse.Namespace, scratch: Path)
         report["peer_start_s"] = round(time.monotonic() - t, 1)
         peer = Asker(peer_srv, root)
         scored, external, unanswered, decls = await sample_with_peer(
-            peer, occs, args.per_project, time.monotonic() + args.project_timeout)
-        print(f"[{project.name}] peer: {len(scored)} scored, {len(external)} external, {unanswered} unanswered, "
-              f"{decls} declarations ({time.monotonic() - t:.0f}s)", file=sys.stderr, flush=True)
+            peer, occs, args.per_project, time.monotonic() + args.project_timeout
+        )
+        print(
+            f"[{project.name}] peer: {len(scored)} scored, {len(external)} external, {unanswered} unanswered, "
+            f"{decls} declarations ({time.monotonic() - t:.0f}s)",
+            file=sys.stderr,
+            flush=True,
+        )
     except (ServerGone, TimeoutError, OSError) as exc:
         report["error"] = f"reference server failed: {exc!r}"
         if peer_srv:
@@ -807,26 +979,40 @@ async def run_project(project: Project, args: argparse.Namespace, scratch: Path)
             await ci_srv.stop()
         await peer_srv.stop()
 
-    report.update({
-        "unanswered_by_peer": unanswered, "declarations_dropped": decls,
-        "positions": [_pos_json(p) for p in scored],
-        "external": [_pos_json(p) for p in external],
-        "references": refs,
-        "latency_ms": {
-            "peer": [round(x * 1000, 2) for x in peer.latencies],
-            "code_intel": [round(x * 1000, 2) for x in ci.latencies] if ci else [],
-        },
-        "first_request_ms": {"peer": round(peer.cold * 1000), "code_intel": round(ci.cold * 1000) if ci else None},
-        "errors": {"peer": dict(peer.errors), "code_intel": dict(ci.errors) if ci else {}},
-        "seconds": round(time.monotonic() - t0, 1),
-    })
+    report.update(
+        {
+            "unanswered_by_peer": unanswered,
+            "declarations_dropped": decls,
+            "positions": [_pos_json(p) for p in scored],
+            "external": [_pos_json(p) for p in external],
+            "references": refs,
+            "latency_ms": {
+                "peer": [round(x * 1000, 2) for x in peer.latencies],
+                "code_intel": [round(x * 1000, 2) for x in ci.latencies] if ci else [],
+            },
+            "first_request_ms": {
+                "peer": round(peer.cold * 1000),
+                "code_intel": round(ci.cold * 1000) if ci else None,
+            },
+            "errors": {"peer": dict(peer.errors), "code_intel": dict(ci.errors) if ci else {}},
+            "seconds": round(time.monotonic() - t0, 1),
+        }
+    )
     return report
 
 
 def _pos_json(p: Position) -> dict[str, Any]:
-    return {"at": f"{p.occ.rel}:{p.occ.line + 1}:{p.occ.char + 1}", "name": p.occ.text, "kind": p.occ.kind,
-            "line": p.occ.source_line, "outcome": p.outcome, "first_right": p.first_right,
-            "miss_class": p.miss_class, "peer": [asdict(t) for t in p.peer], "code_intel": [asdict(t) for t in p.ci]}
+    return {
+        "at": f"{p.occ.rel}:{p.occ.line + 1}:{p.occ.char + 1}",
+        "name": p.occ.text,
+        "kind": p.occ.kind,
+        "line": p.occ.source_line,
+        "outcome": p.outcome,
+        "first_right": p.first_right,
+        "miss_class": p.miss_class,
+        "peer": [asdict(t) for t in p.peer],
+        "code_intel": [asdict(t) for t in p.ci],
+    }
 
 
 # ----------------------------------------------------------------------------- report
@@ -854,9 +1040,12 @@ def language_table(reports: list[dict[str, Any]]) -> dict[str, Any]:
         return count[k] / n if n else 0.0
 
     return {
-        "n": n, "exact": share("exact"), "ambiguous": share("ambiguous"),
+        "n": n,
+        "exact": share("exact"),
+        "ambiguous": share("ambiguous"),
         "ambiguous_avg_targets": statistics.mean(amb) if amb else 0.0,
-        "wrong": share("wrong"), "empty": share("empty"),
+        "wrong": share("wrong"),
+        "empty": share("empty"),
         "first_right": sum(p["first_right"] for p in positions) / n if n else 0.0,
         "external_n": len(external),
         "external_workspace_answer": ext_stranger / len(external) if external else 0.0,
@@ -865,19 +1054,29 @@ def language_table(reports: list[dict[str, Any]]) -> dict[str, Any]:
         "refs_recall": statistics.mean(r["recall"] for r in rows) if rows else 0.0,
         "latency_peer": (pct(lat_peer, 0.5), pct(lat_peer, 0.95)),
         "latency_ci": (pct(lat_ci, 0.5), pct(lat_ci, 0.95)),
-        "misses": {k: {"n": len(v), "share": len(v) / len(misses),
-                       "examples": [f"{p['at']} `{p['name']}` {p['outcome']} ({len(p['code_intel'])} targets): "
-                                    f"{p['line']}" for p in v[:3]]}
-                   for k, v in sorted(by_class.items(), key=lambda kv: -len(kv[1]))},
+        "misses": {
+            k: {
+                "n": len(v),
+                "share": len(v) / len(misses),
+                "examples": [
+                    f"{p['at']} `{p['name']}` {p['outcome']} ({len(p['code_intel'])} targets): "
+                    f"{p['line']}"
+                    for p in v[:3]
+                ],
+            }
+            for k, v in sorted(by_class.items(), key=lambda kv: -len(kv[1]))
+        },
         "by_kind": {k: {"n": kinds[k], "exact": kinds_exact[k] / kinds[k]} for k in sorted(kinds)},
     }
 
 
 def render(reports: list[dict[str, Any]], languages: list[str]) -> str:
     out = []
-    pc = lambda x: f"{100 * x:.1f} %"  # noqa: E731
-    out.append("| language | positions | exact | ambiguous (avg targets) | wrong | empty | first target right "
-               "| refs precision / recall (symbols) | definition p50/p95 ms: code-intel · peer | external: n, answered in workspace |")
+    pc = lambda x: f"{100 * x:.1f} %"
+    out.append(
+        "| language | positions | exact | ambiguous (avg targets) | wrong | empty | first target right "
+        "| refs precision / recall (symbols) | definition p50/p95 ms: code-intel · peer | external: n, answered in workspace |"
+    )
     out.append("|---|---|---|---|---|---|---|---|---|---|")
     tables = {}
     for lang in languages:
@@ -890,7 +1089,8 @@ def render(reports: list[dict[str, Any]], languages: list[str]) -> str:
             f"| {pc(t['wrong'])} | {pc(t['empty'])} | {pc(t['first_right'])} "
             f"| {pc(t['refs_precision'])} / {pc(t['refs_recall'])} ({t['refs_symbols']}) "
             f"| {t['latency_ci'][0]:.1f}/{t['latency_ci'][1]:.1f} · {t['latency_peer'][0]:.1f}/{t['latency_peer'][1]:.1f} "
-            f"| {t['external_n']}, {pc(t['external_workspace_answer'])} |")
+            f"| {t['external_n']}, {pc(t['external_workspace_answer'])} |"
+        )
     out.append("")
     out.append("Per project:")
     for r in reports:
@@ -898,13 +1098,16 @@ def render(reports: list[dict[str, Any]], languages: list[str]) -> str:
             out.append(f"* {r['project']} ({r['language']}): ERROR {r['error']}")
             continue
         t = language_table([r])
-        out.append(f"* {r['project']} @ {r['commit'][:10]} ({r.get('peer')}): {t['n']} positions, exact {pc(t['exact'])}, "
-                   f"ambiguous {pc(t['ambiguous'])}, wrong {pc(t['wrong'])}, empty {pc(t['empty'])}, first right "
-                   f"{pc(t['first_right'])}; refs P/R {pc(t['refs_precision'])}/{pc(t['refs_recall'])}; "
-                   f"peer unanswered {r.get('unanswered_by_peer')}, declarations dropped {r.get('declarations_dropped')}; "
-                   f"start peer {r.get('peer_start_s')} s, code-intel {r.get('code_intel_start_s')} s; "
-                   f"{r.get('seconds')} s" + (f"; ERROR {r['error']}" if r.get("error") else "")
-                   + (f"; request errors {r['errors']}" if any(r.get("errors", {}).values()) else ""))
+        out.append(
+            f"* {r['project']} @ {r['commit'][:10]} ({r.get('peer')}): {t['n']} positions, exact {pc(t['exact'])}, "
+            f"ambiguous {pc(t['ambiguous'])}, wrong {pc(t['wrong'])}, empty {pc(t['empty'])}, first right "
+            f"{pc(t['first_right'])}; refs P/R {pc(t['refs_precision'])}/{pc(t['refs_recall'])}; "
+            f"peer unanswered {r.get('unanswered_by_peer')}, declarations dropped {r.get('declarations_dropped')}; "
+            f"start peer {r.get('peer_start_s')} s, code-intel {r.get('code_intel_start_s')} s; "
+            f"{r.get('seconds')} s"
+            + (f"; ERROR {r['error']}" if r.get("error") else "")
+            + (f"; request errors {r['errors']}" if any(r.get("errors", {}).values()) else "")
+        )
     for lang, t in tables.items():
         out.append("")
         out.append(f"### {lang}: exact by occurrence kind")
@@ -918,45 +1121,81 @@ def render(reports: list[dict[str, Any]], languages: list[str]) -> str:
 
 
 async def main_async(args: argparse.Namespace) -> int:
-    projects = [p for p in PROJECTS if p.language in args.languages
-                and (not args.projects or p.name in args.projects)]
+    projects = [
+        p
+        for p in PROJECTS
+        if p.language in args.languages and (not args.projects or p.name in args.projects)
+    ]
     if not projects:
-        print("error: no project matches --languages/--projects; known: "
-              + ", ".join(f"{p.name} ({p.language})" for p in PROJECTS), file=sys.stderr)
+        print(
+            "error: no project matches --languages/--projects; known: "
+            + ", ".join(f"{p.name} ({p.language})" for p in PROJECTS),
+            file=sys.stderr,
+        )
         return 2
     scratch = Path(tempfile.mkdtemp(prefix="navbench-"))
     reports = []
     try:
         for project in projects:
             try:
-                reports.append(await asyncio.wait_for(run_project(project, args, scratch), args.project_timeout + 900))
+                reports.append(
+                    await asyncio.wait_for(
+                        run_project(project, args, scratch), args.project_timeout + 900
+                    )
+                )
             except TimeoutError:
-                reports.append({"project": project.name, "language": project.language, "commit": project.commit,
-                                "error": "project timed out"})
+                reports.append(
+                    {
+                        "project": project.name,
+                        "language": project.language,
+                        "commit": project.commit,
+                        "error": "project timed out",
+                    }
+                )
     finally:
         if not args.keep:
             shutil.rmtree(scratch, ignore_errors=True)
         else:
             print(f"scratch kept in {scratch}", file=sys.stderr)
-    print(f"code-intel: {args.code_intel}; seed {SEED}; {args.per_project} positions per project; "
-          f"machine load {os.getloadavg()[0]:.1f} (2 cores)")
-    print(render(reports, [lang for lang in ("python", "typescript", "php") if lang in args.languages]))
+    print(
+        f"code-intel: {args.code_intel}; seed {SEED}; {args.per_project} positions per project; "
+        f"machine load {os.getloadavg()[0]:.1f} (2 cores)"
+    )
+    print(
+        render(
+            reports, [lang for lang in ("python", "typescript", "php") if lang in args.languages]
+        )
+    )
     if args.json:
-        Path(args.json).write_text(json.dumps({"code_intel": args.code_intel, "seed": SEED, "projects": reports},
-                                              indent=1))
+        Path(args.json).write_text(
+            json.dumps({"code_intel": args.code_intel, "seed": SEED, "projects": reports}, indent=1)
+        )
     return 0
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--code-intel", default=shutil.which("code-intel") or "code-intel",
-                    help="the code-intel executable to measure (another worktree's .venv/bin/code-intel)")
-    ap.add_argument("--peers", type=Path, default=DEFAULT_PEERS, help="npm prefix of the reference servers")
-    ap.add_argument("--corpora", type=Path, default=DEFAULT_CORPORA, help="directory holding the clones")
-    ap.add_argument("--languages", type=lambda s: s.split(","), default=["python", "typescript", "php"])
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--code-intel",
+        default=shutil.which("code-intel") or "code-intel",
+        help="the code-intel executable to measure (another worktree's .venv/bin/code-intel)",
+    )
+    ap.add_argument(
+        "--peers", type=Path, default=DEFAULT_PEERS, help="npm prefix of the reference servers"
+    )
+    ap.add_argument(
+        "--corpora", type=Path, default=DEFAULT_CORPORA, help="directory holding the clones"
+    )
+    ap.add_argument(
+        "--languages", type=lambda s: s.split(","), default=["python", "typescript", "php"]
+    )
     ap.add_argument("--projects", type=lambda s: s.split(","), default=None)
     ap.add_argument("--per-project", type=int, default=PER_PROJECT)
-    ap.add_argument("--project-timeout", type=float, default=900, help="seconds of peer sampling per project")
+    ap.add_argument(
+        "--project-timeout", type=float, default=900, help="seconds of peer sampling per project"
+    )
     ap.add_argument("--json", help="also write the full results (every position) to this file")
     ap.add_argument("--keep", action="store_true", help="keep the scratch copies and server logs")
     args = ap.parse_args(argv)
@@ -965,7 +1204,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         ap.error(f"unknown language(s) {sorted(bad)}; choose from python,typescript,php")
     if args.per_project < 1:
         ap.error("--per-project must be at least 1")
-    exe = shutil.which(args.code_intel) or (args.code_intel if Path(args.code_intel).is_file() else None)
+    exe = shutil.which(args.code_intel) or (
+        args.code_intel if Path(args.code_intel).is_file() else None
+    )
     if not exe:
         ap.error(f"code-intel executable {args.code_intel!r} not found; pass --code-intel PATH")
     args.code_intel = exe
