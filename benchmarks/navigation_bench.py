@@ -310,12 +310,12 @@ def peer_argv(language: str, peers: Path) -> tuple[str, list[str]]:
 
 async def start_peer(language: str, peers: Path, root: Path, scratch: Path) -> LspProcess:
     name, argv = peer_argv(language, peers)
-    server = LspProcess(name, argv, root, scratch / f"{name}.log")
+    server = LspProcess(name, argv, root, scratch / f"{root.name}.{name}.log")
     options: dict[str, Any] = {}
     if language == "typescript":
         options = {"tsserver": {"path": str(peers / "node_modules" / "typescript" / "lib")}}
     elif language == "php":
-        storage = scratch / "intelephense"
+        storage = scratch / f"{root.name}.intelephense"
         options = {
             "storagePath": str(storage),
             "globalStoragePath": str(storage),
@@ -331,7 +331,9 @@ async def start_peer(language: str, peers: Path, root: Path, scratch: Path) -> L
 
 
 async def start_code_intel(executable: str, root: Path, scratch: Path) -> LspProcess:
-    server = LspProcess("code-intel", [executable, "lsp"], root, scratch / "code-intel.log")
+    server = LspProcess(
+        "code-intel", [executable, "lsp"], root, scratch / f"{root.name}.code-intel.log"
+    )
     await server.start({}, timeout=120)
     deadline = time.monotonic() + 900
     while time.monotonic() < deadline:
@@ -503,13 +505,13 @@ def classify_php(node: Any, _unused: set[str]) -> str | None:
         return None
     if parent.type in PHP_DECL_PARENTS:
         return None
+    if parent.type == "namespace_name":  # a namespace segment of a qualified name
+        return None
     for anc in _ancestors(node):
         if anc.type == "namespace_definition":
             return None
         if anc.type in ("namespace_use_declaration", "namespace_use_clause"):
             return "import"
-    if parent.type == "namespace_name":  # a namespace segment of a qualified name
-        return None
     ptype = parent.type
     if ptype in (
         "member_call_expression",
@@ -784,14 +786,29 @@ def score(pos: Position) -> None:
 async def sample_with_peer(
     peer: Asker, occs: list[Occurrence], want: int, deadline: float
 ) -> tuple[list[Position], list[Position], int, int]:
-    """Ask the peer in the seeded order until `want` in-workspace answers (or 4x asked)."""
+    """Ask the peer about the seeded sample until `want` in-workspace answers (at most 4x
+    asked). Batches are asked in file order, so a file is opened once per batch, not once
+    per position; the result keeps the seeded order and stops at the `want`-th answer, so
+    it does not depend on the batch size."""
+    answers: dict[int, list[Target] | None] = {}
+    limit = min(len(occs), want * 4)
+    done = 0
+    while done < limit and time.monotonic() < deadline:
+        batch = range(done, min(limit, done + (want * 3 // 2 if done == 0 else want // 2 + 1)))
+        for i in sorted(batch, key=lambda i: (occs[i].rel, occs[i].line, occs[i].char)):
+            if time.monotonic() > deadline:
+                break
+            answers[i] = await peer.ask("textDocument/definition", occs[i])
+        done = batch.stop
+        if sum(bool(a) and any(t.internal for t in a) for a in answers.values()) >= want:
+            break
     scored: list[Position] = []
     external: list[Position] = []
     unanswered = declarations = 0
-    for occ in occs[: want * 4]:
-        if len(scored) >= want or time.monotonic() > deadline:
+    for i in range(done):
+        if len(scored) >= want:
             break
-        targets = await peer.ask("textDocument/definition", occ)
+        occ, targets = occs[i], answers.get(i)
         if not targets:
             unanswered += 1
             continue
@@ -964,7 +981,7 @@ async def run_project(project: Project, args: argparse.Namespace, scratch: Path)
         ci_srv = await start_code_intel(args.code_intel, root, scratch)
         report["code_intel_start_s"] = round(time.monotonic() - t, 1)
         ci = Asker(ci_srv, root)
-        for pos in scored + external:
+        for pos in sorted(scored + external, key=lambda p: (p.occ.rel, p.occ.line, p.occ.char)):
             pos.ci = await ci.ask("textDocument/definition", pos.occ) or []
         for pos in scored:
             score(pos)
