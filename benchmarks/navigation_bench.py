@@ -145,10 +145,13 @@ class LspProcess:
         self._reader: asyncio.Task[None] | None = None
         self._log = None
 
+    running: set[LspProcess] = set()  # noqa: RUF012 - every started server, so none outlives the run
+
     async def start(
         self, init_options: dict[str, Any] | None, timeout: float = 120
     ) -> dict[str, Any]:
         self._log = self.log_path.open("wb")
+        LspProcess.running.add(self)
         self.proc = await asyncio.create_subprocess_exec(
             *self.argv,
             cwd=self.root,
@@ -270,6 +273,7 @@ class LspProcess:
         return True
 
     async def stop(self) -> None:
+        LspProcess.running.discard(self)
         if self.proc is None:
             return
         if self.proc.returncode is None:
@@ -799,6 +803,8 @@ async def sample_with_peer(
             if time.monotonic() > deadline:
                 break
             answers[i] = await peer.ask("textDocument/definition", occs[i])
+            if len(answers) % 50 == 0:
+                print(f"  peer: {len(answers)} asked", file=sys.stderr, flush=True)
         done = batch.stop
         if sum(bool(a) and any(t.internal for t in a) for a in answers.values()) >= want:
             break
@@ -970,8 +976,7 @@ async def run_project(project: Project, args: argparse.Namespace, scratch: Path)
         )
     except (ServerGone, TimeoutError, OSError) as exc:
         report["error"] = f"reference server failed: {exc!r}"
-        if peer_srv:
-            await peer_srv.stop()
+        await stop_all()
         return report
 
     ci_srv = None
@@ -992,9 +997,7 @@ async def run_project(project: Project, args: argparse.Namespace, scratch: Path)
         report["error"] = f"code-intel failed: {exc!r}"
         refs = None
     finally:
-        if ci_srv:
-            await ci_srv.stop()
-        await peer_srv.stop()
+        await stop_all()
 
     report.update(
         {
@@ -1016,6 +1019,12 @@ async def run_project(project: Project, args: argparse.Namespace, scratch: Path)
         }
     )
     return report
+
+
+async def stop_all() -> None:
+    """Stop every server still running (after a failure or a project's timeout too)."""
+    for server in list(LspProcess.running):
+        await server.stop()
 
 
 def _pos_json(p: Position) -> dict[str, Any]:
@@ -1087,9 +1096,30 @@ def language_table(reports: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _pc(x: float) -> str:
+    return f"{100 * x:.1f} %"
+
+
+def project_line(r: dict[str, Any]) -> str:
+    """One project's figures on one line (also printed as each project finishes)."""
+    if r.get("error") and not r.get("positions"):
+        return f"* {r['project']} ({r['language']}): ERROR {r['error']}"
+    t, pc = language_table([r]), _pc
+    return (
+        f"* {r['project']} @ {r['commit'][:10]} ({r.get('peer')}): {t['n']} positions, exact {pc(t['exact'])}, "
+        f"ambiguous {pc(t['ambiguous'])}, wrong {pc(t['wrong'])}, empty {pc(t['empty'])}, first right "
+        f"{pc(t['first_right'])}; refs P/R {pc(t['refs_precision'])}/{pc(t['refs_recall'])}; "
+        f"peer unanswered {r.get('unanswered_by_peer')}, declarations dropped {r.get('declarations_dropped')}; "
+        f"start peer {r.get('peer_start_s')} s, code-intel {r.get('code_intel_start_s')} s; "
+        f"{r.get('seconds')} s"
+        + (f"; ERROR {r['error']}" if r.get("error") else "")
+        + (f"; request errors {r['errors']}" if any(r.get("errors", {}).values()) else "")
+    )
+
+
 def render(reports: list[dict[str, Any]], languages: list[str]) -> str:
     out = []
-    pc = lambda x: f"{100 * x:.1f} %"
+    pc = _pc
     out.append(
         "| language | positions | exact | ambiguous (avg targets) | wrong | empty | first target right "
         "| refs precision / recall (symbols) | definition p50/p95 ms: code-intel · peer | external: n, answered in workspace |"
@@ -1110,21 +1140,7 @@ def render(reports: list[dict[str, Any]], languages: list[str]) -> str:
         )
     out.append("")
     out.append("Per project:")
-    for r in reports:
-        if r.get("error") and not r.get("positions"):
-            out.append(f"* {r['project']} ({r['language']}): ERROR {r['error']}")
-            continue
-        t = language_table([r])
-        out.append(
-            f"* {r['project']} @ {r['commit'][:10]} ({r.get('peer')}): {t['n']} positions, exact {pc(t['exact'])}, "
-            f"ambiguous {pc(t['ambiguous'])}, wrong {pc(t['wrong'])}, empty {pc(t['empty'])}, first right "
-            f"{pc(t['first_right'])}; refs P/R {pc(t['refs_precision'])}/{pc(t['refs_recall'])}; "
-            f"peer unanswered {r.get('unanswered_by_peer')}, declarations dropped {r.get('declarations_dropped')}; "
-            f"start peer {r.get('peer_start_s')} s, code-intel {r.get('code_intel_start_s')} s; "
-            f"{r.get('seconds')} s"
-            + (f"; ERROR {r['error']}" if r.get("error") else "")
-            + (f"; request errors {r['errors']}" if any(r.get("errors", {}).values()) else "")
-        )
+    out.extend(project_line(r) for r in reports)
     for lang, t in tables.items():
         out.append("")
         out.append(f"### {lang}: exact by occurrence kind")
@@ -1151,7 +1167,7 @@ async def main_async(args: argparse.Namespace) -> int:
         )
         return 2
     scratch = Path(tempfile.mkdtemp(prefix="navbench-"))
-    reports = []
+    reports: list[dict[str, Any]] = []
     try:
         for project in projects:
             try:
@@ -1161,6 +1177,7 @@ async def main_async(args: argparse.Namespace) -> int:
                     )
                 )
             except TimeoutError:
+                await stop_all()
                 reports.append(
                     {
                         "project": project.name,
@@ -1169,7 +1186,11 @@ async def main_async(args: argparse.Namespace) -> int:
                         "error": "project timed out",
                     }
                 )
+            print(project_line(reports[-1]), file=sys.stderr, flush=True)
+            if args.json:  # after each project, so a later failure keeps what was measured
+                write_json(args, reports)
     finally:
+        await stop_all()
         if not args.keep:
             shutil.rmtree(scratch, ignore_errors=True)
         else:
@@ -1184,10 +1205,14 @@ async def main_async(args: argparse.Namespace) -> int:
         )
     )
     if args.json:
-        Path(args.json).write_text(
-            json.dumps({"code_intel": args.code_intel, "seed": SEED, "projects": reports}, indent=1)
-        )
+        write_json(args, reports)
     return 0
+
+
+def write_json(args: argparse.Namespace, reports: list[dict[str, Any]]) -> None:
+    Path(args.json).write_text(
+        json.dumps({"code_intel": args.code_intel, "seed": SEED, "projects": reports}, indent=1)
+    )
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
