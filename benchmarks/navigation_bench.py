@@ -91,7 +91,9 @@ PROJECTS = [
         "typescript",
         "https://github.com/sindresorhus/ky",
         "3419113b48e034fdcf8fa6bd3be3da7b3d0d758f",
-        ("source", "test"),
+        (
+            "source",
+        ),  # its tsconfig includes source/ only: tsserver leaves the tests' imports unresolved
         ("@sindresorhus/tsconfig",),
     ),
     Project(
@@ -317,7 +319,13 @@ async def start_peer(language: str, peers: Path, root: Path, scratch: Path) -> L
     server = LspProcess(name, argv, root, scratch / f"{root.name}.{name}.log")
     options: dict[str, Any] = {}
     if language == "typescript":
-        options = {"tsserver": {"path": str(peers / "node_modules" / "typescript" / "lib")}}
+        options = {
+            "tsserver": {
+                "path": str(peers / "node_modules" / "typescript" / "lib"),
+                # the syntax server answers while the project loads, with import lines
+                "useSyntaxServer": "never",
+            }
+        }
     elif language == "php":
         storage = scratch / f"{root.name}.intelephense"
         options = {
@@ -588,11 +596,23 @@ def source_files(root: Path, project: Project) -> list[Path]:
     return files
 
 
-def candidates(root: Path, project: Project) -> list[Occurrence]:
+IMPORT_NODES = {
+    "import_statement",
+    "import_from_statement",
+    "future_import_statement",
+    "namespace_use_declaration",
+}
+ImportSpans = dict[str, list[tuple[int, int]]]
+
+
+def candidates(root: Path, project: Project) -> tuple[list[Occurrence], ImportSpans]:
+    """The occurrences to sample, and the line spans of each file's import statements
+    (a peer that answers an import line did not resolve the module: no ground truth)."""
     import tree_sitter_language_pack as tslp
 
     grammar, node_types, classify, prepass = CLASSIFIERS[project.language]
     found: list[Occurrence] = []
+    imports: ImportSpans = defaultdict(list)
     for path in source_files(root, project):
         data = path.read_bytes()
         parser = tslp.get_parser("tsx" if path.suffix == ".tsx" else grammar)  # type: ignore[arg-type]
@@ -603,6 +623,8 @@ def candidates(root: Path, project: Project) -> list[Occurrence]:
         stack = [tree.root_node]
         while stack:
             node = stack.pop()
+            if node.type in IMPORT_NODES:
+                imports[rel].append((node.start_point[0], node.end_point[0]))
             if node.type in node_types and node.start_point[0] == node.end_point[0]:
                 kind = classify(node, extra)
                 if kind and kind not in UNSAMPLED_KINDS:
@@ -629,7 +651,7 @@ def candidates(root: Path, project: Project) -> list[Occurrence]:
                 continue
             stack.extend(node.children)
     found.sort(key=lambda o: (o.rel, o.line, o.char))
-    return found
+    return found, imports
 
 
 # ----------------------------------------------------------------------------- answers
@@ -787,9 +809,13 @@ def score(pos: Position) -> None:
     pos.first_right = bool(ci) and matches[0]
 
 
+def in_import(target: Target, imports: ImportSpans) -> bool:
+    return any(a <= target.line <= b for a, b in imports.get(target.path, ()))
+
+
 async def sample_with_peer(
-    peer: Asker, occs: list[Occurrence], want: int, deadline: float
-) -> tuple[list[Position], list[Position], int, int]:
+    peer: Asker, occs: list[Occurrence], imports: ImportSpans, want: int, deadline: float
+) -> tuple[list[Position], list[Position], dict[str, int]]:
     """Ask the peer about the seeded sample until `want` in-workspace answers (at most 4x
     asked). Batches are asked in file order, so a file is opened once per batch, not once
     per position; the result keeps the seeded order and stops at the `want`-th answer, so
@@ -810,23 +836,26 @@ async def sample_with_peer(
             break
     scored: list[Position] = []
     external: list[Position] = []
-    unanswered = declarations = 0
+    dropped: Counter[str] = Counter()
     for i in range(done):
         if len(scored) >= want:
             break
         occ, targets = occs[i], answers.get(i)
         if not targets:
-            unanswered += 1
+            dropped["unanswered"] += 1
             continue
         here = Target(occ.rel, occ.line, occ.char, occ.line, occ.char + len(occ.text), True)
         if any(t.internal and overlaps(t, here) for t in targets):
-            declarations += 1
+            dropped["declaration"] += 1
+            continue
+        if all(t.internal and in_import(t, imports) for t in targets):
+            dropped["import line only (module not resolved by the peer)"] += 1
             continue
         if any(t.internal for t in targets):
             scored.append(Position(occ, targets, False))
         else:
             external.append(Position(occ, targets, True))
-    return scored, external, unanswered, declarations
+    return scored, external, dict(dropped)
 
 
 async def classify_miss(ci: LspProcess, pos: Position) -> str:
@@ -940,7 +969,7 @@ def pct(values: list[float], q: float) -> float:
 async def run_project(project: Project, args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
     t0 = time.monotonic()
     root = export(project, args.corpora, scratch / project.name, args.peers)
-    occs = candidates(root, project)
+    occs, imports = candidates(root, project)
     rng = random.Random(f"{SEED}:{project.name}")
     rng.shuffle(occs)
     report: dict[str, Any] = {
@@ -965,12 +994,12 @@ async def run_project(project: Project, args: argparse.Namespace, scratch: Path)
         report["peer"] = peer_srv.name
         report["peer_start_s"] = round(time.monotonic() - t, 1)
         peer = Asker(peer_srv, root)
-        scored, external, unanswered, decls = await sample_with_peer(
-            peer, occs, args.per_project, time.monotonic() + args.project_timeout
+        scored, external, dropped = await sample_with_peer(
+            peer, occs, imports, args.per_project, time.monotonic() + args.project_timeout
         )
         print(
-            f"[{project.name}] peer: {len(scored)} scored, {len(external)} external, {unanswered} unanswered, "
-            f"{decls} declarations ({time.monotonic() - t:.0f}s)",
+            f"[{project.name}] peer: {len(scored)} scored, {len(external)} external, dropped {dropped} "
+            f"({time.monotonic() - t:.0f}s)",
             file=sys.stderr,
             flush=True,
         )
@@ -1001,8 +1030,7 @@ async def run_project(project: Project, args: argparse.Namespace, scratch: Path)
 
     report.update(
         {
-            "unanswered_by_peer": unanswered,
-            "declarations_dropped": decls,
+            "dropped": dropped,
             "positions": [_pos_json(p) for p in scored],
             "external": [_pos_json(p) for p in external],
             "references": refs,
@@ -1109,7 +1137,7 @@ def project_line(r: dict[str, Any]) -> str:
         f"* {r['project']} @ {r['commit'][:10]} ({r.get('peer')}): {t['n']} positions, exact {pc(t['exact'])}, "
         f"ambiguous {pc(t['ambiguous'])}, wrong {pc(t['wrong'])}, empty {pc(t['empty'])}, first right "
         f"{pc(t['first_right'])}; refs P/R {pc(t['refs_precision'])}/{pc(t['refs_recall'])}; "
-        f"peer unanswered {r.get('unanswered_by_peer')}, declarations dropped {r.get('declarations_dropped')}; "
+        f"dropped {r.get('dropped')}; "
         f"start peer {r.get('peer_start_s')} s, code-intel {r.get('code_intel_start_s')} s; "
         f"{r.get('seconds')} s"
         + (f"; ERROR {r['error']}" if r.get("error") else "")
