@@ -46,6 +46,7 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -141,7 +142,7 @@ class LspProcess:
         self.proc: asyncio.subprocess.Process | None = None
         self.pending: dict[int, asyncio.Future[Any]] = {}
         self.next_id = 0
-        self.notifications: list[str] = []
+        self.notifications: list[tuple[str, Any]] = []
         self.notified = asyncio.Event()
         self.settings: dict[str, Any] = {}
         self._reader: asyncio.Task[None] | None = None
@@ -232,7 +233,7 @@ class LspProcess:
                 result = [{"uri": self.root.as_uri(), "name": self.root.name}]
             await self._send({"jsonrpc": "2.0", "id": msg["id"], "result": result})
         else:
-            self.notifications.append(msg["method"])
+            self.notifications.append((msg["method"], msg.get("params")))
             self.notified.set()
 
     async def _send(self, msg: dict[str, Any]) -> None:
@@ -263,9 +264,10 @@ class LspProcess:
     async def notify(self, method: str, params: Any) -> None:
         await self._send({"jsonrpc": "2.0", "method": method, "params": params})
 
-    async def wait_notification(self, method: str, timeout: float) -> bool:
+    async def wait_notification(self, seen: Callable[[str, Any], bool], timeout: float) -> bool:
+        """Wait until a notification satisfies `seen` (False on timeout or exit)."""
         deadline = time.monotonic() + timeout
-        while method not in self.notifications:
+        while not any(seen(method, params) for method, params in self.notifications):
             left = deadline - time.monotonic()
             if left <= 0 or (self.proc and self.proc.returncode is not None):
                 return False
@@ -337,9 +339,16 @@ async def start_peer(language: str, peers: Path, root: Path, scratch: Path) -> L
     elif language == "python":
         server.settings = {"python.analysis": {"diagnosticMode": "openFilesOnly"}}
     await server.start(options, timeout=120)
-    if language == "php" and not await server.wait_notification("indexingEnded", 600):
+    if language == "php" and not await server.wait_notification(intelephense_indexed, 600):
         raise ServerGone("intelephense never sent indexingEnded")
     return server
+
+
+def intelephense_indexed(method: str, params: Any) -> bool:
+    """intelephense sends `indexingEnded`, or with work-done progress only its log line."""
+    return method == "indexingEnded" or (
+        method == "window/logMessage" and "Indexing finished" in str((params or {}).get("message"))
+    )
 
 
 async def start_code_intel(executable: str, root: Path, scratch: Path) -> LspProcess:
@@ -813,6 +822,18 @@ def in_import(target: Target, imports: ImportSpans) -> bool:
     return any(a <= target.line <= b for a, b in imports.get(target.path, ()))
 
 
+def verdict(occ: Occurrence, targets: list[Target] | None, imports: ImportSpans) -> str:
+    """scored (a target in the workspace), external, or why the position is dropped."""
+    if not targets:
+        return "unanswered"
+    here = Target(occ.rel, occ.line, occ.char, occ.line, occ.char + len(occ.text), True)
+    if any(t.internal and overlaps(t, here) for t in targets):
+        return "declaration"
+    if all(t.internal and in_import(t, imports) for t in targets):
+        return "import line only (module not resolved by the peer)"
+    return "scored" if any(t.internal for t in targets) else "external"
+
+
 async def sample_with_peer(
     peer: Asker, occs: list[Occurrence], imports: ImportSpans, want: int, deadline: float
 ) -> tuple[list[Position], list[Position], dict[str, int]]:
@@ -832,7 +853,7 @@ async def sample_with_peer(
             if len(answers) % 50 == 0:
                 print(f"  peer: {len(answers)} asked", file=sys.stderr, flush=True)
         done = batch.stop
-        if sum(bool(a) and any(t.internal for t in a) for a in answers.values()) >= want:
+        if sum(verdict(occs[i], a, imports) == "scored" for i, a in answers.items()) >= want:
             break
     scored: list[Position] = []
     external: list[Position] = []
@@ -841,20 +862,13 @@ async def sample_with_peer(
         if len(scored) >= want:
             break
         occ, targets = occs[i], answers.get(i)
-        if not targets:
-            dropped["unanswered"] += 1
-            continue
-        here = Target(occ.rel, occ.line, occ.char, occ.line, occ.char + len(occ.text), True)
-        if any(t.internal and overlaps(t, here) for t in targets):
-            dropped["declaration"] += 1
-            continue
-        if all(t.internal and in_import(t, imports) for t in targets):
-            dropped["import line only (module not resolved by the peer)"] += 1
-            continue
-        if any(t.internal for t in targets):
-            scored.append(Position(occ, targets, False))
+        kind = verdict(occ, targets, imports)
+        if kind == "scored":
+            scored.append(Position(occ, targets or [], False))
+        elif kind == "external":
+            external.append(Position(occ, targets or [], True))
         else:
-            external.append(Position(occ, targets, True))
+            dropped[kind] += 1
     return scored, external, dict(dropped)
 
 
