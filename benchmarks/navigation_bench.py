@@ -112,6 +112,13 @@ PROJECTS = [
         "0c7cd44132bb3078d9dbc4b6bd994075a1fb23a1",
         ("app", "tests", "routes", "database"),
     ),
+    Project(  # a library: its references stay inside it (the apps' go to an absent vendor/)
+        "laravel-framework",
+        "php",
+        "https://github.com/laravel/framework",
+        "bd71b45fbb7e672957bf6ff61baddefe15fbca6a",
+        ("src",),
+    ),
     Project(
         "filament-demo",
         "php",
