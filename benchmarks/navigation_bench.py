@@ -283,16 +283,17 @@ class LspProcess:
                 await asyncio.wait_for(self.notified.wait(), min(left, 1.0))
         return True
 
-    async def stop(self) -> None:
+    async def stop(self, grace: float = 5) -> None:
+        """shutdown/exit, then kill after `grace` seconds: a stalled server never blocks the run."""
         LspProcess.running.discard(self)
         if self.proc is None:
             return
         if self.proc.returncode is None:
             with contextlib.suppress(Exception):
-                await self.request("shutdown", None, 5)
+                await self.request("shutdown", None, grace)
                 await self.notify("exit", None)
             try:
-                await asyncio.wait_for(self.proc.wait(), 5)
+                await asyncio.wait_for(self.proc.wait(), grace)
             except TimeoutError:
                 self.proc.kill()
                 await self.proc.wait()
