@@ -1125,6 +1125,12 @@ def language_table(reports: list[dict[str, Any]]) -> dict[str, Any]:
         "first_right": sum(p["first_right"] for p in positions) / n if n else 0.0,
         "external_n": len(external),
         "external_workspace_answer": ext_stranger / len(external) if external else 0.0,
+        "external_examples": [
+            f"{p['at']} `{p['name']}` → {p['code_intel'][0]['path']}:{p['code_intel'][0]['line'] + 1} "
+            f"(reference: {p['peer'][0]['path'].rsplit('/', 1)[-1]}): {p['line']}"
+            for p in external
+            if any(t["internal"] for t in p["code_intel"])
+        ][:3],
         "refs_symbols": len(rows),
         "refs_precision": statistics.mean(r["precision"] for r in rows) if rows else 0.0,
         "refs_recall": statistics.mean(r["recall"] for r in rows) if rows else 0.0,
@@ -1200,7 +1206,35 @@ def render(reports: list[dict[str, Any]], languages: list[str]) -> str:
             out.append(f"* **{k}** {v['n']} ({pc(v['share'])})")
             for ex in v["examples"]:
                 out.append(f"  * {ex}")
+        if t["external_examples"]:
+            out.append(f"### {lang}: external targets answered with a workspace definition")
+            out.extend(f"* {ex}" for ex in t["external_examples"])
     return "\n".join(out)
+
+
+def print_reports(args: argparse.Namespace) -> int:
+    """Re-render saved `--json` results (no servers): to compare runs or re-filter them."""
+    for name in args.report:
+        try:
+            data = json.loads(Path(name).read_text(encoding="utf-8"))
+            reports = [
+                r
+                for r in data["projects"]
+                if r["language"] in args.languages
+                and (not args.projects or r["project"] in args.projects)
+            ]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            print(f"error: {name} is not a navigation_bench --json file: {exc}", file=sys.stderr)
+            return 2
+        print(f"## {name} (code-intel: {data.get('code_intel')})")
+        print(
+            render(
+                reports,
+                [lang for lang in ("python", "typescript", "php") if lang in args.languages],
+            )
+        )
+        print()
+    return 0
 
 
 async def main_async(args: argparse.Namespace) -> int:
@@ -1290,6 +1324,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     ap.add_argument("--json", help="also write the full results (every position) to this file")
     ap.add_argument("--keep", action="store_true", help="keep the scratch copies and server logs")
+    ap.add_argument(
+        "--report", nargs="+", metavar="JSON", help="only print the tables of saved --json results"
+    )
     args = ap.parse_args(argv)
     bad = set(args.languages) - set(EXTENSIONS)
     if bad:
@@ -1299,14 +1336,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     exe = shutil.which(args.code_intel) or (
         args.code_intel if Path(args.code_intel).is_file() else None
     )
-    if not exe:
+    if not exe and not args.report:
         ap.error(f"code-intel executable {args.code_intel!r} not found; pass --code-intel PATH")
     args.code_intel = exe
     return args
 
 
 def main(argv: list[str] | None = None) -> int:
-    return asyncio.run(main_async(parse_args(argv)))
+    args = parse_args(argv)
+    if args.report:
+        return print_reports(args)
+    return asyncio.run(main_async(args))
 
 
 if __name__ == "__main__":
