@@ -98,6 +98,9 @@ class Config:
         factory=lambda: ["**/*.md", "**/*.rst", "**/*.txt", "docs/**"]
     )
     workers: int | None = None
+    # The Claude Code hook blocks a code write it cannot decide (fail closed); true
+    # lets such writes through with a warning instead.
+    hook_fail_open: bool = False
 
 
 _converter = strict_converter()

@@ -58,6 +58,20 @@ record_outcome. A refused call says which phase allows it and what to call next.
 session started here is used by default; you need not pass session_id."""
 
 
+def workspace_root(cwd: Path, environ: Mapping[str, str]) -> Path:
+    """The workspace the bridge serves when no --workspace is given. `.mcp.json` is
+    committed, so it names no path: Claude Code's `CLAUDE_PROJECT_DIR` when set, else
+    the nearest ancestor of `cwd` holding `.code-intel/` (a session started in a
+    subdirectory still serves the whole repository), else `cwd`."""
+    project = environ.get("CLAUDE_PROJECT_DIR", "").strip()
+    if project and Path(project).is_dir():
+        return Path(project)
+    for candidate in (cwd, *cwd.parents):
+        if (candidate / ".code-intel").is_dir():
+            return candidate
+    return cwd
+
+
 class Bridge:
     """Tool calls → `codeIntel/*` requests over one language-server link."""
 
