@@ -8,10 +8,13 @@ MCP server is `code-intel mcp` from the PATH (it finds the workspace itself, fro
 `CLAUDE_PROJECT_DIR` or by walking up to `.code-intel/`), and the hook command is a
 small shell guard that runs `code-intel hook pre-tool-use` when code-intel is
 installed and otherwise denies code writes with an install hint (documentation stays
-writable). `.claude/settings.json` also allows the code-intel MCP tools without a
-prompt per call, approves this repository's `code-intel` server and makes Claude Code
-wait for MCP servers before the first turn (`MCP_CONNECTION_NONBLOCKING=0`); remove
-those keys to undo any of it.
+writable). `.claude/settings.json` also approves this repository's `code-intel` server
+and makes Claude Code wait for MCP servers before the first turn
+(`MCP_CONNECTION_NONBLOCKING=0`). The rule that lets the code-intel MCP tools run
+without a prompt per call (`mcp__code-intel`) goes to `.claude/settings.local.json`,
+which is personal and gitignored: Claude Code does not honour it from the shared
+settings.json (checked with Claude Code 2.1.330), so each machine runs `code-intel
+init` once. Remove those keys to undo any of it.
 """
 
 from __future__ import annotations
@@ -100,7 +103,9 @@ def init_workspace(root: Path) -> InitReport:
     cfg_path = config_path(root)
     mcp_path = root / ".mcp.json"
     settings_path = root / ".claude" / "settings.json"
+    local_path = root / ".claude" / "settings.local.json"
     cfg, mcp, settings = _read_json(cfg_path), _read_json(mcp_path), _read_json(settings_path)
+    local = _read_json(local_path)
     if cfg is not None:
         try:
             parse_config(cfg, str(cfg_path))
@@ -119,6 +124,8 @@ def init_workspace(root: Path) -> InitReport:
 
     new_settings = merge_settings(settings or {}, settings_path)
     report.actions[".claude/settings.json"] = _write_if_changed(settings_path, settings, new_settings)
+    new_local = merge_local_settings(local or {}, local_path)
+    report.actions[".claude/settings.local.json"] = _write_if_changed(local_path, local, new_local)
     if shutil.which("code-intel") is None:
         report.warnings.append(
             "code-intel is not on the PATH: Claude Code will not find the MCP server, and the "
@@ -137,9 +144,15 @@ def init_workspace(root: Path) -> InitReport:
 
     gitignore = root / ".gitignore"
     text = gitignore.read_text(encoding="utf-8") if gitignore.exists() else ""
-    if not any(line.strip().rstrip("/") in {".code-intel", "/.code-intel"} for line in text.splitlines()):
+    present = {line.strip().lstrip("/").rstrip("/") for line in text.splitlines()}
+    missing = [entry for entry, key in ((f"{CONFIG_DIR}/", CONFIG_DIR),
+                                        (".claude/settings.local.json",
+                                         ".claude/settings.local.json"))
+               if key not in present]
+    if missing:
         with gitignore.open("a", encoding="utf-8") as fh:
-            fh.write(("\n" if text and not text.endswith("\n") else "") + f"{CONFIG_DIR}/\n")
+            fh.write(("\n" if text and not text.endswith("\n") else "") + "".join(
+                f"{entry}\n" for entry in missing))
         report.actions[".gitignore"] = "updated" if text else "created"
     else:
         report.actions[".gitignore"] = "unchanged"
@@ -161,12 +174,6 @@ def merge_settings(settings: dict[str, Any], path: Path) -> dict[str, Any]:
     entry = {"matcher": HOOK_MATCHER, "hooks": [ours]}
     if [e for e in pre if e not in kept] != [entry]:
         pre[:] = [*kept, entry]
-    permissions = new.setdefault("permissions", {})
-    allow = permissions.setdefault("allow", []) if isinstance(permissions, dict) else None
-    if not isinstance(allow, list):
-        raise InitError(f"{path}: 'permissions.allow' must be a list")
-    if MCP_PERMISSION not in allow:
-        allow.append(MCP_PERMISSION)
     enabled = new.setdefault("enabledMcpjsonServers", [])
     if not isinstance(enabled, list):
         raise InitError(f"{path}: 'enabledMcpjsonServers' must be a list")
@@ -176,4 +183,17 @@ def merge_settings(settings: dict[str, Any], path: Path) -> dict[str, Any]:
     if not isinstance(env, dict):
         raise InitError(f"{path}: 'env' must be an object")
     env.setdefault("MCP_CONNECTION_NONBLOCKING", "0")
+    return new
+
+
+def merge_local_settings(settings: dict[str, Any], path: Path) -> dict[str, Any]:
+    """`.claude/settings.local.json` (personal, gitignored) with the rule that lets the
+    code-intel tools run without a prompt per call; nothing else is loosened."""
+    new = json.loads(json.dumps(settings))
+    permissions = new.setdefault("permissions", {})
+    allow = permissions.setdefault("allow", []) if isinstance(permissions, dict) else None
+    if not isinstance(allow, list):
+        raise InitError(f"{path}: 'permissions.allow' must be a list")
+    if MCP_PERMISSION not in allow:
+        allow.append(MCP_PERMISSION)
     return new

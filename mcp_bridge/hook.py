@@ -84,7 +84,7 @@ def decide(raw: str, cwd: str) -> Verdict:
     call = parse_payload(raw, cwd)
     if isinstance(call, Verdict):
         return call
-    root = find_workspace(call)
+    root = find_workspace(call, project_dir=os.environ.get("CLAUDE_PROJECT_DIR"))
     if root is None:
         return Verdict(ALLOW)
     refused = outside(call, root)

@@ -106,12 +106,17 @@ def parse_payload(raw: str, fallback_cwd: str) -> WriteCall | Verdict:
 
 
 def find_workspace(
-    call: WriteCall, has_state: Callable[[Path], bool] | None = None
+    call: WriteCall, has_state: Callable[[Path], bool] | None = None,
+    project_dir: str | None = None,
 ) -> Path | None:
-    """The workspace this Claude Code session belongs to: the nearest ancestor of
-    `cwd` holding `.code-intel/`; only when `cwd` is in none, the file's. A file in
-    another workspace is then judged as outside this one (never by that workspace's
-    own sessions, which belong to somebody else)."""
+    """The workspace this Claude Code session belongs to: Claude Code's project
+    (`CLAUDE_PROJECT_DIR`, set for hooks; the hook runs there only because init
+    registered it, so a fresh clone without `.code-intel/` yet is gated too), else the
+    nearest ancestor of `cwd` holding `.code-intel/`, and only when `cwd` is in none,
+    the file's. A file in another workspace is then judged as outside this one (never
+    by that workspace's own sessions, which belong to somebody else)."""
+    if project_dir and os.path.isabs(project_dir) and os.path.isdir(project_dir):
+        return Path(os.path.normpath(project_dir))
     has_state = has_state or _has_state
     for start in (call.cwd, call.file_path.parent):
         for candidate in (start, *start.parents):

@@ -29,7 +29,9 @@ def test_empty_directory_gets_everything(tmp_path):
     (entry,) = settings["hooks"]["PreToolUse"]
     assert entry["matcher"] == "Edit|Write|MultiEdit|NotebookEdit"
     assert "exec code-intel hook pre-tool-use" in entry["hooks"][0]["command"]
-    assert settings["permissions"]["allow"] == ["mcp__code-intel"]
+    assert "permissions" not in settings  # not honoured from shared settings: local
+    local = json.loads((tmp_path / ".claude/settings.local.json").read_text())
+    assert local == {"permissions": {"allow": ["mcp__code-intel"]}}
     assert settings["enabledMcpjsonServers"] == ["code-intel"]
     assert settings["env"] == {"MCP_CONNECTION_NONBLOCKING": "0"}
     # committed files name no path of this machine
@@ -43,7 +45,8 @@ def test_empty_directory_gets_everything(tmp_path):
     positions = [code.index(step) for step in steps]
     assert positions == sorted(positions)  # the workflow is in this order
     assert (tmp_path / ".claude/commands/outcome.md").exists()
-    assert ".code-intel/" in (tmp_path / ".gitignore").read_text().splitlines()
+    ignored = (tmp_path / ".gitignore").read_text().splitlines()
+    assert ".code-intel/" in ignored and ".claude/settings.local.json" in ignored
 
 
 def test_existing_files_are_merged_and_a_second_run_changes_nothing(tmp_path):
@@ -64,13 +67,14 @@ def test_existing_files_are_merged_and_a_second_run_changes_nothing(tmp_path):
     mcp = json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]
     assert set(mcp) == {"github", "code-intel"}
     settings = json.loads((tmp_path / ".claude/settings.json").read_text())
-    assert settings["permissions"] == {"allow": ["Bash(npm test)", "mcp__code-intel"]}
+    assert settings["permissions"] == {"allow": ["Bash(npm test)"]}
     assert [e["matcher"] for e in settings["hooks"]["PreToolUse"]] == [
         "Bash", "Edit|Write|MultiEdit|NotebookEdit"
     ]
     assert (tmp_path / ".claude/commands/code.md").read_text() == "my own /code command\n"
     assert json.loads((tmp_path / ".code-intel/config.json").read_text())["max_file_bytes"] == 4096
-    assert (tmp_path / ".gitignore").read_text() == "node_modules/\n.code-intel/\n"
+    assert (tmp_path / ".gitignore").read_text() == \
+        "node_modules/\n.code-intel/\n.claude/settings.local.json\n"
 
     snapshot = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     second = json.loads(init(tmp_path).stdout)["files"]

@@ -426,3 +426,9 @@ def test_the_bridge_serves_the_project_dir_or_the_nearest_workspace(tmp_path: Pa
     plain = tmp_path / "plain"
     plain.mkdir()
     assert workspace_root(plain, {}) == plain
+
+
+def test_claude_codes_project_dir_is_the_workspace_even_before_any_state(tmp_path: Path):
+    call = hook_rules.WriteCall("Edit", tmp_path / "app/x.py", tmp_path / "app")
+    assert hook_rules.find_workspace(call, lambda p: False, str(tmp_path)) == tmp_path
+    assert hook_rules.find_workspace(call, lambda p: False, "relative/dir") is None
