@@ -122,13 +122,20 @@ class HookSettings:
         return cls(patterns, data.get("hook_fail_open") is True)
 
     def exempts(self, root: Path, file_path: Path) -> bool:
-        """Documentation is allowed in every phase; decided here so README edits do not
-        wait for the gate (the gate applies the same patterns)."""
-        from code_intel.gating.writes import ExemptFiles, is_protected, resolve_target
+        """Documentation is allowed in every phase; decided here, without importing the
+        gate, so README edits do not wait for it (the gate applies the same patterns to
+        the same symlink-resolved path)."""
+        import pathspec
 
-        target = resolve_target(root, str(file_path))
-        return (target.rel is not None and not is_protected(target.rel)
-                and target.rel in ExemptFiles(self.exempt))
+        try:
+            real_root = os.path.realpath(root)
+            rel = os.path.relpath(os.path.realpath(file_path), real_root).replace(os.sep, "/")
+        except (OSError, ValueError):
+            return False
+        if rel == "." or rel == ".." or rel.startswith("../") or \
+                rel.split("/", 1)[0] == ".code-intel":
+            return False
+        return pathspec.GitIgnoreSpec.from_lines(self.exempt).match_file(rel)
 
 
 # ---- the live language server ------------------------------------------------------------------

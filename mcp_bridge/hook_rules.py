@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from code_intel.indexing.config import CONFIG_DIR
-
+CONFIG_DIR = ".code-intel"  # code_intel.indexing.config.CONFIG_DIR, not imported: lean
 WRITE_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 ALLOW, ERROR, BLOCK = "allow", "error", "deny"
 MAX_MESSAGE = 3_000

@@ -13,6 +13,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -290,8 +291,39 @@ async def test_live_server_decides_and_the_editor_sees_the_blocked_write(editor:
 # ---- fail closed, bad paths, other workspaces ---------------------------------------------------
 
 
+class Garbled:
+    """A live server that answers every request with something that is not an answer."""
+
+    def __init__(self, root: Path) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        info = {"pid": os.getpid(), "endpoint": f"tcp:127.0.0.1:{self.sock.getsockname()[1]}",
+                "token": "t", "workspace": str(root), "started_at": time.time()}
+        (root / ".code-intel/server.json").write_text(json.dumps(info))
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with conn:
+                data = b""
+                for request_id in (1, 2):
+                    while data.count(b"Content-Length") < request_id:
+                        chunk = conn.recv(65536)
+                        if not chunk:
+                            break
+                        data += chunk
+                    body = json.dumps({"jsonrpc": "2.0", "id": request_id,
+                                       "result": {} if request_id == 1 else "weird"}).encode()
+                    conn.sendall(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+
 def test_a_gate_that_cannot_decide_blocks_code_but_not_documentation(workspace: Path):
-    (workspace / ".code-intel/sessions.db").mkdir()  # unreadable state: sqlite cannot open it
+    garbled = Garbled(workspace)
     refused = hook(edit(workspace, CONTROLLER), workspace)
     assert refused.denied and "could not decide" in refused.reason
     assert "get_session_status" in refused.reason
@@ -300,6 +332,7 @@ def test_a_gate_that_cannot_decide_blocks_code_but_not_documentation(workspace: 
     (workspace / ".code-intel/config.json").write_text(json.dumps({"hook_fail_open": True}))
     opted_out = hook(edit(workspace, CONTROLLER), workspace)
     assert opted_out.returncode == 1 and "hook_fail_open" in opted_out.stderr
+    garbled.sock.close()
 
 
 def test_a_100_kb_path_is_refused_at_once(workspace: Path):
