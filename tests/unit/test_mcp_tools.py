@@ -432,3 +432,20 @@ def test_claude_codes_project_dir_is_the_workspace_even_before_any_state(tmp_pat
     call = hook_rules.WriteCall("Edit", tmp_path / "app/x.py", tmp_path / "app")
     assert hook_rules.find_workspace(call, lambda p: False, str(tmp_path)) == tmp_path
     assert hook_rules.find_workspace(call, lambda p: False, "relative/dir") is None
+
+
+def test_the_tools_claude_code_loads_up_front_cost_at_most_4k_tokens(capsys):
+    """Claude Code sends name, description and input_schema of every tool not deferred
+    behind its ToolSearch on every request; the rest cost only their names."""
+    from code_intel.mcp_bridge.server import ALWAYS_LOAD, FIRST_TURN_TOOLS
+
+    tools = Bridge(Path(".")).tools()
+    loaded = [t for t in tools if (t.meta or {}).get(ALWAYS_LOAD)]
+    assert {t.name for t in loaded} == FIRST_TURN_TOOLS
+    assert "start_session" in FIRST_TURN_TOOLS  # /code step 1 is there on the first turn
+    chars = sum(len(json.dumps({"name": t.name, "description": t.description,
+                                "input_schema": t.input_schema})) for t in loaded)
+    with capsys.disabled():
+        print(f"\nup-front tool definitions: {len(loaded)} tools, {chars} chars "
+              f"≈ {chars // 4} tokens (chars/4)")
+    assert chars // 4 <= 4000
