@@ -1,7 +1,8 @@
 """The `code-intel` entry point.
 
 The PreToolUse hook runs before every Edit/Write of an agent, so it must not pay for
-typer, rich, pygls or a model: it is dispatched before any of them is imported. Every
+typer, rich, pygls or a model: it is dispatched before any of them is imported. So is a
+bare `code-intel mcp` (what `.mcp.json` runs), whose start-up Claude Code waits for. Every
 other command goes through the typer application in `code_intel.commands`.
 """
 
@@ -16,6 +17,8 @@ def main() -> None:
     args = sys.argv[1:]
     if args[:1] == ["hook"]:
         raise SystemExit(_hook(args[1:]))
+    if args == ["mcp"]:
+        raise SystemExit(_mcp())
     from code_intel.commands import main as run_commands
 
     run_commands()
@@ -28,6 +31,19 @@ def _hook(args: list[str]) -> int:
     from code_intel.mcp_bridge.hook import main as run_hook
 
     return run_hook()
+
+
+def _mcp() -> int:
+    """`code-intel mcp` as `.mcp.json` runs it: started before Claude Code's first turn,
+    so it skips typer (the options are handled by the typer command)."""
+    import os
+    from pathlib import Path
+
+    from code_intel.mcp_bridge.server import main as serve_mcp
+    from code_intel.mcp_bridge.server import workspace_root
+
+    serve_mcp(workspace_root(Path.cwd(), os.environ).resolve())
+    return 0
 
 
 if __name__ == "__main__":

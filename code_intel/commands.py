@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 from collections import Counter
 from dataclasses import asdict
@@ -571,12 +572,15 @@ def init(
     except InitError as exc:
         raise UserError(str(exc)) from None
     if as_json:
-        _emit({"workspace": str(report.root), "files": report.actions})
+        _emit({"workspace": str(report.root), "files": report.actions,
+               "warnings": report.warnings})
         return
     out.print(f"[bold]code-intel init[/bold] {report.root}")
     for rel, action in report.actions.items():
         style = {"created": "green", "updated": "yellow", "kept": "cyan"}.get(action, "dim")
         out.print(f"  [{style}]{action:<9}[/{style}] {rel}")
+    for warning in report.warnings:
+        err.print(f"[yellow]warning:[/yellow] {_escape(warning)}")
 
 
 @app.command()
@@ -599,13 +603,15 @@ def lsp(
 def mcp(
     workspace: Annotated[
         Path | None,
-        typer.Option("--workspace", "-w", help="Workspace root (default: the current directory)."),
+        typer.Option("--workspace", "-w", help="Workspace root (default: $CLAUDE_PROJECT_DIR, "
+                     "else the nearest directory above the current one holding .code-intel/)."),
     ] = None,
 ) -> None:
     """Run the MCP server (stdio) that gives Claude Code the code-intel tools."""
     from code_intel.mcp_bridge.server import main as serve_mcp
+    from code_intel.mcp_bridge.server import workspace_root
 
-    root = (workspace or Path.cwd()).resolve()
+    root = (workspace or workspace_root(Path.cwd(), os.environ)).resolve()
     if not root.is_dir():
         raise UserError(f"workspace {root} is not a directory")
     serve_mcp(root)

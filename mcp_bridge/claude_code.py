@@ -2,13 +2,25 @@
 
 Every file is merged, never clobbered: entries the user already has are kept, ours are
 added once, and a second run changes nothing.
+
+The files init writes are meant to be committed, so they carry no machine paths: the
+MCP server is `code-intel mcp` from the PATH (it finds the workspace itself, from
+`CLAUDE_PROJECT_DIR` or by walking up to `.code-intel/`), and the hook command is a
+small shell guard that runs `code-intel hook pre-tool-use` when code-intel is
+installed and otherwise denies code writes with an install hint (documentation stays
+writable). `.claude/settings.json` also approves this repository's `code-intel` server
+and makes Claude Code wait for MCP servers before the first turn
+(`MCP_CONNECTION_NONBLOCKING=0`). The rule that lets the code-intel MCP tools run
+without a prompt per call (`mcp__code-intel`) goes to `.claude/settings.local.json`,
+which is personal and gitignored: Claude Code does not honour it from the shared
+settings.json (checked with Claude Code 2.1.330), so each machine runs `code-intel
+init` once. Remove those keys to undo any of it.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +38,25 @@ from .templates import CODE_COMMAND, OUTCOME_COMMAND
 
 HOOK_MATCHER = "Edit|Write|MultiEdit|NotebookEdit"
 SERVER_NAME = "code-intel"
+MCP_PERMISSION = "mcp__code-intel"
+HOOK_SUFFIX = "hook pre-tool-use"
+INSTALL_HINT = (
+    "code-intel is not installed on this machine (no code-intel on the PATH), so code "
+    "writes in this repository are blocked. Ask the user to install code-intel as its "
+    "README says and put code-intel on the PATH, then retry. Documentation (*.md, *.rst, "
+    "*.txt, docs/) stays writable."
+)
+DENY_JSON = json.dumps({"hookSpecificOutput": {
+    "hookEventName": "PreToolUse", "permissionDecision": "deny",
+    "permissionDecisionReason": INSTALL_HINT}})
+# POSIX sh, run by Claude Code through the shell: code-intel decides when it is
+# installed; without it, only documentation may be written (fail closed).
+HOOK_COMMAND = (
+    "if command -v code-intel >/dev/null 2>&1; then exec code-intel " + HOOK_SUFFIX + "; fi; "
+    "p=$(tr -d '\\n' | grep -o '\"\\(file\\|notebook\\)_path\" *: *\"[^\"]*\"' | head -n 1); "
+    "case \"$p\" in *.md\\\"|*.rst\\\"|*.txt\\\"|*/docs/*|*\\\"docs/*) exit 0;; esac; "
+    "printf '%s\\n' '" + DENY_JSON.replace("'", "") + "'"
+)
 
 
 class InitError(ValueError):
@@ -36,14 +67,12 @@ class InitError(ValueError):
 class InitReport:
     root: Path
     actions: dict[str, str] = field(default_factory=dict)  # rel path -> created/updated/unchanged/kept
+    warnings: list[str] = field(default_factory=list)
 
 
-def executable() -> str:
-    """The `code-intel` that is running now, so the hook works without the venv on PATH."""
-    beside = Path(sys.executable).parent / "code-intel"
-    if beside.exists():
-        return str(beside)
-    return shutil.which("code-intel") or "code-intel"
+def _is_ours(hook: Any) -> bool:
+    """Our hook entry, including one an older init wrote with an absolute path."""
+    return isinstance(hook, dict) and HOOK_SUFFIX in str(hook.get("command", ""))
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
@@ -70,12 +99,13 @@ def init_workspace(root: Path) -> InitReport:
     if not root.is_dir():
         raise InitError(f"{root} is not a directory")
     report = InitReport(root)
-    exe = executable()
     # Read everything first so a malformed file stops init before anything is written.
     cfg_path = config_path(root)
     mcp_path = root / ".mcp.json"
     settings_path = root / ".claude" / "settings.json"
+    local_path = root / ".claude" / "settings.local.json"
     cfg, mcp, settings = _read_json(cfg_path), _read_json(mcp_path), _read_json(settings_path)
+    local = _read_json(local_path)
     if cfg is not None:
         try:
             parse_config(cfg, str(cfg_path))
@@ -89,27 +119,18 @@ def init_workspace(root: Path) -> InitReport:
     servers = new_mcp.setdefault("mcpServers", {})
     if not isinstance(servers, dict):
         raise InitError(f"{mcp_path}: 'mcpServers' must be an object")
-    servers[SERVER_NAME] = {"type": "stdio", "command": exe, "args": ["mcp", "--workspace", str(root)]}
+    servers[SERVER_NAME] = {"type": "stdio", "command": "code-intel", "args": ["mcp"]}
     report.actions[".mcp.json"] = _write_if_changed(mcp_path, mcp, new_mcp)
 
-    new_settings = json.loads(json.dumps(settings or {}))
-    hooks = new_settings.setdefault("hooks", {})
-    pre = hooks.setdefault("PreToolUse", []) if isinstance(hooks, dict) else None
-    if not isinstance(pre, list):
-        raise InitError(f"{settings_path}: 'hooks.PreToolUse' must be a list")
-    command = f"{_quote(exe)} hook pre-tool-use"
-    ours = {"type": "command", "command": command, "timeout": 10}
-    present = any(
-        isinstance(entry, dict)
-        and any(
-            isinstance(h, dict) and str(h.get("command", "")).endswith("hook pre-tool-use")
-            for h in entry.get("hooks", [])
-        )
-        for entry in pre
-    )
-    if not present:
-        pre.append({"matcher": HOOK_MATCHER, "hooks": [ours]})
+    new_settings = merge_settings(settings or {}, settings_path)
     report.actions[".claude/settings.json"] = _write_if_changed(settings_path, settings, new_settings)
+    new_local = merge_local_settings(local or {}, local_path)
+    report.actions[".claude/settings.local.json"] = _write_if_changed(local_path, local, new_local)
+    if shutil.which("code-intel") is None:
+        report.warnings.append(
+            "code-intel is not on the PATH: Claude Code will not find the MCP server, and the "
+            "hook blocks code writes until it is (activate the virtual environment, or link "
+            "its bin/code-intel into a directory on the PATH)")
 
     for name, text in (("code.md", CODE_COMMAND), ("outcome.md", OUTCOME_COMMAND)):
         path = root / ".claude" / "commands" / name
@@ -123,14 +144,56 @@ def init_workspace(root: Path) -> InitReport:
 
     gitignore = root / ".gitignore"
     text = gitignore.read_text(encoding="utf-8") if gitignore.exists() else ""
-    if not any(line.strip().rstrip("/") in {".code-intel", "/.code-intel"} for line in text.splitlines()):
+    present = {line.strip().lstrip("/").rstrip("/") for line in text.splitlines()}
+    missing = [entry for entry, key in ((f"{CONFIG_DIR}/", CONFIG_DIR),
+                                        (".claude/settings.local.json",
+                                         ".claude/settings.local.json"))
+               if key not in present]
+    if missing:
         with gitignore.open("a", encoding="utf-8") as fh:
-            fh.write(("\n" if text and not text.endswith("\n") else "") + f"{CONFIG_DIR}/\n")
+            fh.write(("\n" if text and not text.endswith("\n") else "") + "".join(
+                f"{entry}\n" for entry in missing))
         report.actions[".gitignore"] = "updated" if text else "created"
     else:
         report.actions[".gitignore"] = "unchanged"
     return report
 
 
-def _quote(text: str) -> str:
-    return f'"{text}"' if " " in text else text
+def merge_settings(settings: dict[str, Any], path: Path) -> dict[str, Any]:
+    """`.claude/settings.json` with our hook (an older absolute-path one replaced), the
+    permission for the code-intel tools, the project server approved and MCP start-up
+    awaited before the first turn; the user's own entries are kept."""
+    new = json.loads(json.dumps(settings))
+    hooks = new.setdefault("hooks", {})
+    pre = hooks.setdefault("PreToolUse", []) if isinstance(hooks, dict) else None
+    if not isinstance(pre, list):
+        raise InitError(f"{path}: 'hooks.PreToolUse' must be a list")
+    ours = {"type": "command", "command": HOOK_COMMAND, "timeout": 10}
+    kept = [e for e in pre if not (isinstance(e, dict) and any(
+        _is_ours(h) for h in e.get("hooks", []) if isinstance(e.get("hooks"), list)))]
+    entry = {"matcher": HOOK_MATCHER, "hooks": [ours]}
+    if [e for e in pre if e not in kept] != [entry]:
+        pre[:] = [*kept, entry]
+    enabled = new.setdefault("enabledMcpjsonServers", [])
+    if not isinstance(enabled, list):
+        raise InitError(f"{path}: 'enabledMcpjsonServers' must be a list")
+    if SERVER_NAME not in enabled:
+        enabled.append(SERVER_NAME)
+    env = new.setdefault("env", {})
+    if not isinstance(env, dict):
+        raise InitError(f"{path}: 'env' must be an object")
+    env.setdefault("MCP_CONNECTION_NONBLOCKING", "0")
+    return new
+
+
+def merge_local_settings(settings: dict[str, Any], path: Path) -> dict[str, Any]:
+    """`.claude/settings.local.json` (personal, gitignored) with the rule that lets the
+    code-intel tools run without a prompt per call; nothing else is loosened."""
+    new = json.loads(json.dumps(settings))
+    permissions = new.setdefault("permissions", {})
+    allow = permissions.setdefault("allow", []) if isinstance(permissions, dict) else None
+    if not isinstance(allow, list):
+        raise InitError(f"{path}: 'permissions.allow' must be a list")
+    if MCP_PERMISSION not in allow:
+        allow.append(MCP_PERMISSION)
+    return new

@@ -1,144 +1,163 @@
 """`code-intel hook pre-tool-use`: Claude Code's PreToolUse hook that blocks Edit /
 Write / MultiEdit / NotebookEdit until the code-intel gate allows the file.
 
-It reads the hook payload (JSON) from stdin, finds the workspace (the nearest
-ancestor of the file, else of `cwd`, holding `.code-intel/`) and asks the gate
-`check_write_target` for the file without a session id, so the most recently active
-session decides: first the live language server (through `.code-intel/server.json`,
-so the editor sees the blocked write as a diagnostic), else — no server, it does not
-answer in time, or it answers with an error other than a gating refusal — the
-persisted sessions in `.code-intel/sessions.db`.
+It reads the hook payload (JSON) from stdin, finds the workspace this Claude Code
+session belongs to (the nearest ancestor of `cwd` holding `.code-intel/`, else of the
+file) and asks the gate `check_write_target` for the file without a session id, so
+the most recently active session decides: first the live language server (through
+`.code-intel/server.json`, so the editor sees the blocked write as a diagnostic),
+else — no server, or no answer in time — the persisted `.code-intel/sessions.db`.
 
-Outcomes (exit code, stderr):
+Outcomes (hook_rules.Verdict.render):
 
-* the tool is not Edit/Write/MultiEdit/NotebookEdit → 0, silent;
-* no `.code-intel/` above the file or cwd (not a code-intel workspace) → 0, silent;
-* the gate allows the file (READY and explored, a new file in an explored directory
-  for Write, or documentation such as *.md) → 0, silent;
-* the gate refuses → 2, stderr = the reason, the recovery options
-  (add_explored_files / revert_to_exploration) and the next step;
-* no active session (`no_session`) → 2, stderr = start a session and reach READY;
-* a file outside the workspace that `cwd` belongs to → 2 (the gate confines an
-  agent's writes to its workspace, SPEC §4.8);
-* malformed JSON, no tool_name, no file path → 1, one line (non-blocking);
-* the gate cannot decide (corrupt state, no answer within the time limit) → 1, one
-  line (non-blocking: a broken gate must not lock the user out of their files).
+* not a write tool, no `.code-intel/` above cwd or the file, documentation
+  (`write_exempt_patterns`), or the gate allows the file → exit 0, silent;
+* the gate refuses, no session is active, the file is outside this session's
+  workspace, or the path cannot be a file → exit 0 with Claude Code's decision JSON
+  (`permissionDecision: "deny"` and the reason with the one next step);
+* the gate cannot decide (corrupt state, no answer in time, an unexpected answer) →
+  deny as well (fail closed) with how to fix it, unless `.code-intel/config.json`
+  sets `hook_fail_open: true` (then a non-blocking exit 1);
+* stdin is not a hook payload → exit 1, one line (non-blocking).
 
-Never a traceback; at most about 9 seconds (Claude Code's limit for it is 10): 2.5 s
-to connect to the server, 4 s for its answer, the rest for the persisted state.
+Lean on purpose: it runs before every write, so it imports no pygls, asyncio client,
+typer, rich, chromadb or model; the live server is asked over a plain socket
+(hook_client). Never a traceback; at most about 6 seconds (Claude Code's limit is 10).
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
+import json
 import logging
 import os
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from . import hook_client
 from .hook_rules import (
+    ALLOW,
+    BLOCK,
     ERROR,
     Verdict,
     WriteCall,
     find_workspace,
     from_answer,
     from_refusal,
+    outside,
     parse_payload,
+    undecided,
 )
 
-OVERALL_SECONDS = 9.0
-CONNECT_SECONDS = 2.5
-ANSWER_SECONDS = 4.0
+OVERALL_SECONDS = 6.0
+LIVE_SECONDS = 3.0
 CHECK_WRITE_TARGET = "codeIntel/session/check_write_target"
 GATING_REFUSED = -32001
+DEFAULT_EXEMPT = ("**/*.md", "**/*.rst", "**/*.txt", "docs/**")
 
 
-def main(stdin: TextIO | None = None, stderr: TextIO | None = None) -> int:
-    """Run the hook; returns the exit code. Nothing but the verdict reaches stderr."""
-    stdin, stderr = stdin or sys.stdin, stderr or sys.stderr
+def main(stdin: TextIO | None = None, stdout: TextIO | None = None,
+         stderr: TextIO | None = None) -> int:
+    """Run the hook; returns the exit code. Only the decision reaches stdout/stderr."""
+    stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
     _quiet_logging()
     try:
         buffer = getattr(stdin, "buffer", None)  # Claude Code writes UTF-8 whatever the locale
         raw = buffer.read().decode("utf-8", "replace") if buffer else stdin.read()
         verdict = decide(raw, os.getcwd())
     except Exception as exc:  # noqa: BLE001 - a hook never prints a traceback
-        verdict = Verdict(ERROR, f"code-intel hook: could not check the write "
-                                 f"({type(exc).__name__}: {exc}); not blocking")
-    if verdict.message:
-        print(verdict.message, file=stderr)
-    return verdict.exit_code
+        verdict = Verdict(BLOCK, f"code-intel blocked the write: the hook failed "
+                                 f"({type(exc).__name__}: {exc}). Next: call the code-intel "
+                                 "MCP tool get_session_status.")
+    code, out, err = verdict.render()
+    if out:
+        print(out, file=stdout)
+    if err:
+        print(err, file=stderr)
+    return code
 
 
 def decide(raw: str, cwd: str) -> Verdict:
     call = parse_payload(raw, cwd)
     if isinstance(call, Verdict):
         return call
-    root = find_workspace(call)
+    root = find_workspace(call, project_dir=os.environ.get("CLAUDE_PROJECT_DIR"))
     if root is None:
-        return Verdict(0)
+        return Verdict(ALLOW)
+    refused = outside(call, root)
+    if refused is not None:
+        return refused
+    settings = HookSettings.load(root)
+    if settings.exempts(root, call.file_path):
+        return Verdict(ALLOW)
     deadline = time.monotonic() + OVERALL_SECONDS
-    verdict = ask_live_server(root, call)
-    if verdict is not None:
-        return verdict
-    return ask_persisted_state(root, call, max(0.5, deadline - time.monotonic()))
+    verdict = ask_live_server(root, call, min(deadline, time.monotonic() + LIVE_SECONDS))
+    if verdict is None:
+        verdict = ask_persisted_state(root, call, max(0.5, deadline - time.monotonic()))
+    if verdict.decision == ERROR:
+        return undecided(call, verdict.message, settings.fail_open)
+    return verdict
+
+
+class HookSettings:
+    """The two config keys the hook needs, read without the full config machinery
+    (a config that does not parse leaves the defaults: the gate still holds)."""
+
+    def __init__(self, exempt: Sequence[str], fail_open: bool) -> None:
+        self.exempt, self.fail_open = tuple(exempt), fail_open
+
+    @classmethod
+    def load(cls, root: Path) -> HookSettings:
+        try:
+            data = json.loads((root / ".code-intel" / "config.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            data = {}
+        data = data if isinstance(data, Mapping) else {}
+        patterns = data.get("write_exempt_patterns", DEFAULT_EXEMPT)
+        if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
+            patterns = DEFAULT_EXEMPT
+        return cls(patterns, data.get("hook_fail_open") is True)
+
+    def exempts(self, root: Path, file_path: Path) -> bool:
+        """Documentation is allowed in every phase; decided here, without importing the
+        gate, so README edits do not wait for it (the gate applies the same patterns to
+        the same symlink-resolved path)."""
+        import pathspec
+
+        try:
+            real_root = os.path.realpath(root)
+            rel = os.path.relpath(os.path.realpath(file_path), real_root).replace(os.sep, "/")
+        except (OSError, ValueError):
+            return False
+        if rel == "." or rel == ".." or rel.startswith("../") or \
+                rel.split("/", 1)[0] == ".code-intel":
+            return False
+        return pathspec.GitIgnoreSpec.from_lines(self.exempt).match_file(rel)
 
 
 # ---- the live language server ------------------------------------------------------------------
 
 
-def ask_live_server(root: Path, call: WriteCall) -> Verdict | None:
+def ask_live_server(root: Path, call: WriteCall, deadline: float) -> Verdict | None:
     """The live server's verdict, or None when none runs or it does not answer in time."""
+    params: dict[str, Any] = {"file_path": str(call.file_path)}
+    if call.creates_files:
+        params["allow_new_files"] = True
     try:
-        return asyncio.run(_ask_live(root, call))
-    except Exception:  # noqa: BLE001 - no usable server: the persisted state decides
-        return None
-
-
-async def _ask_live(root: Path, call: WriteCall) -> Verdict | None:
-    from pygls.exceptions import JsonRpcException
-
-    from code_intel.lsp_server import endpoint
-    from code_intel.lsp_server.client import WorkspaceClient
-
-    info = endpoint.read_info(root)
-    if info is None or not endpoint.pid_alive(info.pid):
-        return None
-    client = WorkspaceClient(root, "code-intel-hook")
-    try:
-        await asyncio.wait_for(client.attach(info), CONNECT_SECONDS)
-        params: dict[str, Any] = {"file_path": str(call.file_path)}
-        if call.creates_files:
-            params["allow_new_files"] = True
-        answer = await asyncio.wait_for(client.request(CHECK_WRITE_TARGET, params), ANSWER_SECONDS)
-        return from_answer(call, answer)
-    except JsonRpcException as exc:
+        answer = hook_client.request(root, CHECK_WRITE_TARGET, params, deadline)
+    except hook_client.RpcError as exc:
         if exc.code == GATING_REFUSED:
-            data = exc.data if isinstance(exc.data, dict) else {}
+            data = exc.data if isinstance(exc.data, Mapping) else {}
             return from_refusal(call, str(data.get("error") or "refused"), exc.message, data)
         # A fault, or a server that rejects the request's shape (another version):
         # the persisted state decides, as when no server runs.
         return None
-    except (TimeoutError, OSError, ConnectionError):
+    except hook_client.Unreachable:
         return None
-    finally:
-        await _leave(client)
-
-
-async def _leave(client: Any) -> None:
-    """Hang up without the shutdown handshake: the server drops an endpoint client
-    whose connection closes, and the hook has no time to spare."""
-    writer = getattr(client.lsp.protocol, "writer", None)
-    if writer is not None:
-        with contextlib.suppress(Exception):
-            writer.close()
-    client.lsp._stop_event.set()
-    for task in client.lsp._async_tasks:
-        task.cancel()
+    return from_answer(call, answer)
 
 
 # ---- the persisted state -----------------------------------------------------------------------
@@ -176,16 +195,15 @@ def ask_persisted_state(root: Path, call: WriteCall, timeout: float) -> Verdict:
         try:
             result.append(_persisted(root, call))
         except Exception as exc:  # noqa: BLE001
-            result.append(Verdict(ERROR, f"code-intel hook: cannot read the session state in "
-                                         f"{root / '.code-intel'} ({type(exc).__name__}: {exc});"
-                                         " not blocking"))
+            result.append(Verdict(ERROR, f"cannot read the session state in "
+                                         f"{root / '.code-intel'}: {type(exc).__name__}: {exc}"))
 
     worker = threading.Thread(target=run, name="code-intel-hook", daemon=True)
     worker.start()
     worker.join(timeout)
     if not result:
-        return Verdict(ERROR, f"code-intel hook: no decision within {OVERALL_SECONDS:g} seconds "
-                              "(session state busy); not blocking")
+        return Verdict(ERROR, f"no decision within {OVERALL_SECONDS:g} seconds (session "
+                              "state busy)")
     return result[0]
 
 
@@ -211,5 +229,5 @@ def _persisted(root: Path, call: WriteCall) -> Verdict:
 def _quiet_logging() -> None:
     """Library warnings would end up in the message the agent reads."""
     logging.getLogger().setLevel(logging.CRITICAL)
-    for name in ("pygls", "asyncio", "lsp_server", "gating", "indexing"):
+    for name in ("code_intel", "asyncio"):
         logging.getLogger(name).setLevel(logging.CRITICAL)

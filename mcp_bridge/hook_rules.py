@@ -1,9 +1,12 @@
 """What the PreToolUse hook decides, without any I/O: which payloads concern the gate,
 where the workspace is, and the exit code and message for each answer.
 
-Claude Code's exit-code contract: 0 lets the tool run; 2 blocks it and shows stderr to
-the agent; any other code is a non-blocking error shown to the user. So only a real
-refusal is 2, and every message is written for the agent to act on.
+A refusal is Claude Code's decision JSON on stdout with exit 0
+(`hookSpecificOutput.permissionDecision: "deny"` and a `permissionDecisionReason`):
+the model then reads only the reason, not a "hook error" wrapped around a command
+line. Allowed writes exit 0 silently. Only input that is not a hook payload at all is
+a non-blocking error (exit 1, one line on stderr). Every message is written for the
+agent to act on: what was refused, the phase, and the one next step.
 """
 
 from __future__ import annotations
@@ -15,18 +18,32 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from code_intel.indexing.config import CONFIG_DIR
-
+CONFIG_DIR = ".code-intel"  # code_intel.indexing.config.CONFIG_DIR, not imported: lean
 WRITE_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
-ALLOW, ERROR, BLOCK = 0, 1, 2
+ALLOW, ERROR, BLOCK = "allow", "error", "deny"
 MAX_MESSAGE = 3_000
 MAX_PAYLOAD = 10_000_000  # a Write payload carries the whole file
+MAX_PATH = 4096  # PATH_MAX: nothing longer can be written, and it must not cost time
+MAX_NAME = 255  # NAME_MAX for one path component
 
 
 @dataclass(frozen=True)
 class Verdict:
-    exit_code: int
+    """`decision` is ALLOW, BLOCK (deny) or ERROR (not a usable hook payload)."""
+
+    decision: str
     message: str = ""
+
+    def render(self, event: str = "PreToolUse") -> tuple[int, str, str]:
+        """(exit code, stdout, stderr) as Claude Code expects them."""
+        if self.decision == BLOCK:
+            out = {"hookSpecificOutput": {"hookEventName": event,
+                                          "permissionDecision": "deny",
+                                          "permissionDecisionReason": self.message}}
+            return 0, json.dumps(out, ensure_ascii=False), ""
+        if self.decision == ERROR:
+            return 1, "", self.message
+        return 0, "", ""
 
 
 @dataclass(frozen=True)
@@ -72,6 +89,13 @@ def parse_payload(raw: str, fallback_cwd: str) -> WriteCall | Verdict:
                  and tool_input[k].strip()), None)
     if path is None:
         return Verdict(ERROR, f"code-intel hook: {tool} payload has no tool_input.{keys[0]}")
+    if len(path) > MAX_PATH or any(len(part) > MAX_NAME for part in path.split("/")):
+        return Verdict(BLOCK, f"code-intel blocked {tool}: the file path is {len(path)} "
+                              f"characters long (at most {MAX_PATH}, {MAX_NAME} per name); "
+                              "no such file can be written. Use a real path.")
+    if "\x00" in path:
+        return Verdict(BLOCK, f"code-intel blocked {tool}: the file path contains a NUL "
+                              "character; use a real path.")
     cwd_value = data.get("cwd")
     cwd = Path(cwd_value if isinstance(cwd_value, str) and cwd_value else fallback_cwd)
     target = Path(os.path.expanduser(path))
@@ -81,15 +105,52 @@ def parse_payload(raw: str, fallback_cwd: str) -> WriteCall | Verdict:
 
 
 def find_workspace(
-    call: WriteCall, has_state: Callable[[Path], bool] | None = None
+    call: WriteCall, has_state: Callable[[Path], bool] | None = None,
+    project_dir: str | None = None,
 ) -> Path | None:
-    """The nearest ancestor of the file, else of `cwd`, that holds `.code-intel/`."""
-    has_state = has_state or (lambda p: (p / CONFIG_DIR).is_dir())
-    for start in (call.file_path.parent, call.cwd):
+    """The workspace this Claude Code session belongs to: Claude Code's project
+    (`CLAUDE_PROJECT_DIR`, set for hooks; the hook runs there only because init
+    registered it, so a fresh clone without `.code-intel/` yet is gated too), else the
+    nearest ancestor of `cwd` holding `.code-intel/`, and only when `cwd` is in none,
+    the file's. A file in another workspace is then judged as outside this one (never
+    by that workspace's own sessions, which belong to somebody else)."""
+    if project_dir and os.path.isabs(project_dir) and os.path.isdir(project_dir):
+        return Path(os.path.normpath(project_dir))
+    has_state = has_state or _has_state
+    for start in (call.cwd, call.file_path.parent):
         for candidate in (start, *start.parents):
             if has_state(candidate):
                 return candidate
     return None
+
+
+def _has_state(path: Path) -> bool:
+    try:
+        return (path / CONFIG_DIR).is_dir()
+    except OSError:
+        return False
+
+
+def outside(call: WriteCall, root: Path) -> Verdict | None:
+    """A write outside the session's workspace is refused in every phase (SPEC §4.8)."""
+    if call.file_path == root or root in call.file_path.parents:
+        return None
+    return Verdict(BLOCK, f"code-intel blocked {call.tool} on {call.file_path}: it is outside "
+                          f"this session's workspace {root}. Write only inside the workspace "
+                          "(start Claude Code in the other project to work there).")
+
+
+def undecided(call: WriteCall, why: str, fail_open: bool) -> Verdict:
+    """The gate could not decide: block (fail closed) with how to fix it, unless the
+    workspace opted out with `hook_fail_open: true` in .code-intel/config.json."""
+    if fail_open:
+        return Verdict(ERROR, f"code-intel hook: could not check {call.file_path} ({why}); "
+                              "not blocking because hook_fail_open is true")
+    return Verdict(BLOCK, _bounded(
+        f"code-intel blocked {call.tool} on {call.file_path}: the write gate could not decide "
+        f"({why}). Next: call the code-intel MCP tool get_session_status; if code-intel "
+        "itself fails, ask the user to check that `code-intel index .` runs in this "
+        "workspace."))
 
 
 # ---- verdicts ----------------------------------------------------------------------------------

@@ -23,18 +23,19 @@ import signal
 import sys
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
-from pygls.exceptions import JsonRpcException
 
 from . import replies
-from .connection import ConnectionLost, LanguageServerLink, ServerUnavailable
 from .requests import ArgumentError, SessionMemory, validate_arguments
 from .tools import TOOLS, SessionArg, ToolSpec
+
+if TYPE_CHECKING:
+    from .connection import LanguageServerLink
 
 log = logging.getLogger("code_intel.mcp")
 
@@ -58,12 +59,36 @@ record_outcome. A refused call says which phase allows it and what to call next.
 session started here is used by default; you need not pass session_id."""
 
 
+def workspace_root(cwd: Path, environ: Mapping[str, str]) -> Path:
+    """The workspace the bridge serves when no --workspace is given. `.mcp.json` is
+    committed, so it names no path: Claude Code's `CLAUDE_PROJECT_DIR` when set, else
+    the nearest ancestor of `cwd` holding `.code-intel/` (a session started in a
+    subdirectory still serves the whole repository), else `cwd`."""
+    project = environ.get("CLAUDE_PROJECT_DIR", "").strip()
+    if project and Path(project).is_dir():
+        return Path(project)
+    for candidate in (cwd, *cwd.parents):
+        if (candidate / ".code-intel").is_dir():
+            return candidate
+    return cwd
+
+
+# Claude Code defers MCP tools behind its ToolSearch (names only) unless a tool asks to
+# be always loaded: the tools the /code workflow starts with are in the prompt from the
+# first turn; the rest are found by name when needed, so every request pays less.
+FIRST_TURN_TOOLS = frozenset({
+    "start_session", "set_query_frame", "get_session_status", "submit_understanding",
+    "query", "find_definitions", "search_text", "check_write_target",
+})
+ALWAYS_LOAD = "anthropic/alwaysLoad"
+
+
 class Bridge:
     """Tool calls → `codeIntel/*` requests over one language-server link."""
 
     def __init__(self, root: Path, link: LanguageServerLink | None = None) -> None:
         self.root = root.resolve()
-        self.link = link or LanguageServerLink(self.root)
+        self._link = link
         self.memory = SessionMemory()
         self.index_ready = False
 
@@ -80,13 +105,29 @@ class Bridge:
                     idempotent_hint=spec.read_only,
                     open_world_hint=False,
                 ),
+                _meta={ALWAYS_LOAD: spec.name in FIRST_TURN_TOOLS},
             )
             for spec in TOOLS.values()
         ]
 
+    @property
+    def link(self) -> LanguageServerLink:
+        """Made at the first tool call: pygls and lsprotocol cost seconds to import, and
+        Claude Code waits only so long for `initialize` and `tools/list` before its first
+        turn."""
+        if self._link is None:
+            from .connection import LanguageServerLink
+
+            self._link = LanguageServerLink(self.root)
+        return self._link
+
     async def call(
         self, name: str, arguments: Mapping[str, Any] | None, progress: Progress | None = None
     ) -> replies.ToolReply:
+        from pygls.exceptions import JsonRpcException
+
+        from .connection import ConnectionLost, ServerUnavailable
+
         spec = TOOLS.get(name)
         if spec is None:
             return replies.unknown_tool(name, list(TOOLS))
@@ -171,7 +212,8 @@ class Bridge:
         return answer
 
     async def close(self) -> None:
-        await self.link.close()
+        if self._link is not None:
+            await self._link.close()
 
 
 def to_result(reply: replies.ToolReply) -> types.CallToolResult:

@@ -13,6 +13,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -76,13 +77,35 @@ def notebook_edit(root: Path, rel: str) -> str:
                                           "edit_mode": "replace"})
 
 
-def hook(stdin: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+class Outcome:
+    """The hook's answer as Claude Code reads it: exit 0 + decision JSON = denied with
+    the reason; exit 0 and nothing on stdout = allowed; exit 1 = non-blocking error."""
+
+    def __init__(self, done: subprocess.CompletedProcess[str]) -> None:
+        self.returncode, self.stderr, self.stdout = done.returncode, done.stderr, done.stdout
+        self.reason = ""
+        if done.stdout.strip():
+            decision = json.loads(done.stdout)["hookSpecificOutput"]
+            assert decision["hookEventName"] == "PreToolUse"
+            assert decision["permissionDecision"] == "deny"
+            self.reason = decision["permissionDecisionReason"]
+
+    @property
+    def denied(self) -> bool:
+        return self.returncode == 0 and bool(self.reason)
+
+    @property
+    def allowed(self) -> bool:
+        return self.returncode == 0 and self.stdout == "" and self.stderr == ""
+
+
+def hook(stdin: str, cwd: Path) -> Outcome:
     started = time.monotonic()
     done = subprocess.run([CODE_INTEL, "hook", "pre-tool-use"], input=stdin, text=True,
                           capture_output=True, cwd=cwd, timeout=30, check=False)
     assert time.monotonic() - started < 10, "the hook must answer within Claude Code's 10 s"
-    assert "Traceback" not in done.stderr and done.stdout == ""
-    return done
+    assert "Traceback" not in done.stderr + done.stdout
+    return Outcome(done)
 
 
 def persisted_engine(root: Path):
@@ -95,12 +118,12 @@ def persisted_engine(root: Path):
 
 def test_no_session_blocks_code_but_not_documentation(workspace: Path):
     refused = hook(edit(workspace, CONTROLLER), workspace)
-    assert refused.returncode == 2
-    assert "no active code-intel session" in refused.stderr and "start_session" in refused.stderr
+    assert refused.denied
+    assert "no active code-intel session" in refused.reason and "start_session" in refused.reason
     docs = hook(write(workspace, "docs/notes.md"), workspace)
-    assert docs.returncode == 0 and docs.stderr == ""
+    assert docs.allowed
     readme = hook(edit(workspace, "README.md"), workspace)
-    assert readme.returncode == 0
+    assert readme.allowed
 
 
 def test_persisted_ready_session_allows_explored_files_only(workspace: Path):
@@ -111,23 +134,23 @@ def test_persisted_ready_session_allows_explored_files_only(workspace: Path):
 
     for make in (edit, multi_edit):
         allowed = hook(make(workspace, CONTROLLER), workspace)
-        assert allowed.returncode == 0 and allowed.stderr == ""
+        assert allowed.allowed
         refused = hook(make(workspace, USER), workspace)
-        assert refused.returncode == 2
+        assert refused.denied
         assert f"code-intel blocked {'Edit' if make is edit else 'MultiEdit'} on {USER}" \
-            in refused.stderr
-        assert "was not explored in this session" in refused.stderr
-        assert f'add_explored_files(paths=["{USER}"])' in refused.stderr
-        assert "revert_to_exploration(keep_results=true)" in refused.stderr
+            in refused.reason
+        assert "was not explored in this session" in refused.reason
+        assert f'add_explored_files(paths=["{USER}"])' in refused.reason
+        assert "revert_to_exploration(keep_results=true)" in refused.reason
 
     notebook = hook(notebook_edit(workspace, "analysis.ipynb"), workspace)
-    assert notebook.returncode == 2 and "analysis.ipynb" in notebook.stderr
+    assert notebook.denied and "analysis.ipynb" in notebook.reason
     # Write creates files: a new file in the explored directory is fine, elsewhere not
     new_here = hook(write(workspace, "app/Http/Controllers/Auth/LogoutController.php"), workspace)
-    assert new_here.returncode == 0, new_here.stderr
+    assert new_here.allowed, new_here.reason
     new_there = hook(write(workspace, "app/Jobs/LockAccount.php"), workspace)
-    assert new_there.returncode == 2 and "directory" in new_there.stderr
-    assert 'add_explored_files(paths=["app/Jobs/"])' in new_there.stderr
+    assert new_there.denied and "directory" in new_there.reason
+    assert 'add_explored_files(paths=["app/Jobs/"])' in new_there.reason
     # the refusals are kept for the editor's diagnostics
     engine = persisted_engine(workspace)
     assert USER in {b["path"] for b in engine.blocked_writes(sid)}
@@ -139,9 +162,9 @@ def test_session_not_ready_blocks_with_the_next_step(workspace: Path):
     engine.start_session("MODIFY", "ログイン画面を直して")
     engine.store.close()
     refused = hook(edit(workspace, CONTROLLER), workspace)
-    assert refused.returncode == 2
-    assert "writes are allowed only in READY" in refused.stderr
-    assert "Next: explore with" in refused.stderr and "submit_understanding" in refused.stderr
+    assert refused.denied
+    assert "writes are allowed only in READY" in refused.reason
+    assert "Next: explore with" in refused.reason and "submit_understanding" in refused.reason
 
 
 def test_other_tools_and_other_directories_pass_silently(workspace: Path, tmp_path: Path):
@@ -149,11 +172,11 @@ def test_other_tools_and_other_directories_pass_silently(workspace: Path, tmp_pa
                              ("Read", {"file_path": str(workspace / CONTROLLER)}),
                              ("Grep", {"pattern": "login"})):
         done = hook(payload(workspace, tool, tool_input), workspace)
-        assert done.returncode == 0 and done.stderr == ""
+        assert done.allowed
     elsewhere = tmp_path / "plain"
     elsewhere.mkdir()
     done = hook(edit(elsewhere, "main.py"), elsewhere)
-    assert done.returncode == 0 and done.stderr == ""
+    assert done.allowed
 
 
 def test_malformed_input_is_a_one_line_non_blocking_error(workspace: Path):
@@ -178,9 +201,9 @@ def test_a_server_that_does_not_answer_falls_back_to_the_persisted_state(workspa
                 "token": "t", "workspace": str(workspace), "started_at": time.time()}
         (workspace / ".code-intel/server.json").write_text(json.dumps(info))
         started = time.monotonic()
-        assert hook(edit(workspace, CONTROLLER), workspace).returncode == 0
+        assert hook(edit(workspace, CONTROLLER), workspace).allowed
         refused = hook(edit(workspace, USER), workspace)
-        assert refused.returncode == 2 and "was not explored" in refused.stderr
+        assert refused.denied and "was not explored" in refused.reason
         assert time.monotonic() - started < 16
     finally:
         silent.close()
@@ -220,7 +243,7 @@ async def editor(workspace: Path):
     await ed.client.close()
 
 
-async def run_hook(stdin: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+async def run_hook(stdin: str, cwd: Path) -> Outcome:
     """The hook subprocess without blocking the loop the editor's client runs on."""
     return await asyncio.get_running_loop().run_in_executor(None, hook, stdin, cwd)
 
@@ -232,19 +255,19 @@ async def test_live_server_decides_and_the_editor_sees_the_blocked_write(editor:
     assert docs["allowed"] is True and docs["reason_code"] == "documentation"
 
     none = await run_hook(edit(workspace, CONTROLLER), workspace)
-    assert none.returncode == 2 and "no active code-intel session" in none.stderr
+    assert none.denied and "no active code-intel session" in none.reason
 
     sid = (await editor.session("start_session", intent="QUESTION", query=QUESTION))["session_id"]
     ready = await editor.session("submit_understanding", session_id=sid,
                                  files_analyzed=[CONTROLLER])
     assert ready["phase"] == "READY"
 
-    assert (await run_hook(edit(workspace, CONTROLLER), workspace)).returncode == 0
-    assert (await run_hook(write(workspace, "docs/plan.md"), workspace)).returncode == 0
+    assert (await run_hook(edit(workspace, CONTROLLER), workspace)).allowed
+    assert (await run_hook(write(workspace, "docs/plan.md"), workspace)).allowed
     refused = await run_hook(multi_edit(workspace, USER), workspace)
-    assert refused.returncode == 2
-    assert f"code-intel blocked MultiEdit on {USER}: session {sid}" in refused.stderr
-    assert f'add_explored_files(paths=["{USER}"])' in refused.stderr
+    assert refused.denied
+    assert f"code-intel blocked MultiEdit on {USER}: session {sid}" in refused.reason
+    assert f'add_explored_files(paths=["{USER}"])' in refused.reason
 
     # the live server took the decision: the editor shows the blocked write
     target = uri(workspace, USER)
@@ -257,9 +280,79 @@ async def test_live_server_decides_and_the_editor_sees_the_blocked_write(editor:
     assert sid in warning.message
 
     await editor.session("add_explored_files", session_id=sid, paths=[USER])
-    assert (await run_hook(edit(workspace, USER), workspace)).returncode == 0
+    assert (await run_hook(edit(workspace, USER), workspace)).allowed
     for _ in range(200):
         if editor.diagnostics.get(target) == []:
             break
         await asyncio.sleep(0.05)
     assert editor.diagnostics[target] == []
+
+
+# ---- fail closed, bad paths, other workspaces ---------------------------------------------------
+
+
+class Garbled:
+    """A live server that answers every request with something that is not an answer."""
+
+    def __init__(self, root: Path) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        info = {"pid": os.getpid(), "endpoint": f"tcp:127.0.0.1:{self.sock.getsockname()[1]}",
+                "token": "t", "workspace": str(root), "started_at": time.time()}
+        (root / ".code-intel/server.json").write_text(json.dumps(info))
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with conn:
+                data = b""
+                for request_id in (1, 2):
+                    while data.count(b"Content-Length") < request_id:
+                        chunk = conn.recv(65536)
+                        if not chunk:
+                            break
+                        data += chunk
+                    body = json.dumps({"jsonrpc": "2.0", "id": request_id,
+                                       "result": {} if request_id == 1 else "weird"}).encode()
+                    conn.sendall(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+
+def test_a_gate_that_cannot_decide_blocks_code_but_not_documentation(workspace: Path):
+    garbled = Garbled(workspace)
+    refused = hook(edit(workspace, CONTROLLER), workspace)
+    assert refused.denied and "could not decide" in refused.reason
+    assert "get_session_status" in refused.reason
+    assert hook(edit(workspace, "README.md"), workspace).allowed
+
+    (workspace / ".code-intel/config.json").write_text(json.dumps({"hook_fail_open": True}))
+    opted_out = hook(edit(workspace, CONTROLLER), workspace)
+    assert opted_out.returncode == 1 and "hook_fail_open" in opted_out.stderr
+    garbled.sock.close()
+
+
+def test_a_100_kb_path_is_refused_at_once(workspace: Path):
+    started = time.monotonic()
+    long_path = str(workspace) + "/" + "a/" * 50_000 + "x.py"
+    refused = hook(payload(workspace, "Write", {"file_path": long_path, "content": ""}), workspace)
+    assert time.monotonic() - started < 5
+    assert refused.denied and "characters long" in refused.reason
+
+
+def test_a_write_into_another_workspace_is_outside_this_session(workspace: Path, tmp_path: Path):
+    other = tmp_path / "other_app"
+    shutil.copytree(FIXTURES / "laravel_app", other)
+    (other / ".code-intel").mkdir()
+    engine = persisted_engine(other)  # the other workspace is READY for this very file
+    sid = engine.start_session("QUESTION", QUESTION)["session_id"]
+    engine.submit_understanding(sid, files_analyzed=[CONTROLLER])
+    engine.store.close()
+    assert hook(edit(other, CONTROLLER), other).allowed  # a session there may write it
+
+    from_here = hook(payload(workspace, "Edit", {"file_path": str(other / CONTROLLER),
+                                                 "old_string": "a", "new_string": "b"}), workspace)
+    assert from_here.denied and "outside this session's workspace" in from_here.reason

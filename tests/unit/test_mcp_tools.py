@@ -331,27 +331,59 @@ def test_write_payloads_name_the_file(tool: str, key: str):
 
 def test_other_tools_pass_and_bad_payloads_are_non_blocking_errors():
     assert hook_rules.parse_payload(_payload("Bash", {"command": "rm -rf x"}), "/") == \
-        hook_rules.Verdict(0)
-    assert hook_rules.parse_payload(_payload("Read", {"file_path": "/w/a"}), "/").exit_code == 0
+        hook_rules.Verdict("allow")
+    assert hook_rules.parse_payload(_payload("Read", {"file_path": "/w/a"}), "/").decision == "allow"
     bad = hook_rules.parse_payload("{not json", "/")
-    assert bad.exit_code == 1 and "not JSON" in bad.message and "\n" not in bad.message
+    assert bad.decision == "error" and "not JSON" in bad.message and "\n" not in bad.message
     missing = hook_rules.parse_payload(_payload("Edit", {"old_string": "a"}), "/")
-    assert missing.exit_code == 1 and "tool_input.file_path" in missing.message
-    assert hook_rules.parse_payload("[]", "/").exit_code == 1
-    assert hook_rules.parse_payload(json.dumps({"tool_input": {}}), "/").exit_code == 1
+    assert missing.decision == "error" and "tool_input.file_path" in missing.message
+    assert hook_rules.parse_payload("[]", "/").decision == "error"
+    assert hook_rules.parse_payload(json.dumps({"tool_input": {}}), "/").decision == "error"
 
 
-def test_the_workspace_is_the_nearest_ancestor_with_state():
-    call = hook_rules.WriteCall("Edit", Path("/repo/sub/app/x.py"), Path("/elsewhere"))
-    assert hook_rules.find_workspace(call, lambda p: p in {Path("/repo"), Path("/")}) == Path("/repo")
-    assert hook_rules.find_workspace(call, lambda p: p == Path("/elsewhere")) == Path("/elsewhere")
+def test_the_workspace_is_the_one_cwd_belongs_to_else_the_files():
+    call = hook_rules.WriteCall("Edit", Path("/repo/sub/app/x.py"), Path("/elsewhere/src"))
+    assert hook_rules.find_workspace(call, lambda p: p == Path("/repo")) == Path("/repo")
+    here = hook_rules.find_workspace(call, lambda p: p in {Path("/repo"), Path("/elsewhere")})
+    assert here == Path("/elsewhere")  # the session's workspace, not the file's
+    assert hook_rules.outside(call, here).decision == "deny"
+    assert "outside this session's workspace" in hook_rules.outside(call, here).message
+    assert hook_rules.outside(call, Path("/repo")) is None
     assert hook_rules.find_workspace(call, lambda p: False) is None
+
+
+def test_a_refusal_is_claude_codes_decision_json_and_errors_are_one_line():
+    code, out, err = hook_rules.Verdict("deny", "code-intel blocked Edit: why. Next: x").render()
+    assert code == 0 and err == ""
+    assert json.loads(out) == {"hookSpecificOutput": {
+        "hookEventName": "PreToolUse", "permissionDecision": "deny",
+        "permissionDecisionReason": "code-intel blocked Edit: why. Next: x"}}
+    assert hook_rules.Verdict("allow").render() == (0, "", "")
+    assert hook_rules.Verdict("error", "bad input").render() == (1, "", "bad input")
+
+
+def test_impossible_paths_are_refused_without_touching_the_disk():
+    long_path = "/w/" + "a/" * 50_000 + "x.py"
+    refused = hook_rules.parse_payload(_payload("Edit", {"file_path": long_path}), "/")
+    assert refused.decision == "deny" and "characters long" in refused.message
+    name = hook_rules.parse_payload(_payload("Write", {"file_path": "/w/" + "n" * 300}), "/")
+    assert name.decision == "deny"
+    nul = hook_rules.parse_payload(_payload("Write", {"file_path": "/w/a\x00.py"}), "/")
+    assert nul.decision == "deny" and "NUL" in nul.message
+
+
+def test_an_undecided_write_is_denied_unless_the_workspace_opted_out():
+    call = hook_rules.WriteCall("Edit", Path("/repo/a.py"), Path("/repo"))
+    closed = hook_rules.undecided(call, "no answer in time", fail_open=False)
+    assert closed.decision == "deny" and "no answer in time" in closed.message
+    assert "get_session_status" in closed.message
+    assert hook_rules.undecided(call, "x", fail_open=True).decision == "error"
 
 
 def test_answers_become_exit_codes_with_actionable_reasons():
     call = hook_rules.WriteCall("Edit", Path("/repo/app/B.php"), Path("/repo"))
     assert hook_rules.from_answer(call, {"allowed": True, "reason": "explored"}) == \
-        hook_rules.Verdict(0)
+        hook_rules.Verdict("allow")
     blocked = hook_rules.from_answer(call, {
         "allowed": False, "relative_path": "app/B.php", "reason_code": "unexplored",
         "reason": "session s: app/B.php was not explored in this session",
@@ -360,17 +392,17 @@ def test_answers_become_exit_codes_with_actionable_reasons():
              "description": "explore app/B.php, then add it"},
             {"tool": "revert_to_exploration", "params": {"keep_results": True},
              "description": "go back to EXPLORATION"}]})
-    assert blocked.exit_code == 2
+    assert blocked.decision == "deny"
     assert blocked.message.startswith("code-intel blocked Edit on app/B.php: session s:")
     assert '- add_explored_files(paths=["app/B.php"]): explore app/B.php' in blocked.message
     assert "- revert_to_exploration(keep_results=true)" in blocked.message
     phase = hook_rules.from_answer(call, {"allowed": False, "reason_code": "phase",
                                           "reason": "only in READY", "next_step": "explore"})
-    assert phase.exit_code == 2 and "Next: explore" in phase.message
+    assert phase.decision == "deny" and "Next: explore" in phase.message
     new_dir = hook_rules.from_answer(call, {"allowed": False, "relative_path": "app/New/C.php",
                                             "reason_code": "unexplored_directory", "reason": "r"})
     assert 'add_explored_files(paths=["app/New/"])' in new_dir.message
-    assert hook_rules.from_answer(call, "weird").exit_code == 1
+    assert hook_rules.from_answer(call, "weird").decision == "error"
 
 
 def test_gating_errors_block_or_pass_as_they_should():
@@ -399,3 +431,44 @@ def test_query_takes_a_whole_pasted_issue_and_the_prose_switch():
     assert args["text"] == issue and args["include_prose"] is True
     with pytest.raises(ArgumentError, match="include_prose"):
         validate_arguments(TOOLS["query"], {"text": "login", "include_prose": "maybe"})
+
+
+    assert none.decision == "deny" and "start_session" in none.message
+    assert hook_rules.from_refusal(call, "invalid_params", "file_path is empty", {}).decision == "error"
+
+
+def test_the_bridge_serves_the_project_dir_or_the_nearest_workspace(tmp_path: Path):
+    from code_intel.mcp_bridge.server import workspace_root
+
+    (tmp_path / "repo/.code-intel").mkdir(parents=True)
+    (tmp_path / "repo/src/deep").mkdir(parents=True)
+    deep = tmp_path / "repo/src/deep"
+    assert workspace_root(deep, {}) == tmp_path / "repo"
+    assert workspace_root(deep, {"CLAUDE_PROJECT_DIR": str(tmp_path)}) == tmp_path
+    assert workspace_root(deep, {"CLAUDE_PROJECT_DIR": str(tmp_path / "gone")}) == tmp_path / "repo"
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert workspace_root(plain, {}) == plain
+
+
+def test_claude_codes_project_dir_is_the_workspace_even_before_any_state(tmp_path: Path):
+    call = hook_rules.WriteCall("Edit", tmp_path / "app/x.py", tmp_path / "app")
+    assert hook_rules.find_workspace(call, lambda p: False, str(tmp_path)) == tmp_path
+    assert hook_rules.find_workspace(call, lambda p: False, "relative/dir") is None
+
+
+def test_the_tools_claude_code_loads_up_front_cost_at_most_4k_tokens(capsys):
+    """Claude Code sends name, description and input_schema of every tool not deferred
+    behind its ToolSearch on every request; the rest cost only their names."""
+    from code_intel.mcp_bridge.server import ALWAYS_LOAD, FIRST_TURN_TOOLS
+
+    tools = Bridge(Path(".")).tools()
+    loaded = [t for t in tools if (t.meta or {}).get(ALWAYS_LOAD)]
+    assert {t.name for t in loaded} == FIRST_TURN_TOOLS
+    assert "start_session" in FIRST_TURN_TOOLS  # /code step 1 is there on the first turn
+    chars = sum(len(json.dumps({"name": t.name, "description": t.description,
+                                "input_schema": t.input_schema})) for t in loaded)
+    with capsys.disabled():
+        print(f"\nup-front tool definitions: {len(loaded)} tools, {chars} chars "
+              f"≈ {chars // 4} tokens (chars/4)")
+    assert chars // 4 <= 4000

@@ -1,0 +1,169 @@
+"""The real Claude Code CLI (npm `@anthropic-ai/claude-code`, pinned in .ci/run) driven
+offline through `ANTHROPIC_BASE_URL` by a scripted stand-in of the Messages API
+(tests/e2e/fake_anthropic.py), on a workspace made by `code-intel init`, committed and
+cloned to another path. Run as root, `--dangerously-skip-permissions` is refused, so
+the run uses `--permission-mode acceptEdits` with the rules init wrote.
+
+Set CLAUDE_CODE_BIN to the `claude` executable (CI installs it into
+/work/peers/claude-code or `.ci/peers`); without it the test is skipped with that reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import FIXTURES
+from tests.e2e.fake_anthropic import FakeAnthropic
+
+CODE_INTEL_BIN = Path(sys.executable).parent
+CONTROLLER = "app/Http/Controllers/Auth/LoginController.php"
+QUESTION = "How many login attempts are allowed before the account is throttled?"
+CANDIDATES = (os.environ.get("CLAUDE_CODE_BIN", ""),
+              str(Path(__file__).resolve().parents[2] / ".ci/peers/node_modules/.bin/claude"),
+              "/work/peers/claude-code/node_modules/.bin/claude")
+CLAUDE = next((c for c in CANDIDATES if c and Path(c).exists()), None)
+
+pytestmark = [
+    pytest.mark.skipif(CLAUDE is None, reason="the Claude Code CLI is not installed: set "
+                       "CLAUDE_CODE_BIN or run .ci/run, which installs it"),
+    pytest.mark.timeout(600),
+]
+
+
+def git(*args: str) -> None:
+    subprocess.run(["git", "-c", "user.email=ci@example.com", "-c", "user.name=ci", *args],
+                   check=True, capture_output=True, timeout=60)
+
+
+@pytest.fixture
+def clone(tmp_path: Path) -> Path:
+    made = tmp_path / "made"
+    shutil.copytree(FIXTURES / "laravel_app", made)
+    (made / "README.md").write_text("# Laravel app\n")
+    done = subprocess.run([str(CODE_INTEL_BIN / "code-intel"), "init", str(made)],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    git("init", "-q", str(made))
+    git("-C", str(made), "add", "-A")
+    git("-C", str(made), "commit", "-qm", "code-intel init")
+    target = tmp_path / "another" / "place" / "app"
+    git("clone", "-q", str(made), str(target))
+    shutil.rmtree(made)  # nothing may still point at the original
+    # On the new machine: `code-intel init` once writes the personal allow rule
+    # (.claude/settings.local.json) and changes no committed file.
+    again = subprocess.run([str(CODE_INTEL_BIN / "code-intel"), "init", str(target)],
+                           capture_output=True, text=True, timeout=120, check=False)
+    assert again.returncode == 0, again.stderr
+    status = subprocess.run(["git", "-C", str(target), "status", "--porcelain"],
+                            capture_output=True, text=True, check=True).stdout
+    assert status == "", status
+    return target
+
+
+def run_claude(root: Path, prompt: str, fake: FakeAnthropic, home: Path) -> dict[str, Any]:
+    env = {
+        "PATH": f"{CODE_INTEL_BIN}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(home),
+        "ANTHROPIC_BASE_URL": fake.url,
+        "ANTHROPIC_API_KEY": "sk-ant-test",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "MCP_TIMEOUT": "120000",
+        "MCP_TOOL_TIMEOUT": "180000",
+    }
+    done = subprocess.run([CLAUDE, "-p", prompt, "--output-format", "json",
+                           "--permission-mode", "acceptEdits"],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=500,
+                          check=False)
+    assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-2000:])
+    return json.loads(done.stdout)
+
+
+def tool_results(fake: FakeAnthropic) -> dict[str, tuple[str, str, bool]]:
+    """tool_use id → (tool name, result text, is_error) from what Claude Code sent."""
+    names: dict[str, str] = {}
+    results: dict[str, tuple[str, str, bool]] = {}
+    for request in fake.main_requests:
+        for message in request.get("messages", []):
+            content = message.get("content")
+            if not isinstance(content, list):
+                continue
+            for block in content:
+                if block.get("type") == "tool_use":
+                    names[block["id"]] = block["name"]
+                elif block.get("type") == "tool_result":
+                    text = block.get("content")
+                    if isinstance(text, list):
+                        text = "\n".join(str(b.get("text", "")) for b in text)
+                    results[block["tool_use_id"]] = (names.get(block["tool_use_id"], "?"),
+                                                     str(text), bool(block.get("is_error")))
+    return results
+
+
+def test_claude_code_is_gated_from_its_first_turn_in_a_fresh_clone(clone: Path,
+                                                                    tmp_path: Path):
+    home = tmp_path / "home"
+    home.mkdir()
+    controller = clone / CONTROLLER
+    before = controller.read_text()
+    edit = {"file_path": str(controller), "old_string": "<?php",
+            "new_string": "<?php\n// reviewed"}
+    after_denial: list[str] = []
+    script: list[Any] = [
+        [("mcp__code-intel__start_session", {"intent": "QUESTION", "query": QUESTION})],
+        [("Read", {"file_path": str(controller)})],
+        [("Edit", edit)],  # before READY: denied, the file unchanged
+        lambda body: after_denial.append(controller.read_text()) or [
+            ("mcp__code-intel__query", {"text": "login throttle attempts"})],
+        [("mcp__code-intel__submit_understanding", {"files_analyzed": [CONTROLLER]})],
+        [("Edit", edit)],  # READY and explored: lands
+        [("Write", {"file_path": str(clone / "NOTES.md"), "content": "notes\n"})],
+        [("Write", {"file_path": str(clone / "app/Jobs/LockAccount.php"),
+                    "content": "<?php\n"})],
+        "done",
+    ]
+    with FakeAnthropic(script) as fake:
+        run_claude(clone, "Answer with code-intel: " + QUESTION, fake, home)
+
+    first = fake.main_requests[0]
+    names = {tool["name"] for tool in first["tools"]}
+    # first-turn tools: the /code workflow's first tools are loaded, not deferred
+    assert "mcp__code-intel__start_session" in names, [
+        (len(r.get("tools") or []), json.dumps(r).count("mcp__code-intel")) for r in fake.requests]
+    results = list(tool_results(fake).values())
+    by_step = list(results)
+    assert len(by_step) >= 8, by_step
+    start, _read, denied_edit, query, understood, edit_ok, notes, new_file = by_step[:8]
+    assert start[0] == "mcp__code-intel__start_session" and not start[2], start
+    assert "session_id" in start[1]
+    assert query[0] == "mcp__code-intel__query" and not query[2], query
+    assert "LoginController" in query[1], query
+    assert denied_edit[0] == "Edit" and "code-intel blocked Edit" in denied_edit[1], denied_edit
+    # the model reads the reason (Claude Code 2.1.330 prefixes "PreToolUse:Edit hook
+    # error: "), not the hook's command line
+    assert "pre-tool-use" not in denied_edit[1] and "command -v" not in denied_edit[1]
+    assert "writes are allowed only in READY" in denied_edit[1]
+    assert after_denial == [before]  # the denied Edit left the file unchanged
+    assert "READY" in understood[1], understood
+    assert edit_ok[0] == "Edit" and "code-intel blocked" not in edit_ok[1], edit_ok
+    assert controller.read_text() != before and "// reviewed" in controller.read_text()
+    assert notes[0] == "Write" and (clone / "NOTES.md").exists(), notes
+    assert new_file[0] == "Write" and "code-intel blocked Write" in new_file[1], new_file
+    assert not (clone / "app/Jobs/LockAccount.php").exists()
+    # the served workspace is the clone, not the directory init ran in
+    assert (clone / ".code-intel").is_dir()
+
+    with FakeAnthropic(["done"]) as fake:
+        run_claude(clone, "/code list the login routes", fake, home)
+    sent = json.dumps(fake.main_requests[0]["messages"])
+    assert "Work on this request with the code-intel tools" in sent
+    assert "list the login routes" in sent
