@@ -65,7 +65,8 @@ class PythonStrategy(TreeSitterStrategy):
         # Imports under `if TYPE_CHECKING:` / `try:` or inside functions decide names
         # too; the file-level ones win a clash.
         cursor = tree_sitter.QueryCursor(query(self.grammar_name, _NESTED_IMPORTS))
-        for node in cursor.captures(root).get("import", ()):
+        nested = sorted(cursor.captures(root).get("import", ()), key=lambda n: n.start_byte)
+        for node in nested:  # in file order: the first binding of a name wins
             if node.parent is not None and node.parent.type != "module":
                 for alias, target in _imports(doc, node, module, doc.path).items():
                     analysis.imports.setdefault(alias, target)
