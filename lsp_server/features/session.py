@@ -77,7 +77,7 @@ def refusal(exc: GatingError) -> JsonRpcException:
 
 
 async def call_engine(hub: WorkspaceHub, tool: str, args: dict[str, Any]) -> Any:
-    engine = hub.services.gating
+    engine = await hub.services.ready("gating")
     method = getattr(engine, tool)
     if tool == "check_write_target" and isinstance(args, dict):
         args = {"session_id": None, **args}  # none: the most recently active session
@@ -113,7 +113,7 @@ async def run_gated(
     is logged with the files and symbols it returned, which is what counts as
     exploration evidence (SPEC §4.4, §4.8)."""
     hub = ls.hub
-    engine: GatingEngine = hub.services.gating
+    engine: GatingEngine = await hub.services.ready("gating")
     try:
         verdict = engine.check_tool(session_id, tool, args)
     except GatingError as exc:
