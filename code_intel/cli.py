@@ -1,8 +1,10 @@
 """The `code-intel` entry point.
 
 The PreToolUse hook runs before every Edit/Write of an agent, so it must not pay for
-typer, rich, pygls or a model: it is dispatched before any of them is imported. Every
-other command goes through the typer application in `code_intel.commands`.
+typer, rich, pygls or a model: it is dispatched before any of them is imported. A bare
+`code-intel lsp` (what editors spawn) skips typer and rich too: every millisecond before
+`initialize` is answered is one the editor waits. Every other command goes through the
+typer application in `code_intel.commands`.
 """
 
 from __future__ import annotations
@@ -16,6 +18,11 @@ def main() -> None:
     args = sys.argv[1:]
     if args[:1] == ["hook"]:
         raise SystemExit(_hook(args[1:]))
+    if args == ["lsp"]:
+        from code_intel.lsp_server.server import main as serve
+
+        serve()
+        return
     from code_intel.commands import main as run_commands
 
     run_commands()
