@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from code_intel.gating import GatingEngine, GatingError
-
 from .. import protocol as p
 
 if TYPE_CHECKING:
+    from code_intel.gating import GatingEngine, GatingError
+
     from ..server import CodeIntelServer, WorkspaceHub
 
 SESSION_TOOLS = (
@@ -69,6 +69,15 @@ def check_arguments(tool: str, method: Callable[..., Any], args: Any) -> dict[st
     return args
 
 
+def _gating_error() -> type[Exception]:
+    """The engine's error class. The gating package loads with the engine (on the first
+    session request, off the event loop), not with the server: an `except` clause
+    evaluates this only when something was raised, by which time it is loaded."""
+    from code_intel.gating import GatingError
+
+    return GatingError
+
+
 def refusal(exc: GatingError) -> JsonRpcException:
     """Bad arguments are InvalidParams; everything else the engine refuses is -32001."""
     if exc.code == "invalid_params":
@@ -84,7 +93,7 @@ async def call_engine(hub: WorkspaceHub, tool: str, args: dict[str, Any]) -> Any
     args = check_arguments(tool, method, args)
     try:
         return await asyncio.get_running_loop().run_in_executor(None, lambda: method(**args))
-    except GatingError as exc:
+    except _gating_error() as exc:
         if exc.code == "initializing":
             return exc.to_dict()  # like semantic search: an answer to retry, not a failure
         raise refusal(exc) from None
@@ -116,7 +125,7 @@ async def run_gated(
     engine: GatingEngine = await hub.services.ready("gating")
     try:
         verdict = engine.check_tool(session_id, tool, args)
-    except GatingError as exc:
+    except _gating_error() as exc:
         raise refusal(exc) from None
     if not verdict["allowed"]:
         raise JsonRpcException(verdict["message"], p.GATING_REFUSED, {"error": "wrong_phase", **verdict})
@@ -162,7 +171,7 @@ def publish_session(hub: WorkspaceHub, session_id: Any) -> None:
     if isinstance(session_id, str):
         try:
             status = engine.get_session_status(session_id)
-        except GatingError:
+        except _gating_error():
             status = None
         if status is not None:
             notice = {

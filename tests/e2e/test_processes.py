@@ -151,3 +151,23 @@ def test_navigation_commands_stay_lean(tmp_path, command):
     answer, _, marker = proc.stdout.rpartition("\nHEAVY=")
     assert answer.strip(), f"{command[0]} printed nothing: {proc.stderr}"
     assert marker.strip() == "", f"{command[0]} imported {marker.strip()}"
+
+
+def test_language_server_starts_without_the_search_stack():
+    """The server answers `initialize` and navigation without chromadb, numpy, a model
+    or the gating engine: those load with the first search or session request."""
+    probe = (
+        "import sys\n"
+        "from code_intel.lsp_server.server import create_server\n"
+        "create_server()\n"
+        "print(','.join(sorted({m.split('.')[0] for m in sys.modules} & set(sys.argv[1].split(',')))))\n"
+        "print('code_intel.gating' in sys.modules)\n"
+    )
+    heavy = [m for m in HEAVY if m not in ("pygls", "lsprotocol")]
+    proc = subprocess.run(
+        [sys.executable, "-c", probe, ",".join(heavy)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    loaded, gating = proc.stdout.splitlines()
+    assert loaded == "", f"the server imported {loaded} at start"
+    assert gating == "False", "the server imported the gating engine at start"
