@@ -18,6 +18,11 @@ cold, one-file re-sync under 200 ms.
 On sympy (2 cores, 2026-11-23): cold 14.5 s vs ctags 0.44 s (33x; 26 s / 48x in a
 slower hour); tree-sitter's parse alone 1.85 s = 4.2x ctags, so the 2x target is out
 of reach for any tree-sitter indexer here; no-change 28 ms, one file 55 ms.
+Later the same day, with 6-8 other jobs on the 2 cores (load 13-15, wall figures 3-8x
+inflated): sympy cold 131 s vs the parse floor 12.9 s (10x; CPU 32.7 s vs 4.9 s parse
+alone = 6.7x); Laravel src/ 33.3 s vs Intelephense 19.4 s (1.7x; CPU 9.2 s vs 6.2 s).
+Per file, in multiples of its parse: definitions 0.7, references 1.4, rows 0.3,
+pickling 0.6, SQLite 1.4: the 2x-floor target needs fewer reference rows.
 
 With `--laravel` (a checkout of laravel/framework; its `src/` is indexed) the PHP
 peer runs too: `code-intel index` from spawn to exit against Intelephense from spawn
