@@ -14,6 +14,14 @@ import sys
 HOOK_USAGE = "usage: code-intel hook pre-tool-use  (reads Claude Code's hook JSON on stdin)"
 
 
+def configure_logging() -> None:
+    """Warnings and errors only, for every command: the language server's stderr is a
+    pipe its client drains, and INFO records (some are whole payloads) would flood it."""
+    import logging
+
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(message)s")
+
+
 def main() -> None:
     args = sys.argv[1:]
     if args[:1] == ["hook"]:
@@ -21,6 +29,7 @@ def main() -> None:
     if args == ["lsp"]:
         from code_intel.lsp_server.server import main as serve
 
+        configure_logging()
         serve()
         return
     from code_intel.commands import main as run_commands

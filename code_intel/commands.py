@@ -9,7 +9,6 @@ one red line and exit code 2, never a traceback.
 from __future__ import annotations
 
 import json
-import logging
 import sys
 from collections import Counter
 from dataclasses import asdict
@@ -513,7 +512,9 @@ def mcp(
 
 
 def main() -> None:
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(message)s")
+    from code_intel.cli import configure_logging
+
+    configure_logging()
     try:
         app()
     except (UserError, ConfigError, SearchError, StoreError) as exc:
