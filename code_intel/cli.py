@@ -1,9 +1,11 @@
 """The `code-intel` entry point.
 
 The PreToolUse hook runs before every Edit/Write of an agent, so it must not pay for
-typer, rich, pygls or a model: it is dispatched before any of them is imported. So is a
-bare `code-intel mcp` (what `.mcp.json` runs), whose start-up Claude Code waits for. Every
-other command goes through the typer application in `code_intel.commands`.
+typer, rich, pygls or a model: it is dispatched before any of them is imported. A bare
+`code-intel mcp` (what `.mcp.json` runs) and a bare `code-intel lsp` (what editors spawn)
+skip typer and rich too: every millisecond before `initialize` is answered is one the
+client waits. Every other command goes through the typer application in
+`code_intel.commands`.
 """
 
 from __future__ import annotations
@@ -13,12 +15,26 @@ import sys
 HOOK_USAGE = "usage: code-intel hook pre-tool-use  (reads Claude Code's hook JSON on stdin)"
 
 
+def configure_logging() -> None:
+    """Warnings and errors only, for every command: the language server's stderr is a
+    pipe its client drains, and INFO records (some are whole payloads) would flood it."""
+    import logging
+
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(message)s")
+
+
 def main() -> None:
     args = sys.argv[1:]
     if args[:1] == ["hook"]:
         raise SystemExit(_hook(args[1:]))
     if args == ["mcp"]:
         raise SystemExit(_mcp())
+    if args == ["lsp"]:
+        from code_intel.lsp_server.server import main as serve
+
+        configure_logging()
+        serve()
+        return
     from code_intel.commands import main as run_commands
 
     run_commands()
@@ -42,6 +58,7 @@ def _mcp() -> int:
     from code_intel.mcp_bridge.server import main as serve_mcp
     from code_intel.mcp_bridge.server import workspace_root
 
+    configure_logging()
     serve_mcp(workspace_root(Path.cwd(), os.environ).resolve())
     return 0
 

@@ -618,7 +618,9 @@ def mcp(
 
 
 def main() -> None:
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(message)s")
+    from code_intel.cli import configure_logging
+
+    configure_logging()
     try:
         app()
     except (UserError, ConfigError, SearchError, StoreError) as exc:

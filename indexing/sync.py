@@ -3,17 +3,16 @@
 Only added, modified and deleted files are processed: size and mtime screen out the
 untouched files cheaply, and a SHA-256 of the content decides for the rest (a touched
 but unchanged file costs a hash, not a parse). Parsing runs in a process pool across
-the machine's cores; the parent alone writes, in per-batch transactions.
+the machine's cores (workers that die with their parent, see `workers`); the
+parent alone writes, in per-batch transactions.
 """
 
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from .discovery import Candidate, discover
 from .languages import detect_language
 from .model import sha256_bytes
 from .store import FileRows, IndexedFile, IndexStore
+from .workers import parser_pool
 
 log = logging.getLogger(__name__)
 
@@ -116,11 +116,7 @@ def _run(jobs: list[_Job], workers: int) -> Iterator[_Result]:
     if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
         yield from map(_process, jobs)
         return
-    # forkserver: the language server calls this from a process that has threads,
-    # where a plain fork could copy a held lock into the children.
-    ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["code_intel.indexing.sync"])
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    with parser_pool(workers) as pool:
         yield from pool.map(_process, jobs, chunksize=8)
 
 

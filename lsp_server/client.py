@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,26 @@ class _RawResultProtocol(LanguageServerProtocol):
         ):
             return JsonRPCResponseMessage(id=data["id"], jsonrpc=data["jsonrpc"], result=data.get("result"))
         return super().structure_message(data)
+
+
+MAX_LINE_BYTES = 1 << 16
+
+
+async def drain_lines(stream: asyncio.StreamReader, emit: Callable[[str], None]) -> None:
+    """Pass a stream's lines to `emit` until EOF. Reads chunks, not `readline()`: one
+    line over the reader's limit would end a readline loop, and a child whose stderr
+    nobody drains blocks forever on its next write. Over-long lines go out in pieces."""
+    pending = b""
+    while chunk := await stream.read(MAX_LINE_BYTES):
+        *lines, pending = (pending + chunk).split(b"\n")
+        if len(pending) > MAX_LINE_BYTES:  # no newline in sight: pass it on as it is
+            lines.append(pending)
+            pending = b""
+        for line in lines:
+            for start in range(0, max(len(line), 1), MAX_LINE_BYTES):
+                emit(line[start : start + MAX_LINE_BYTES].decode("utf-8", "replace").rstrip())
+    if pending:
+        emit(pending.decode("utf-8", "replace").rstrip())
 
 
 class WorkspaceClient:
@@ -80,13 +101,9 @@ class WorkspaceClient:
         proc = self.lsp._server
         if proc is None or proc.stderr is None:
             return
-        stream = proc.stderr
-
-        async def forward() -> None:
-            while line := await stream.readline():
-                server_log.info("%s", line.decode("utf-8", "replace").rstrip())
-
-        self._stderr_task = asyncio.ensure_future(forward())
+        self._stderr_task = asyncio.ensure_future(
+            drain_lines(proc.stderr, lambda line: server_log.info("%s", line))
+        )
 
     async def attach(
         self, info: endpoint.ServerInfo, capabilities: types.ClientCapabilities | None = None

@@ -1,9 +1,14 @@
 """The search service and the gating engine of one workspace, shared by every
 connection to it and created on first use: an editor that never searches never
-loads a model, and the first session request does not wait for an index sync."""
+loads a model, and the first session request does not wait for an index sync.
+
+Nothing heavy is imported with this module: chromadb, numpy and the gating engine
+load when a service is first built (`ready()` builds it on a worker thread, so the
+import never stalls other requests on the event loop)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 from collections import defaultdict
@@ -11,14 +16,12 @@ from collections.abc import Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from code_intel.gating import GatingEngine
-from code_intel.gating.index_adapter import IndexSymbols
-from code_intel.gating.model import LearnedPair
-from code_intel.gating.workspace import open_engine
-from code_intel.indexing.search import SearchService
-from code_intel.indexing.vectors import Agreement, make_agreement
-
 if TYPE_CHECKING:
+    from code_intel.gating import GatingEngine
+    from code_intel.gating.model import LearnedPair
+    from code_intel.indexing.search import SearchService
+    from code_intel.indexing.vectors import Agreement
+
     from .live_index import LiveIndex
 
 log = logging.getLogger(__name__)
@@ -34,6 +37,8 @@ class Services:
     def search(self) -> SearchService:
         """Lexical index at once, vectors as soon as the model has loaded, both kept in
         step with the index by `after_sync`."""
+        from code_intel.indexing.search import SearchService
+
         with self._lock:
             service = SearchService(self.live.root, self.live.config, self.live.store)
             service.start_background()
@@ -42,6 +47,9 @@ class Services:
 
     @cached_property
     def gating(self) -> GatingEngine:
+        from code_intel.gating.index_adapter import IndexSymbols
+        from code_intel.gating.workspace import open_engine
+
         live = self.live
         index = IndexSymbols(
             lambda name, exact=True: live.definitions(name, exact),
@@ -55,6 +63,13 @@ class Services:
             sinks=(_MapSink(self.search),),
             sync_status=self._sync_status,
         )
+
+    async def ready(self, name: str) -> Any:
+        """The `search` or `gating` service, built off the event loop the first time
+        (its imports and store opening take about a second)."""
+        if name in self.__dict__:
+            return self.__dict__[name]
+        return await asyncio.get_running_loop().run_in_executor(None, getattr, self, name)
 
     def _sync_status(self) -> dict[str, Any]:
         st = self.live.status
@@ -95,6 +110,8 @@ class _MapSink:
         added: Sequence[LearnedPair],
         removed: Sequence[LearnedPair],
     ) -> None:
+        from code_intel.indexing.vectors import make_agreement
+
         by_query: dict[str, list[str]] = defaultdict(list)
         for pair in current:
             by_query[pair.query or pair.nl_term].append(pair.symbol)

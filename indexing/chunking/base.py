@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, ClassVar, Protocol
 
 import tree_sitter
@@ -141,6 +142,7 @@ class _Def:
     symbol: Symbol
 
 
+_START_BYTE = attrgetter("start_byte")
 _COMMENT_PREFIX = re.compile(r"^\s*(/\*\*?|\*/|\*|//+|#+|--)\s?")
 
 
@@ -338,11 +340,12 @@ class TreeSitterStrategy:
         self, doc: SourceDocument, root: tree_sitter.Node, defs: list[_Def]
     ) -> list[Reference]:
         # The hottest loop of the indexer (one pass per identifier in the workspace):
-        # plain tuples and local names on purpose.
+        # plain tuples, local names and as few calls into the binding per node as
+        # possible (an identifier is one line, so its end column is start + length).
         cursor = tree_sitter.QueryCursor(query(self.grammar_name, self.references_query))
         nodes = [n for ns in cursor.captures(root).values() for n in ns]
-        nodes.sort(key=lambda n: n.start_byte)
-        def_names = {d.name_node.start_byte for d in defs}
+        nodes.sort(key=_START_BYTE)
+        skip = {d.name_node.start_byte for d in defs}  # definition names, then seen
         non_ascii = doc.non_ascii_rows
         position = doc.position
         data = doc.data
@@ -351,17 +354,16 @@ class TreeSitterStrategy:
         stack: list[_Def] = []
         i = 0
         n_defs = len(defs)
+        next_def = defs[0].node.start_byte if defs else -1
+        scope_end = -1  # end of the innermost open definition; -1: none open
         container: str | None = None
-        seen: set[int] = set()
         sigil = self.dollar_is_sigil
         for node in nodes:
             start = node.start_byte
-            if start in def_names or start in seen:
+            if start in skip:
                 continue
-            seen.add(start)
-            if i < n_defs and defs[i].node.start_byte <= start or (
-                stack and stack[-1].node.end_byte <= start
-            ):
+            skip.add(start)
+            if 0 <= next_def <= start or 0 <= scope_end <= start:
                 while i < n_defs and defs[i].node.start_byte <= start:
                     while stack and stack[-1].node.end_byte <= defs[i].node.start_byte:
                         stack.pop()
@@ -369,11 +371,18 @@ class TreeSitterStrategy:
                     i += 1
                 while stack and stack[-1].node.end_byte <= start:
                     stack.pop()
+                next_def = defs[i].node.start_byte if i < n_defs else -1
+                scope_end = stack[-1].node.end_byte if stack else -1
                 container = stack[-1].symbol.qualified_name if stack else None
-            name = data[start : node.end_byte].decode("utf-8", errors="replace")
+            raw = data[start : node.end_byte]
+            name = raw.decode("utf-8", errors="replace")
             if not name or not (name[0].isalpha() or name[0] in "_$\\#"):
                 continue
-            (sr, sc), (er, ec) = node.start_point, node.end_point
+            sr, sc = node.start_point
+            if b"\n" in raw:
+                er, ec = node.end_point
+            else:
+                er, ec = sr, sc + len(raw)
             if non_ascii and (sr in non_ascii or er in non_ascii):
                 sc = position((sr, sc)).character
                 ec = position((er, ec)).character

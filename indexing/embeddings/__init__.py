@@ -29,6 +29,8 @@ threshold sits above the 0.70 one pair of different English requests reached.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .base import (
     EmbedCounters,
     Embedder,
@@ -38,8 +40,23 @@ from .base import (
     Thresholds,
 )
 from .identifiers import identifier_words, split_identifier, words_in_text
-from .lazy import LazyEmbedder, LoadState, resolve
 from .registry import DEFAULT_SPEC, BackendInfo, load_embedder, parse_spec, shared_embedder
+
+if TYPE_CHECKING:
+    from .lazy import LazyEmbedder, LoadState, resolve
+
+_LAZY = frozenset({"LazyEmbedder", "LoadState", "resolve"})
+
+
+def __getattr__(name: str) -> Any:
+    """`lazy` needs numpy: loaded on first use, so validating a config (which parses
+    the model spec through `registry`) keeps numpy out of `defs`, `refs` and the hook."""
+    if name in _LAZY:
+        from . import lazy
+
+        return getattr(lazy, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_SPEC",

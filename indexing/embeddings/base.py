@@ -20,8 +20,10 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy loads with the first embedding, not with the config
+    import numpy as np
 
 
 class EmbeddingError(RuntimeError):
@@ -151,11 +153,15 @@ class Embedder(ABC):
 
     def similarity(self, a: str, b: str) -> float:
         """Cosine similarity of two short texts, both encoded as queries."""
+        import numpy as np
+
         va, vb = self.embed_queries([a, b])
         return float(np.clip(va @ vb, -1.0, 1.0))
 
     def similarities(self, query: str, texts: Sequence[str]) -> np.ndarray:
         """Cosine similarity of `query` to each of `texts` (all on the query side)."""
+        import numpy as np
+
         if not texts:
             return np.zeros(0, dtype=np.float32)
         vecs = self.embed_queries([query, *texts])
@@ -167,6 +173,8 @@ class Embedder(ABC):
     # ---- plumbing -----------------------------------------------------------------
 
     def _run(self, texts: list[str], encode) -> np.ndarray:  # type: ignore[no-untyped-def]
+        import numpy as np
+
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         started = time.perf_counter()
@@ -181,6 +189,8 @@ class Embedder(ABC):
 
 
 def normalize(vectors: np.ndarray) -> np.ndarray:
+    import numpy as np
+
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     return (vectors / norms).astype(np.float32, copy=False)

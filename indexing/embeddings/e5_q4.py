@@ -9,8 +9,10 @@ its thresholds sit high and close together.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # annotations only: the threshold table must not load numpy
+    import numpy as np
 
 from .base import Embedder, EmbedderConfigError, Thresholds
 

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # annotations only: the threshold table must not load numpy
+    import numpy as np
 
 from .base import Embedder, EmbedderConfigError, EmbeddingError, Thresholds
 from .e5_q4 import THRESHOLDS as E5_THRESHOLDS

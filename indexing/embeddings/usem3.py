@@ -8,8 +8,10 @@ and queries are encoded the same way (USE has no prefixes).
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # annotations only: the threshold table must not load numpy
+    import numpy as np
 
 from .base import Embedder, EmbedderConfigError, Thresholds
 

@@ -43,7 +43,7 @@ def register(server: Any) -> None:
         if not text:
             raise JsonRpcInvalidParams("argument 1 (text) is required: what to search for")
         top = _arg(args, 1, int, "top", 20)
-        service = ls.hub.services.search
+        service = await ls.hub.services.ready("search")
         loop = asyncio.get_running_loop()
         try:
             result = await loop.run_in_executor(None, service.query, text, top)

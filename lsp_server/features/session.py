@@ -22,6 +22,8 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from .. import protocol as p
 
 if TYPE_CHECKING:
+    from code_intel.gating import GatingEngine, GatingError
+
     from ..server import CodeIntelServer, WorkspaceHub
 
 SESSION_TOOLS = (
@@ -68,6 +70,15 @@ def check_arguments(tool: str, method: Callable[..., Any], args: Any) -> dict[st
     return args
 
 
+def _gating_error() -> type[Exception]:
+    """The engine's error class. The gating package loads with the engine (on the first
+    session request, off the event loop), not with the server: an `except` clause
+    evaluates this only when something was raised, by which time it is loaded."""
+    from code_intel.gating import GatingError
+
+    return GatingError
+
+
 def refusal(exc: GatingError) -> JsonRpcException:
     """Bad arguments are InvalidParams; everything else the engine refuses is -32001."""
     if exc.code == "invalid_params":
@@ -76,14 +87,14 @@ def refusal(exc: GatingError) -> JsonRpcException:
 
 
 async def call_engine(hub: WorkspaceHub, tool: str, args: dict[str, Any]) -> Any:
-    engine = hub.services.gating
+    engine = await hub.services.ready("gating")
     method = getattr(engine, tool)
     if tool == "check_write_target" and isinstance(args, dict):
         args = {"session_id": None, **args}  # none: the most recently active session
     args = check_arguments(tool, method, args)
     try:
         return await asyncio.get_running_loop().run_in_executor(None, lambda: method(**args))
-    except GatingError as exc:
+    except _gating_error() as exc:
         if exc.code == "initializing":
             return exc.to_dict()  # like semantic search: an answer to retry, not a failure
         raise refusal(exc) from None
@@ -112,10 +123,10 @@ async def run_gated(
     is logged with the files and symbols it returned, which is what counts as
     exploration evidence (SPEC §4.4, §4.8)."""
     hub = ls.hub
-    engine: GatingEngine = hub.services.gating
+    engine: GatingEngine = await hub.services.ready("gating")
     try:
         verdict = engine.check_tool(session_id, tool, args)
-    except GatingError as exc:
+    except _gating_error() as exc:
         raise refusal(exc) from None
     if not verdict["allowed"]:
         raise JsonRpcException(verdict["message"], p.GATING_REFUSED, {"error": "wrong_phase", **verdict})
@@ -161,7 +172,7 @@ def publish_session(hub: WorkspaceHub, session_id: Any) -> None:
     if isinstance(session_id, str):
         try:
             status = engine.get_session_status(session_id)
-        except GatingError:
+        except _gating_error():
             status = None
         if status is not None:
             notice = {

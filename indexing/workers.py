@@ -1,0 +1,61 @@
+"""The parser process pool, whose workers never outlive the process that started them.
+
+A ProcessPoolExecutor's workers block on their task queue forever when the parent is
+killed (kill -9 gives the pool no chance to shut down), and a forkserver and its
+resource tracker linger with them. So the workers are spawned as direct children
+(`spawn` also suits the language server, which calls this from a process with
+threads, where a plain fork could copy a held lock) and each binds its life to its
+parent: the kernel kills it when the parent dies (PR_SET_PDEATHSIG on Linux), and a
+watchdog thread catches what the kernel does not cover (other platforms, a parent
+that died before the signal was armed).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+WATCH_SECONDS = 0.5
+
+
+def parser_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool of `workers` processes bound to this one; use it in a `with` block so a
+    finished command leaves nothing running."""
+    return ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=bind_to_parent,
+        initargs=(os.getpid(),),
+    )
+
+
+def bind_to_parent(parent_pid: int) -> None:
+    """Worker initializer: die with the parent, however the parent ends."""
+    set_parent_death_signal()
+    threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
+
+
+def set_parent_death_signal(sig: int = signal.SIGKILL) -> bool:
+    """Ask the kernel to send `sig` when the parent exits; False where unsupported."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch_parent(parent_pid: int) -> None:
+    """An orphan is re-parented (to init or a subreaper), so a changed parent pid means
+    the parent is gone."""
+    while os.getppid() == parent_pid:
+        time.sleep(WATCH_SECONDS)
+    os._exit(1)
