@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+from code_intel.indexing.private import private_dir
 
 from .codec import from_json, to_json
 from .model import (
@@ -100,7 +101,7 @@ class SessionStore:
         self.path = Path(path)
         self.messages: list[str] = []
         self._lock = threading.RLock()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.path.parent)
         self._conn = self._open()
 
     # ---- connection -------------------------------------------------------------

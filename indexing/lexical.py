@@ -27,6 +27,7 @@ from pathlib import Path
 
 from .config import CONFIG_DIR
 from .embeddings.identifiers import IDENTIFIER, split_identifier
+from .private import private_dir
 from .store import IndexStore
 
 DB_FILE = "lexical.db"
@@ -136,7 +137,7 @@ class LexicalIndex:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
         self._local = threading.local()
         self._write_lock = threading.Lock()
         self._open()

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from .config import CONFIG_DIR
 from .model import Chunk, FileAnalysis, Position, Range, Reference, Symbol, SymbolKind
+from .private import private_dir, tighten
 
 log = logging.getLogger(__name__)
 
@@ -189,7 +190,7 @@ class IndexStore:
         self.messages: list[str] = []
         self._local = threading.local()
         self._write_lock = threading.Lock()
-        path.parent.mkdir(parents=True, exist_ok=True)
+        tighten(private_dir(path.parent))
         self._open_or_rebuild()
 
     @classmethod

@@ -13,6 +13,9 @@ agents and people reading files; every result also carries the 0-based LSP `rang
 from __future__ import annotations
 
 import inspect
+import logging
+import re
+import secrets
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -41,6 +44,7 @@ GATING_REFUSED = -32001  # error code of a request the gating engine refuses
 _EXPECTED_ERRORS = (JsonRpcInvalidParams.CODE, GATING_REFUSED)
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 _converter = strict_converter()
 
 
@@ -334,10 +338,58 @@ def custom_request(server: Any, method: str, params_cls: type[T]) -> Callable:
     return decorate
 
 
+@attrs.frozen
+class UnreadableRequest:
+    """A request whose params did not structure; answered `InvalidParams` with its id
+    (pygls would raise while parsing, before the id is known, and never answer)."""
+
+    id: Any
+    method: str
+    problem: str
+    jsonrpc: str = "2.0"
+
+
+def _structure_problem(exc: BaseException) -> str:
+    """`params.textDocument.uri: expected str` from cattrs' nested validation errors."""
+    cause = exc.__cause__ or exc
+    if isinstance(cause, cattrs.BaseValidationError):
+        parts = []
+        for message in cattrs.transform_error(cause, path="$"):
+            text, _, where = message.rpartition(" @ ")
+            parts.append(f"{_camel(where.removeprefix('$.')) or 'message'}: {text}")
+        return "; ".join(parts)
+    return str(cause) or type(cause).__name__
+
+
+def _camel(path: str) -> str:
+    """`params.text_document.uri` → `params.textDocument.uri`: the names on the wire."""
+    return ".".join(re.sub(r"_([a-z])", lambda m: m.group(1).upper(), part) for part in path.split("."))
+
+
+def _token_of(params: Any) -> Any:
+    options = getattr(params, "initialization_options", None)
+    if isinstance(options, dict):
+        return options.get("token")
+    return getattr(options, "token", None)
+
+
 class CodeIntelProtocol(LanguageServerProtocol):
     """Keeps `codeIntel/*` params as the raw JSON object for `structure_params`, and
     answers bad params and gating refusals without logging them as internal errors:
-    they are answers the caller acts on."""
+    they are answers the caller acts on.
+
+    It is also the connection's gatekeeper. With `required_token` set (every endpoint
+    connection, `lsp --tcp`), nothing is handled before an `initialize` carrying that
+    token; anything else, or a wrong token, ends the connection (`on_refused`) and
+    every message already queued behind it is dropped. Without it (the editor's stdio)
+    requests before `initialize` get -32002, as the protocol says.
+    """
+
+    required_token: str | None = None
+    on_refused: Callable[[], None] | None = None
+    _authenticated = False
+    _refused = False
+    _initialize_seen = False
 
     def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
         exc = None if future.cancelled() else future.exception()
@@ -355,4 +407,78 @@ class CodeIntelProtocol(LanguageServerProtocol):
                     id=data["id"], method=method, params=data.get("params"), jsonrpc=data["jsonrpc"]
                 )
             return JsonRPCNotification(method=method, params=data.get("params"), jsonrpc=data["jsonrpc"])
-        return super().structure_message(data)
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if isinstance(method, str) and "id" in data:
+                return UnreadableRequest(_plain_id(data["id"]), method, _structure_problem(exc))
+            log.warning("dropping an unreadable message (%s): %s", method, _structure_problem(exc))
+            return _DROPPED
+
+    # ---- gatekeeping ------------------------------------------------------------------
+
+    def handle_message(self, message: Any) -> None:
+        if self._refused or message is _DROPPED:
+            return
+        method = getattr(message, "method", None)
+        msg_id = getattr(message, "id", None)
+        is_request = method is not None and hasattr(message, "id")
+        if self.required_token is not None and not self._authenticated:
+            if method == types.INITIALIZE and not isinstance(message, UnreadableRequest) and (
+                _tokens_match(_token_of(message.params), self.required_token)
+            ):
+                self._authenticated = True
+            else:
+                self._refuse(msg_id if method == types.INITIALIZE else None)
+                return
+        if not hasattr(message, "jsonrpc"):  # valid JSON, but not a JSON-RPC message
+            request_id = message.get("id") if isinstance(message, dict) else None
+            self._reply_error(_plain_id(request_id), types.ErrorCodes.InvalidRequest, "not a JSON-RPC 2.0 message")
+            return
+        if not self._initialize_seen and method not in (types.INITIALIZE, types.EXIT):
+            if is_request:
+                self._reply_error(
+                    msg_id, types.ErrorCodes.ServerNotInitialized, "send `initialize` before any other request"
+                )
+            return
+        if isinstance(message, UnreadableRequest):
+            self._reply_error(message.id, types.ErrorCodes.InvalidParams, f"{message.method}: {message.problem}")
+            return
+        if method == types.INITIALIZE:
+            self._initialize_seen = True
+        super().handle_message(message)
+
+    def _refuse(self, msg_id: Any) -> None:
+        """Answer a refused `initialize` (so an honest client learns why), then hang up."""
+        self._refused = True
+        if msg_id is not None:
+            self._reply_error(
+                msg_id,
+                types.ErrorCodes.InvalidRequest,
+                "wrong or missing token in initializationOptions (read it from .code-intel/server.json)",
+            )
+        log.warning("refused a connection without the right token")
+        if self.on_refused is not None:
+            self.on_refused()
+
+    def _reply_error(self, msg_id: Any, code: int, message: str) -> None:
+        self._send_response(msg_id, error=types.ResponseError(code=int(code), message=message))
+
+    def reply_parse_error(self, problem: str) -> None:
+        """A frame that is not JSON: answered with id null, as JSON-RPC says."""
+        if self._refused or (self.required_token is not None and not self._authenticated):
+            self._refuse(None)
+            return
+        self._reply_error(None, types.ErrorCodes.ParseError, problem)
+
+
+_DROPPED = object()  # an unreadable notification: nothing to answer
+
+
+def _plain_id(value: Any) -> Any:
+    """A reply may only echo an id that is a string or an integer."""
+    return value if isinstance(value, (str, int)) and not isinstance(value, bool) else None
+
+
+def _tokens_match(given: Any, expected: str) -> bool:
+    return isinstance(given, str) and secrets.compare_digest(given.encode(), expected.encode())
