@@ -546,6 +546,9 @@ def main() -> None:
     except (UserError, ConfigError, SearchError, StoreError) as exc:
         err.print(f"[red]error:[/red] {_escape(str(exc))}")
         raise SystemExit(2) from None
+    except OSError as exc:  # a file the OS refuses (permissions, a name too long, a full disk)
+        err.print(f"[red]error:[/red] {_escape(str(exc))}")
+        raise SystemExit(2) from None
     except KeyboardInterrupt:
         err.print("interrupted")
         raise SystemExit(130) from None

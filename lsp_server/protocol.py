@@ -25,6 +25,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, LanguageServerProtocol
 
+from code_intel.indexing.paths import UnusablePath
 from code_intel.indexing.validation import InvalidInput, strict_converter, structure
 
 PREFIX = "codeIntel/"
@@ -393,11 +394,25 @@ class CodeIntelProtocol(LanguageServerProtocol):
 
     def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
         exc = None if future.cancelled() else future.exception()
+        if isinstance(exc, UnusablePath):  # a NUL byte, a symlink loop, an over-long name
+            exc = JsonRpcInvalidParams(str(exc))
         if isinstance(exc, JsonRpcException) and exc.code in _EXPECTED_ERRORS:
             self._request_futures.pop(msg_id, None)
             self._send_response(msg_id, error=exc.to_response_error())
             return
         super()._send_handler_result(future, msg_id=msg_id)
+
+    def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
+        """No traceback reaches a client: pygls puts one in an internal error's data;
+        it goes to the server's log instead."""
+        data = getattr(error, "data", None)
+        if isinstance(data, dict) and "traceback" in data:
+            log.error("request %s failed: %s\n%s", msg_id, error.message, "".join(data["traceback"]))
+            error = types.ResponseError(
+                code=error.code,
+                message=f"code-intel internal error: {error.message} (details are in the server's log)",
+            )
+        super()._send_response(msg_id, result, error)
 
     def structure_message(self, data: dict[str, Any]):
         method = data.get("method")

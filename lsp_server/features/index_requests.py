@@ -4,13 +4,13 @@ workspace or unknown to the index is InvalidParams with the reason."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import attrs
 from pygls.exceptions import JsonRpcInvalidParams
 
 from code_intel.indexing.discovery import is_within
+from code_intel.indexing.paths import UnusablePath, resolve_path
 from code_intel.indexing.text_search import SearchError, search_text
 
 from .. import protocol as p
@@ -26,8 +26,10 @@ LIST_LIMIT = 200  # file lists in a sync report
 
 def workspace_path(live: LiveIndex, path: str) -> str:
     """Normalise a user path to workspace-relative, refusing anything outside."""
-    candidate = Path(path)
-    resolved = (candidate if candidate.is_absolute() else live.root / candidate).resolve()
+    try:
+        resolved = resolve_path(path, live.root)
+    except UnusablePath as exc:
+        raise JsonRpcInvalidParams(str(exc)) from None
     if not is_within(live.root, resolved):
         raise JsonRpcInvalidParams(f"path {path!r} is outside the workspace {live.root}")
     return resolved.relative_to(live.root).as_posix() if resolved != live.root else ""

@@ -375,3 +375,57 @@ async def test_a_broken_frame_is_skipped_and_the_next_message_served(stdio: Wire
                      frame(request(321, "codeIntel/searchText", {"pattern": SECRET})) + b" " * 300)
     reply = await stdio.reply_to(321, timeout=10)
     assert reply is not None and reply["result"]["total"] == 1
+
+
+# ---- paths the OS cannot take ----------------------------------------------------------
+
+
+def _add_symlink_loop(root: Path) -> None:
+    (root / "loop1").symlink_to("loop2")
+    (root / "loop2").symlink_to("loop1")
+
+
+BAD_PATHS = [
+    ("backend/a\x00b.py", "NUL byte"),
+    ("loop1", "symlink loop"),
+    ("x" * 5000, "longer than"),
+    ("backend/" + "y" * 300 + ".py", ""),  # a name no file can have: "not in the index"
+]
+PATH_REQUESTS = [
+    ("codeIntel/analyzeStructure", lambda p: {"path": p}),
+    ("codeIntel/getFunctionAtLine", lambda p: {"path": p, "line": 1}),
+    ("codeIntel/getSymbols", lambda p: {"path": p}),
+    ("codeIntel/searchText", lambda p: {"pattern": "def", "path": p}),
+]
+
+
+async def test_unusable_paths_answer_a_clear_error_over_lsp(stdio: Wire):
+    _add_symlink_loop(stdio.root)  # type: ignore[attr-defined]
+    n = 400
+    for method, params in PATH_REQUESTS:
+        for path, why in BAD_PATHS:
+            n += 1
+            reply = await stdio.call(n, method, params(path), timeout=20)
+            assert reply is not None, (method, path[:40])
+            if method == "codeIntel/getSymbols" and "result" in reply:  # a prefix filter matching nothing
+                assert reply["result"]["symbols"] == []
+                continue
+            assert "error" in reply, (method, path[:40], reply)
+            error = reply["error"]
+            assert error["code"] == -32602 and "Traceback" not in str(error), (method, error)
+            if method != "codeIntel/getSymbols":  # a prefix filter: an unusable one matches nothing
+                assert why in error["message"], (method, path[:40], error)
+    reply = await stdio.call(499, "codeIntel/searchText", {"pattern": SECRET}, timeout=20)
+    assert reply is not None and reply["result"]["total"] == 1
+
+
+@pytest.mark.parametrize("command", [["outline"], ["grep", "def", "--path"]])
+@pytest.mark.parametrize(("path", "why"), [("loop1", "symlink loop"), ("z" * 5000, "longer than"),
+                                           ("backend/" + "y" * 300 + ".py", "too long")])
+def test_unusable_paths_answer_a_clear_error_in_the_cli(shared_dir: Path, command: list[str], path: str, why: str):
+    root = _workspace(shared_dir)
+    _add_symlink_loop(root)
+    result = subprocess.run([SERVER, *command, path], cwd=root, check=False, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 2, result.stderr[-500:]
+    assert why in result.stderr and "Traceback" not in result.stderr, result.stderr[-500:]
