@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 import attrs
 import cattrs
 from lsprotocol import types
+from lsprotocol.types import ResponseErrorMessage
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, LanguageServerProtocol
 
@@ -401,6 +402,23 @@ class CodeIntelProtocol(LanguageServerProtocol):
             self._send_response(msg_id, error=exc.to_response_error())
             return
         super()._send_handler_result(future, msg_id=msg_id)
+
+    def _send_data(self, data: Any) -> None:
+        """A result that cannot be encoded (nested too deep, say) still gets a reply:
+        pygls would log the failure and leave the client waiting."""
+        if hasattr(data, "result") and getattr(data, "id", None) is not None and attrs.has(type(data)):
+            try:
+                data = self._converter.unstructure(data)
+            except (RecursionError, TypeError, ValueError) as exc:
+                log.error("cannot encode the result of request %s: %r", data.id, exc)
+                data = ResponseErrorMessage(
+                    id=data.id,
+                    error=types.ResponseError(
+                        code=types.ErrorCodes.InternalError,
+                        message=f"code-intel internal error: the result could not be encoded ({type(exc).__name__})",
+                    ),
+                )
+        super()._send_data(data)
 
     def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
         """No traceback reaches a client: pygls puts one in an internal error's data;

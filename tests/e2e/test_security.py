@@ -429,3 +429,41 @@ def test_unusable_paths_answer_a_clear_error_in_the_cli(shared_dir: Path, comman
                             timeout=120)
     assert result.returncode == 2, result.stderr[-500:]
     assert why in result.stderr and "Traceback" not in result.stderr, result.stderr[-500:]
+
+
+# ---- bounded work per request ----------------------------------------------------------
+
+
+def _nested_defs(depth: int) -> str:
+    lines = ["    " * i + f"def level{i}(a, b):" for i in range(depth)]
+    return "\n".join([*lines, "    " * depth + "return a + b", ""])
+
+
+def _depth(symbols: list[dict]) -> int:
+    return 1 + max((_depth(s.get("children") or []) for s in symbols), default=0) if symbols else 0
+
+
+async def test_five_hundred_nested_definitions_answer_document_symbol_quickly(stdio: Wire):
+    root: Path = stdio.root  # type: ignore[attr-defined]
+    path = root / "backend/deep.py"
+    text = _nested_defs(500)
+    path.write_text(text)
+    doc = path.as_uri()
+    await stdio.send(notification("textDocument/didOpen", {
+        "textDocument": {"uri": doc, "languageId": "python", "version": 1, "text": text}}))
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    reply = await stdio.call(600, "textDocument/documentSymbol", {"textDocument": {"uri": doc}}, timeout=30)
+    elapsed = loop.time() - started
+    print(f"documentSymbol on 500 nested defs ({len(text) // 1024} KB): {elapsed * 1000:.0f} ms")
+    assert reply is not None and "result" in reply, reply
+    symbols = reply["result"]
+
+    def names(nodes: list[dict]) -> list[str]:
+        return [n for s in nodes for n in (s["name"], *names(s.get("children") or []))]
+
+    assert sorted(names(symbols)) == sorted(f"level{i}" for i in range(500))  # none lost
+    assert 10 <= _depth(symbols) <= 64
+    assert elapsed < 3.0  # well under a second on an idle machine; the bound is for a loaded CI
+    reply = await stdio.call(601, "codeIntel/analyzeStructure", {"path": "backend/deep.py"}, timeout=30)
+    assert reply is not None and "result" in reply, reply
