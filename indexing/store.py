@@ -219,6 +219,9 @@ class IndexStore:
             conn = self._connect()
             version = None
             if existed:
+                check = conn.execute("PRAGMA quick_check(1)").fetchone()  # garbage pages: rebuild now,
+                if check is None or check[0] != "ok":  # not a traceback mid-request
+                    raise sqlite3.DatabaseError(f"integrity check failed: {check[0] if check else '?'}")
                 has_meta = conn.execute(
                     "SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'"
                 ).fetchone()
