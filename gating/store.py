@@ -119,6 +119,9 @@ class SessionStore:
         try:
             conn = self._connect()
             if existed:
+                check = conn.execute("PRAGMA quick_check(1)").fetchone()  # garbage pages
+                if check is None or check[0] != "ok":
+                    raise sqlite3.DatabaseError(f"integrity check failed: {check[0] if check else '?'}")
                 version = _version(conn)
                 if version != SCHEMA_VERSION:
                     conn.close()
@@ -139,7 +142,10 @@ class SessionStore:
             src = Path(str(self.path) + suffix)
             if src.exists():
                 src.replace(Path(str(aside) + suffix))
-        msg = f"{why}; moved it to {aside.name} and starting with no sessions"
+        msg = (
+            f"the session store was unreadable ({why}); moved it to {aside.name}: "
+            "earlier sessions could not be recovered, start a new one"
+        )
         log.warning(msg)
         self.messages.append(msg)
 

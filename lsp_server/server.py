@@ -76,7 +76,11 @@ class WorkspaceHub:
         self._sync_task: asyncio.Task | None = None
         self._sync_again = False
         self._debounce: asyncio.TimerHandle | None = None
-        self.services = Services(live)
+        try:
+            self._loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:  # built outside the server (tests)
+            self._loop = None
+        self.services = Services(live, notify=self.show_to_clients)
         # Stores create files with the umask: keep them private after every sync.
         self.sync_listeners: list[Callable[[], None]] = [
             self.services.after_sync,
@@ -133,6 +137,22 @@ class WorkspaceHub:
                 await asyncio.shield(self._sync_task)
             else:
                 await asyncio.sleep(0.05)
+
+    def show_to_clients(self, message: str) -> None:
+        """A warning the user must see (window/showMessage), e.g. lost sessions; safe
+        from a worker thread."""
+        if self._loop is not None and not self._in_loop():
+            self._loop.call_soon_threadsafe(self.show_to_clients, message)
+            return
+        for server in list(self.servers):
+            with contextlib.suppress(Exception):
+                server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
+
+    def _in_loop(self) -> bool:
+        try:
+            return asyncio.get_running_loop() is self._loop
+        except RuntimeError:
+            return False
 
     def log_to_clients(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
         for server in list(self.servers):
