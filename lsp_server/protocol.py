@@ -12,6 +12,7 @@ agents and people reading files; every result also carries the 0-based LSP `rang
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
 import re
@@ -314,15 +315,21 @@ def tool_name(method: str) -> str:
     return "".join("_" + c.lower() if c.isupper() else c for c in name)
 
 
-def custom_request(server: Any, method: str, params_cls: type[T]) -> Callable:
+def custom_request(server: Any, method: str, params_cls: type[T], *, off_loop: bool = False) -> Callable:
     """Register `fn(ls, params: params_cls) -> attrs result` as a `codeIntel/*` handler.
 
     Params may carry `session_id`: the call is then an agent's tool call, checked and
     logged by the gating engine (`ls.gated`) around `fn`; editors send none.
+    `off_loop`: a synchronous `fn` whose cost grows with the workspace (ripgrep, every
+    reference of a name) runs on a worker thread, so the other clients are not kept
+    waiting, and a `$/cancelRequest` answers the caller at once.
     """
 
     def decorate(fn: Callable) -> Callable:
         async def run(ls: Any, params: Any) -> Any:
+            if off_loop and not inspect.iscoroutinefunction(fn):
+                result = await asyncio.get_running_loop().run_in_executor(None, fn, ls, params)
+                return to_wire(result)
             result = fn(ls, params)
             return to_wire(await result if inspect.isawaitable(result) else result)
 

@@ -49,7 +49,7 @@ def known_file(live: LiveIndex, path: str) -> str:
 
 
 def register(server: CodeIntelServer) -> None:
-    @custom_request(server, p.SEARCH_TEXT, p.SearchTextParams)
+    @custom_request(server, p.SEARCH_TEXT, p.SearchTextParams, off_loop=True)
     def search(ls: CodeIntelServer, params: p.SearchTextParams) -> p.SearchTextResult:
         live = ls.live
         if params.path:
@@ -76,7 +76,7 @@ def register(server: CodeIntelServer) -> None:
             truncated=result.truncated,
         )
 
-    @custom_request(server, p.FIND_DEFINITIONS, p.FindDefinitionsParams)
+    @custom_request(server, p.FIND_DEFINITIONS, p.FindDefinitionsParams, off_loop=True)
     def find_definitions(ls: CodeIntelServer, params: p.FindDefinitionsParams) -> p.FindDefinitionsResult:
         live = ls.live
         found = live.definitions(params.name, params.exact, params.language, params.limit + 1)
@@ -86,7 +86,7 @@ def register(server: CodeIntelServer) -> None:
             truncated=len(found) > params.limit,
         )
 
-    @custom_request(server, p.FIND_REFERENCES, p.FindReferencesParams)
+    @custom_request(server, p.FIND_REFERENCES, p.FindReferencesParams, off_loop=True)
     def find_references(ls: CodeIntelServer, params: p.FindReferencesParams) -> p.FindReferencesResult:
         live = ls.live
         found = [reference_info(r, live.uri(r.path)) for r in live.references(params.name, params.limit + 1)]
@@ -138,7 +138,7 @@ def register(server: CodeIntelServer) -> None:
             content=content,
         )
 
-    @custom_request(server, p.GET_SYMBOLS, p.GetSymbolsParams)
+    @custom_request(server, p.GET_SYMBOLS, p.GetSymbolsParams, off_loop=True)
     def get_symbols(ls: CodeIntelServer, params: p.GetSymbolsParams) -> p.GetSymbolsResult:
         live = ls.live
         if params.query:
