@@ -20,7 +20,14 @@ FILE_MODE = 0o600
 
 def private_dir(path: Path) -> Path:
     """Create `path` (and parents) and make it 0700; return it."""
-    path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    try:
+        path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    except PermissionError as exc:  # a read-only checkout, or another user's
+        raise PermissionError(
+            exc.errno,
+            f"cannot create the code-intel store {path}: permission denied (a read-only or another "
+            "user's checkout); index a copy you own",
+        ) from None
     with contextlib.suppress(OSError):  # not ours (another user's checkout): reported elsewhere
         if stat.S_IMODE(path.stat().st_mode) != DIR_MODE:
             os.chmod(path, DIR_MODE)

@@ -8,6 +8,9 @@ import random
 import sqlite3
 from pathlib import Path
 
+import pytest
+
+from code_intel.indexing import private
 from code_intel.indexing.lexical import LexicalIndex
 from code_intel.indexing.store import IndexStore
 from code_intel.indexing.sync import sync_workspace
@@ -68,3 +71,14 @@ def test_an_intact_store_is_kept(fixture_copy):
     assert not list(path.parent.glob("index.db.broken-*"))
     assert sqlite3.connect(path).execute("SELECT count(*) FROM meta").fetchone()[0] >= 1
     assert os.stat(path.parent).st_mode & 0o777 == 0o700
+
+
+def test_a_store_that_cannot_be_created_says_so_in_one_sentence(tmp_path, monkeypatch):
+    """Another user's (or a read-only) checkout: one clear line, not a bare errno."""
+    def refuse(self, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "mkdir", refuse)
+    with pytest.raises(PermissionError) as err:
+        private.private_dir(tmp_path / "repo" / ".code-intel")
+    assert "read-only or another user's checkout" in str(err.value)
