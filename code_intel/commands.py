@@ -58,6 +58,8 @@ def _open(workspace: Path | None) -> Workspace:
     root = workspace if workspace is not None else find_root(Path.cwd())
     if not root.is_dir():
         raise UserError(f"workspace {root} is not a directory")
+    # These commands write only into the private store: every file they create is 0600.
+    os.umask(0o077)
     ws = Workspace.open(root)
     for message in ws.store.messages:
         err.print(f"[yellow]note:[/yellow] {message}")
@@ -588,15 +590,39 @@ def lsp(
     tcp: Annotated[
         str | None, typer.Option("--tcp", metavar="HOST:PORT", help="Listen on TCP instead of stdio.")
     ] = None,
+    token_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--token-file",
+            help="With --tcp: where the client's token is (read if it exists, else generated and "
+            "written there, mode 0600). Default: ~/.cache/code-intel/lsp-tcp-PORT.token.",
+        ),
+    ] = None,
+    insecure: Annotated[
+        bool, typer.Option("--insecure", help="With --tcp: serve any client that connects, without a token.")
+    ] = False,
 ) -> None:
-    """Run the language server (stdio by default) for editors and the MCP bridge."""
-    from code_intel.lsp_server.server import main as serve
+    """Run the language server (stdio by default) for editors and the MCP bridge.
 
+    Over TCP every user of the machine can connect, so the client must send the token
+    as `initializationOptions.token` (the CODE_INTEL_TOKEN variable sets it, too)."""
+    from code_intel.lsp_server.server import main as serve
+    from code_intel.lsp_server.tcp_token import TokenError, tcp_token
+
+    token = None
     if tcp is not None:
         _host, sep, port = tcp.rpartition(":")
         if not sep or not port.isdigit() or not 0 < int(port) < 65536:
             raise UserError(f"--tcp expects HOST:PORT (for example 127.0.0.1:2087), got {tcp!r}")
-    serve(tcp)
+        if not insecure:
+            try:
+                token, where = tcp_token(int(port), token_file, os.environ.get("CODE_INTEL_TOKEN"))
+            except TokenError as exc:
+                raise UserError(str(exc)) from None
+            err.print(f"code-intel: clients must send initializationOptions.token (in {where})")
+    elif insecure or token_file is not None:
+        raise UserError("--insecure and --token-file only apply with --tcp HOST:PORT")
+    serve(tcp, token)
 
 
 @app.command()
@@ -624,6 +650,9 @@ def main() -> None:
     try:
         app()
     except (UserError, ConfigError, SearchError, StoreError) as exc:
+        err.print(f"[red]error:[/red] {_escape(str(exc))}")
+        raise SystemExit(2) from None
+    except OSError as exc:  # a file the OS refuses (permissions, a name too long, a full disk)
         err.print(f"[red]error:[/red] {_escape(str(exc))}")
         raise SystemExit(2) from None
     except KeyboardInterrupt:

@@ -764,8 +764,9 @@ class GatingEngine:
         sid = inputs.text("session_id", session_id, 200)
         session = self.store.load_session(sid)
         if session is None:
+            lost = "".join(f" ({m})" for m in self.store.messages)  # a damaged sessions.db
             raise GatingError(
-                "unknown_session", f"no session {sid!r}; call start_session first"
+                "unknown_session", f"no session {sid!r}; call start_session first{lost}"
             )
         if self._expire_if_stale(session) and not allow_expired:
             raise GatingError(

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+from code_intel.indexing.private import private_dir
 
 from .codec import from_json, to_json
 from .model import (
@@ -100,7 +101,7 @@ class SessionStore:
         self.path = Path(path)
         self.messages: list[str] = []
         self._lock = threading.RLock()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.path.parent)
         self._conn = self._open()
 
     # ---- connection -------------------------------------------------------------
@@ -118,6 +119,9 @@ class SessionStore:
         try:
             conn = self._connect()
             if existed:
+                check = conn.execute("PRAGMA quick_check(1)").fetchone()  # garbage pages
+                if check is None or check[0] != "ok":
+                    raise sqlite3.DatabaseError(f"integrity check failed: {check[0] if check else '?'}")
                 version = _version(conn)
                 if version != SCHEMA_VERSION:
                     conn.close()
@@ -138,7 +142,10 @@ class SessionStore:
             src = Path(str(self.path) + suffix)
             if src.exists():
                 src.replace(Path(str(aside) + suffix))
-        msg = f"{why}; moved it to {aside.name} and starting with no sessions"
+        msg = (
+            f"the session store was unreadable ({why}); moved it to {aside.name}: "
+            "earlier sessions could not be recovered, start a new one"
+        )
         log.warning(msg)
         self.messages.append(msg)
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import logging
 import re
 import sqlite3
 import threading
@@ -30,7 +31,10 @@ from pathlib import Path
 
 from .config import CONFIG_DIR
 from .embeddings.identifiers import IDENTIFIER, split_identifier
+from .private import private_dir
 from .store import IndexStore
+
+log = logging.getLogger(__name__)
 
 DB_FILE = "lexical.db"
 SCHEMA_VERSION = 1
@@ -162,6 +166,14 @@ class LexicalSyncReport:
     errors: list[str] = field(default_factory=list)
 
 
+def _check_pages(conn: sqlite3.Connection) -> None:
+    """Garbage pages surface at open, not as a traceback in the middle of a search
+    (`quick_check` reads every page once: ~30 ms for a 7 MB store)."""
+    row = conn.execute("PRAGMA quick_check(1)").fetchone()
+    if row is None or row[0] != "ok":
+        raise sqlite3.DatabaseError(f"integrity check failed: {row[0] if row else 'no answer'}")
+
+
 def db_path(root: Path) -> Path:
     return root / CONFIG_DIR / DB_FILE
 
@@ -171,7 +183,7 @@ class LexicalIndex:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
         self._local = threading.local()
         self._write_lock = threading.Lock()
         self._open()
@@ -196,6 +208,7 @@ class LexicalIndex:
     def _open(self) -> None:
         try:
             conn = self.conn
+            _check_pages(conn)
             row = None
             has_meta = conn.execute(
                 "SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'"
@@ -206,8 +219,9 @@ class LexicalIndex:
                 raise sqlite3.DatabaseError("schema version mismatch")
             conn.executescript(_SCHEMA)
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-        except sqlite3.DatabaseError:
+        except sqlite3.DatabaseError as exc:
             # Derived data: drop it and rebuild from the index at the next sync.
+            log.warning("lexical index %s is unreadable (%s); rebuilding it from the index", self.path, exc)
             self.close()
             for suffix in ("", "-wal", "-shm"):
                 Path(str(self.path) + suffix).unlink(missing_ok=True)

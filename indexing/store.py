@@ -23,6 +23,7 @@ from pathlib import Path
 
 from .config import CONFIG_DIR
 from .model import Chunk, FileAnalysis, Position, Range, Reference, Symbol, SymbolKind
+from .private import private_dir, tighten
 
 log = logging.getLogger(__name__)
 
@@ -190,7 +191,7 @@ class IndexStore:
         self.messages: list[str] = []
         self._local = threading.local()
         self._write_lock = threading.Lock()
-        path.parent.mkdir(parents=True, exist_ok=True)
+        tighten(private_dir(path.parent))
         self._open_or_rebuild()
 
     @classmethod
@@ -219,6 +220,9 @@ class IndexStore:
             conn = self._connect()
             version = None
             if existed:
+                check = conn.execute("PRAGMA quick_check(1)").fetchone()  # garbage pages: rebuild now,
+                if check is None or check[0] != "ok":  # not a traceback mid-request
+                    raise sqlite3.DatabaseError(f"integrity check failed: {check[0] if check else '?'}")
                 has_meta = conn.execute(
                     "SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'"
                 ).fetchone()

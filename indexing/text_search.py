@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .discovery import is_within
+from .paths import UnusablePath, resolve_path
 
 
 class SearchError(ValueError):
@@ -69,10 +70,14 @@ def search_text(
     root = root.resolve()
     target = "."
     if path:
-        resolved = (root / path).resolve()
+        try:
+            resolved = resolve_path(path, root)
+            exists = resolved.exists()
+        except (UnusablePath, OSError) as exc:
+            raise SearchError(str(exc)) from None
         if not is_within(root, resolved):
             raise SearchError(f"path {path!r} is outside the workspace {root}")
-        if not resolved.exists():
+        if not exists:
             raise SearchError(f"path {path!r} does not exist in the workspace")
         target = str(resolved.relative_to(root)) or "."
     cmd = [ripgrep_binary(), "--json", "--no-messages", "--glob", "!.code-intel/"]

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from .config import CONFIG_DIR, Config
+from .private import private_dir
 from .embed_text import EMBED_TEXT_VERSION, TEXT_MODES
 from .embeddings import Embedder, LazyEmbedder, resolve, shared_embedder
 from .embeddings.base import EmbedderNotReady
@@ -137,7 +138,7 @@ def open_client(root: Path, config: Config) -> Any:
     if not path.is_absolute():
         path = root / path
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        private_dir(path)
         return chromadb.PersistentClient(path=str(path), settings=settings)
     except Exception as exc:  # noqa: BLE001 - reported with the path, never a traceback
         raise VectorStoreError(f"cannot open the vector store at {path}: {exc}") from None

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .config import CONFIG_DIR, Config, load_config
+from .paths import resolve_path
 from .store import IndexStore
 
 
@@ -33,8 +34,7 @@ class Workspace:
 
     def relative(self, path: str | Path) -> str:
         """Workspace-relative POSIX path for a user-given path (absolute or relative)."""
-        p = Path(path)
-        resolved = (p if p.is_absolute() else Path.cwd() / p).resolve()
+        resolved = resolve_path(path, Path.cwd())  # UnusablePath is a ValueError
         try:
             return resolved.relative_to(self.root).as_posix()
         except ValueError:

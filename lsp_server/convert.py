@@ -91,18 +91,28 @@ def declaration_info(s: StoredSymbol, uri: str) -> ReferenceInfo:
     )
 
 
+MAX_NESTING = 48  # deeper symbols are listed flat under the symbol at this depth
+
+
 def _nest(symbols: list[StoredSymbol], make, attach) -> list:
-    """Nest by container qualified name; a symbol whose container is unknown is a root."""
-    nodes: dict[str, object] = {}
+    """Nest by container qualified name; a symbol whose container is unknown is a root.
+
+    Nesting stops at MAX_NESTING levels: legal source can nest definitions hundreds
+    deep, and a tree that deep cannot be encoded (the recursive encoder overflows,
+    and the request would never be answered); below the cap they stay in order."""
+    slots: dict[str, tuple[object, int]] = {}  # qualified name → (node taking its children, depth)
     roots: list = []
     for s in sorted(symbols, key=lambda s: (s.symbol.range.start.line, s.symbol.range.start.character)):
         node = make(s)
-        parent = nodes.get(s.symbol.container or "")
+        parent = slots.get(s.symbol.container or "")
         if parent is not None:
-            attach(parent, node)
+            attach(parent[0], node)
+            depth = parent[1] + 1
         else:
             roots.append(node)
-        nodes.setdefault(s.symbol.qualified_name, node)
+            depth = 1
+        slot = (node, depth) if depth < MAX_NESTING else (parent[0] if parent else node, depth - 1)
+        slots.setdefault(s.symbol.qualified_name, slot)
     return roots
 
 

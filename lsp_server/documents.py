@@ -10,6 +10,7 @@ once, when a request asks.
 
 from __future__ import annotations
 
+import threading
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
@@ -44,6 +45,8 @@ class OpenDocument:
     _tree: tree_sitter.Tree | None = None
     _analysis: FileAnalysis | None = None
     _line_starts: list[int] = field(default_factory=list)
+    # Edits arrive on the event loop while long requests read on worker threads.
+    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.language = self.language or detect_language(self.path)
@@ -52,6 +55,10 @@ class OpenDocument:
     # ---- edits ------------------------------------------------------------------
 
     def replace_all(self, text: str, version: int) -> None:
+        with self._lock:
+            self._replace_all(text, version)
+
+    def _replace_all(self, text: str, version: int) -> None:
         self.data = text.encode("utf-8")
         self.version = version
         self._tree = None
@@ -60,6 +67,10 @@ class OpenDocument:
 
     def apply_edit(self, start: tuple[int, int], end: tuple[int, int], text: str, version: int) -> None:
         """Apply one incremental change; positions are (line, UTF-16 character)."""
+        with self._lock:
+            self._apply_edit(start, end, text, version)
+
+    def _apply_edit(self, start: tuple[int, int], end: tuple[int, int], text: str, version: int) -> None:
         start_byte = self._offset(*start)
         old_end_byte = max(self._offset(*end), start_byte)
         new_bytes = text.encode("utf-8")
@@ -83,12 +94,13 @@ class OpenDocument:
     # ---- analysis ---------------------------------------------------------------
 
     def analysis(self, settings: ChunkSettings) -> FileAnalysis:
-        if self._analysis is None:
-            self._tree = parse(self.language, self.data, self._tree)
-            self._analysis = analyze_source(
-                self.path, self.data, settings, self.language, tree=self._tree, lazy=True
-            )
-        return self._analysis
+        with self._lock:
+            if self._analysis is None:
+                self._tree = parse(self.language, self.data, self._tree)
+                self._analysis = analyze_source(
+                    self.path, self.data, settings, self.language, tree=self._tree, lazy=True
+                )
+            return self._analysis
 
     @property
     def text(self) -> str:

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from code_intel.indexing.config import CONFIG_DIR, write_json_atomic
+from code_intel.indexing.private import private_dir
 
 INFO_FILE = "server.json"
 SOCKET_FILE = "server.sock"
@@ -93,7 +94,7 @@ async def is_alive(info: ServerInfo) -> bool:
 async def serve(root: Path, handler: Handler) -> tuple[asyncio.AbstractServer, ServerInfo]:
     """Listen, then record the endpoint; server.json never names a dead socket."""
     state_dir = root / CONFIG_DIR
-    state_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(state_dir)
     sock_path = state_dir / SOCKET_FILE
     if hasattr(socket, "AF_UNIX") and len(str(sock_path).encode()) <= UNIX_PATH_MAX:
         sock_path.unlink(missing_ok=True)

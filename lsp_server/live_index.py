@@ -22,6 +22,7 @@ from code_intel.indexing.chunking import ChunkSettings
 from code_intel.indexing.config import Config, load_config
 from code_intel.indexing.discovery import admits, is_within
 from code_intel.indexing.model import FileAnalysis, sha256_bytes
+from code_intel.indexing.paths import UnusablePath, resolve_path
 from code_intel.indexing.store import (
     IndexStore,
     StoredReference,
@@ -85,7 +86,10 @@ class LiveIndex:
         parsed = urlparse(uri)
         if parsed.scheme not in ("file", ""):
             return None
-        path = Path(unquote(parsed.path)).resolve()
+        try:
+            path = resolve_path(unquote(parsed.path))
+        except UnusablePath:
+            return None
         if not is_within(self.root, path) or path == self.root:
             return None
         return path.relative_to(self.root).as_posix()

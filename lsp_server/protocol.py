@@ -12,7 +12,11 @@ agents and people reading files; every result also carries the 0-based LSP `rang
 
 from __future__ import annotations
 
+import asyncio
 import inspect
+import logging
+import re
+import secrets
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -20,9 +24,11 @@ import attrs
 import cattrs
 from code_intel.indexing.validation import InvalidInput, strict_converter, structure
 from lsprotocol import types
+from lsprotocol.types import ResponseErrorMessage
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, LanguageServerProtocol
 
+from code_intel.indexing.paths import UnusablePath
 PREFIX = "codeIntel/"
 SEARCH_TEXT = "codeIntel/searchText"
 FIND_DEFINITIONS = "codeIntel/findDefinitions"
@@ -40,6 +46,7 @@ GATING_REFUSED = -32001  # error code of a request the gating engine refuses
 _EXPECTED_ERRORS = (JsonRpcInvalidParams.CODE, GATING_REFUSED)
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 _converter = strict_converter()
 
 
@@ -323,15 +330,21 @@ def tool_name(method: str) -> str:
     return "".join("_" + c.lower() if c.isupper() else c for c in name)
 
 
-def custom_request(server: Any, method: str, params_cls: type[T]) -> Callable:
+def custom_request(server: Any, method: str, params_cls: type[T], *, off_loop: bool = False) -> Callable:
     """Register `fn(ls, params: params_cls) -> attrs result` as a `codeIntel/*` handler.
 
     Params may carry `session_id`: the call is then an agent's tool call, checked and
     logged by the gating engine (`ls.gated`) around `fn`; editors send none.
+    `off_loop`: a synchronous `fn` whose cost grows with the workspace (ripgrep, every
+    reference of a name) runs on a worker thread, so the other clients are not kept
+    waiting, and a `$/cancelRequest` answers the caller at once.
     """
 
     def decorate(fn: Callable) -> Callable:
         async def run(ls: Any, params: Any) -> Any:
+            if off_loop and not inspect.iscoroutinefunction(fn):
+                result = await asyncio.get_running_loop().run_in_executor(None, fn, ls, params)
+                return to_wire(result)
             result = fn(ls, params)
             return to_wire(await result if inspect.isawaitable(result) else result)
 
@@ -349,18 +362,97 @@ def custom_request(server: Any, method: str, params_cls: type[T]) -> Callable:
     return decorate
 
 
+@attrs.frozen
+class UnreadableRequest:
+    """A request whose params did not structure; answered `InvalidParams` with its id
+    (pygls would raise while parsing, before the id is known, and never answer)."""
+
+    id: Any
+    method: str
+    problem: str
+    jsonrpc: str = "2.0"
+
+
+def _structure_problem(exc: BaseException) -> str:
+    """`params.textDocument.uri: expected str` from cattrs' nested validation errors."""
+    cause = exc.__cause__ or exc
+    if isinstance(cause, cattrs.BaseValidationError):
+        parts = []
+        for message in cattrs.transform_error(cause, path="$"):
+            text, _, where = message.rpartition(" @ ")
+            parts.append(f"{_camel(where.removeprefix('$.')) or 'message'}: {text}")
+        return "; ".join(parts)
+    return str(cause) or type(cause).__name__
+
+
+def _camel(path: str) -> str:
+    """`params.text_document.uri` → `params.textDocument.uri`: the names on the wire."""
+    return ".".join(re.sub(r"_([a-z])", lambda m: m.group(1).upper(), part) for part in path.split("."))
+
+
+def _token_of(params: Any) -> Any:
+    options = getattr(params, "initialization_options", None)
+    if isinstance(options, dict):
+        return options.get("token")
+    return getattr(options, "token", None)
+
+
 class CodeIntelProtocol(LanguageServerProtocol):
     """Keeps `codeIntel/*` params as the raw JSON object for `structure_params`, and
     answers bad params and gating refusals without logging them as internal errors:
-    they are answers the caller acts on."""
+    they are answers the caller acts on.
+
+    It is also the connection's gatekeeper. With `required_token` set (every endpoint
+    connection, `lsp --tcp`), nothing is handled before an `initialize` carrying that
+    token; anything else, or a wrong token, ends the connection (`on_refused`) and
+    every message already queued behind it is dropped. Without it (the editor's stdio)
+    requests before `initialize` get -32002, as the protocol says.
+    """
+
+    required_token: str | None = None
+    on_refused: Callable[[], None] | None = None
+    _authenticated = False
+    _refused = False
+    _initialize_seen = False
 
     def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
         exc = None if future.cancelled() else future.exception()
+        if isinstance(exc, UnusablePath):  # a NUL byte, a symlink loop, an over-long name
+            exc = JsonRpcInvalidParams(str(exc))
         if isinstance(exc, JsonRpcException) and exc.code in _EXPECTED_ERRORS:
             self._request_futures.pop(msg_id, None)
             self._send_response(msg_id, error=exc.to_response_error())
             return
         super()._send_handler_result(future, msg_id=msg_id)
+
+    def _send_data(self, data: Any) -> None:
+        """A result that cannot be encoded (nested too deep, say) still gets a reply:
+        pygls would log the failure and leave the client waiting."""
+        if hasattr(data, "result") and getattr(data, "id", None) is not None and attrs.has(type(data)):
+            try:
+                data = self._converter.unstructure(data)
+            except (RecursionError, TypeError, ValueError) as exc:
+                log.error("cannot encode the result of request %s: %r", data.id, exc)
+                data = ResponseErrorMessage(
+                    id=data.id,
+                    error=types.ResponseError(
+                        code=types.ErrorCodes.InternalError,
+                        message=f"code-intel internal error: the result could not be encoded ({type(exc).__name__})",
+                    ),
+                )
+        super()._send_data(data)
+
+    def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
+        """No traceback reaches a client: pygls puts one in an internal error's data;
+        it goes to the server's log instead."""
+        data = getattr(error, "data", None)
+        if isinstance(data, dict) and "traceback" in data:
+            log.error("request %s failed: %s\n%s", msg_id, error.message, "".join(data["traceback"]))
+            error = types.ResponseError(
+                code=error.code,
+                message=f"code-intel internal error: {error.message} (details are in the server's log)",
+            )
+        super()._send_response(msg_id, result, error)
 
     def structure_message(self, data: dict[str, Any]):
         method = data.get("method")
@@ -370,4 +462,78 @@ class CodeIntelProtocol(LanguageServerProtocol):
                     id=data["id"], method=method, params=data.get("params"), jsonrpc=data["jsonrpc"]
                 )
             return JsonRPCNotification(method=method, params=data.get("params"), jsonrpc=data["jsonrpc"])
-        return super().structure_message(data)
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if isinstance(method, str) and "id" in data:
+                return UnreadableRequest(_plain_id(data["id"]), method, _structure_problem(exc))
+            log.warning("dropping an unreadable message (%s): %s", method, _structure_problem(exc))
+            return _DROPPED
+
+    # ---- gatekeeping ------------------------------------------------------------------
+
+    def handle_message(self, message: Any) -> None:
+        if self._refused or message is _DROPPED:
+            return
+        method = getattr(message, "method", None)
+        msg_id = getattr(message, "id", None)
+        is_request = method is not None and hasattr(message, "id")
+        if self.required_token is not None and not self._authenticated:
+            if method == types.INITIALIZE and not isinstance(message, UnreadableRequest) and (
+                _tokens_match(_token_of(message.params), self.required_token)
+            ):
+                self._authenticated = True
+            else:
+                self._refuse(msg_id if method == types.INITIALIZE else None)
+                return
+        if not hasattr(message, "jsonrpc"):  # valid JSON, but not a JSON-RPC message
+            request_id = message.get("id") if isinstance(message, dict) else None
+            self._reply_error(_plain_id(request_id), types.ErrorCodes.InvalidRequest, "not a JSON-RPC 2.0 message")
+            return
+        if not self._initialize_seen and method not in (types.INITIALIZE, types.EXIT):
+            if is_request:
+                self._reply_error(
+                    msg_id, types.ErrorCodes.ServerNotInitialized, "send `initialize` before any other request"
+                )
+            return
+        if isinstance(message, UnreadableRequest):
+            self._reply_error(message.id, types.ErrorCodes.InvalidParams, f"{message.method}: {message.problem}")
+            return
+        if method == types.INITIALIZE:
+            self._initialize_seen = True
+        super().handle_message(message)
+
+    def _refuse(self, msg_id: Any) -> None:
+        """Answer a refused `initialize` (so an honest client learns why), then hang up."""
+        self._refused = True
+        if msg_id is not None:
+            self._reply_error(
+                msg_id,
+                types.ErrorCodes.InvalidRequest,
+                "wrong or missing token in initializationOptions (read it from .code-intel/server.json)",
+            )
+        log.warning("refused a connection without the right token")
+        if self.on_refused is not None:
+            self.on_refused()
+
+    def _reply_error(self, msg_id: Any, code: int, message: str) -> None:
+        self._send_response(msg_id, error=types.ResponseError(code=int(code), message=message))
+
+    def reply_parse_error(self, problem: str) -> None:
+        """A frame that is not JSON: answered with id null, as JSON-RPC says."""
+        if self._refused or (self.required_token is not None and not self._authenticated):
+            self._refuse(None)
+            return
+        self._reply_error(None, types.ErrorCodes.ParseError, problem)
+
+
+_DROPPED = object()  # an unreadable notification: nothing to answer
+
+
+def _plain_id(value: Any) -> Any:
+    """A reply may only echo an id that is a string or an integer."""
+    return value if isinstance(value, (str, int)) and not isinstance(value, bool) else None
+
+
+def _tokens_match(given: Any, expected: str) -> bool:
+    return isinstance(given, str) and secrets.compare_digest(given.encode(), expected.encode())

@@ -16,6 +16,7 @@ import gc
 import inspect
 import logging
 import os
+import secrets
 import sys
 import threading
 import time
@@ -23,19 +24,23 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from lsprotocol import types
+from pygls.io_ import StdinAsyncReader, StdoutWriter
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import lsp_method
+
 from code_intel.indexing.config import (
+    CONFIG_DIR,
     Config,
     ConfigError,
     config_to_dict,
     load_config,
     parse_config,
 )
-from lsprotocol import types
-from pygls.io_ import run_async
-from pygls.lsp.server import LanguageServer
-from pygls.protocol import lsp_method
+from code_intel.indexing.private import tighten
 
 from . import endpoint
+from .framing import serve_frames
 from .live_index import LiveIndex
 from .protocol import CodeIntelProtocol
 from .services import Services
@@ -71,8 +76,16 @@ class WorkspaceHub:
         self._sync_task: asyncio.Task | None = None
         self._sync_again = False
         self._debounce: asyncio.TimerHandle | None = None
-        self.services = Services(live)
-        self.sync_listeners: list[Callable[[], None]] = [self.services.after_sync]
+        try:
+            self._loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:  # built outside the server (tests)
+            self._loop = None
+        self.services = Services(live, notify=self.show_to_clients)
+        # Stores create files with the umask: keep them private after every sync.
+        self.sync_listeners: list[Callable[[], None]] = [
+            self.services.after_sync,
+            lambda: tighten(live.root / CONFIG_DIR),
+        ]
         self.diagnosed_paths: set[str] = set()  # files showing a blocked-write warning
 
     # ---- syncing ---------------------------------------------------------------
@@ -124,6 +137,22 @@ class WorkspaceHub:
                 await asyncio.shield(self._sync_task)
             else:
                 await asyncio.sleep(0.05)
+
+    def show_to_clients(self, message: str) -> None:
+        """A warning the user must see (window/showMessage), e.g. lost sessions; safe
+        from a worker thread."""
+        if self._loop is not None and not self._in_loop():
+            self._loop.call_soon_threadsafe(self.show_to_clients, message)
+            return
+        for server in list(self.servers):
+            with contextlib.suppress(Exception):
+                server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
+
+    def _in_loop(self) -> bool:
+        try:
+            return asyncio.get_running_loop() is self._loop
+        except RuntimeError:
+            return False
 
     def log_to_clients(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
         for server in list(self.servers):
@@ -187,6 +216,9 @@ class _ProgressReporter:
 
 
 class CodeIntelServer(LanguageServer):
+    """One client connection's server; frames are read by `serve_frames` (a broken
+    frame costs one message) and the protocol gates on the token and `initialize`."""
+
     def __init__(self, hub: WorkspaceHub | None = None, primary: bool = True) -> None:
         super().__init__(
             "code-intel",
@@ -198,6 +230,19 @@ class CodeIntelServer(LanguageServer):
         self.primary = primary
         self._stop_event_secondary = threading.Event()
         self._writer: Any = None
+
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:  # type: ignore[override]
+        self._stop_event = threading.Event()
+        reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(serve_frames(self._stop_event, reader, self.protocol, self.report_server_error))
+        except BrokenPipeError:
+            log.error("the editor's connection is gone; shutting down")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
 
     @property
     def live(self) -> LiveIndex:
@@ -267,14 +312,7 @@ def create_server(hub: WorkspaceHub | None = None, primary: bool = True) -> Code
 
     @server.feature(types.INITIALIZE)
     def on_initialize(ls: CodeIntelServer, params: types.InitializeParams) -> None:
-        if not ls.primary:
-            token = (params.initialization_options or {}).get("token") if isinstance(
-                params.initialization_options, dict
-            ) else getattr(params.initialization_options, "token", None)
-            if ls.hub is None or ls.hub.info is None or token != ls.hub.info.token:
-                # Answer first, then hang up: closing now would lose the error reply.
-                asyncio.get_running_loop().call_later(0.2, ls.disconnect)
-                raise PermissionError("wrong or missing token in initializationOptions")
+        if not ls.primary:  # the endpoint's token was checked before this ran (protocol)
             return
         root = _workspace_root(params).resolve()
         options = params.initialization_options
@@ -319,14 +357,13 @@ async def _claim_endpoint(hub: WorkspaceHub) -> None:
         client = create_server(hub, primary=False)
         client._writer = writer
         client.protocol.set_writer(writer)  # type: ignore[arg-type]
+        # An unguessable stand-in until the endpoint is recorded: nobody can match it.
+        client.protocol.required_token = hub.info.token if hub.info else secrets.token_hex(32)
+        client.protocol.on_refused = client.disconnect
         hub.servers.append(client)
         try:
-            await run_async(
-                stop_event=client._stop_event_secondary,
-                reader=reader,
-                protocol=client.protocol,
-                logger=log,
-                error_handler=client.report_server_error,
+            await serve_frames(
+                client._stop_event_secondary, reader, client.protocol, client.report_server_error
             )
         finally:
             client.disconnect()
@@ -334,16 +371,48 @@ async def _claim_endpoint(hub: WorkspaceHub) -> None:
     hub.endpoint_server, hub.info = await endpoint.serve(hub.live.root, on_connection)
 
 
-def main(tcp: str | None = None) -> None:
+def main(tcp: str | None = None, token: str | None = None) -> None:
+    """Serve the editor on stdio, or on TCP (`--tcp`) where only a client presenting
+    `token` is served (None: `--insecure`, anyone who can connect)."""
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="code-intel: %(message)s")
-    server = create_server()
+    # The server writes nothing but its private store: every file it creates is 0600.
+    os.umask(0o077)
     if tcp:
         host, _, port = tcp.rpartition(":")
-        server.start_tcp(host or "127.0.0.1", int(port))
-    else:
-        server.start_io()
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(_serve_tcp(host or "127.0.0.1", int(port), token))
+        return
+    server = create_server()
+    server.start_io()
     if server.hub is not None:
         server.hub.close()
+
+
+async def _serve_tcp(host: str, port: int, token: str | None) -> None:
+    """One editor session over TCP. A connection refused for its token is closed and
+    the server keeps listening; the session that got in ends the server when it ends."""
+    done = asyncio.Event()
+
+    async def on_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        server = create_server()
+        server.protocol.set_writer(writer)  # type: ignore[arg-type]
+        server.protocol.required_token = token
+        server.protocol.on_refused = writer.close
+        stop = threading.Event()
+        server._stop_event = stop
+        try:
+            await serve_frames(stop, reader, server.protocol, server.report_server_error)
+        finally:
+            writer.close()
+            if server.protocol._initialize_seen:
+                if server.hub is not None:
+                    server.hub.close()
+                done.set()
+
+    listener = await asyncio.start_server(on_connection, host, port)
+    log.info("listening on %s:%s%s", host, port, "" if token else " without a token (--insecure)")
+    async with listener:
+        await done.wait()
 
 
 __all__ = ["CodeIntelServer", "WorkspaceHub", "create_server", "inspect", "main"]

@@ -12,7 +12,7 @@ import asyncio
 import logging
 import threading
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -29,8 +29,9 @@ MODEL_WAIT_SECONDS = 300.0
 
 
 class Services:
-    def __init__(self, live: LiveIndex) -> None:
+    def __init__(self, live: LiveIndex, notify: Callable[[str], None] | None = None) -> None:
         self.live = live
+        self.notify = notify
         self._lock = threading.Lock()
 
     @cached_property
@@ -55,7 +56,7 @@ class Services:
             lambda name, exact=True: live.definitions(name, exact),
             lambda rel: rel in live.overlays or live.store.file_state(rel) is not None,
         )
-        return open_engine(
+        engine = open_engine(
             live.root,
             live.config,
             self.search.embedder,
@@ -63,6 +64,13 @@ class Services:
             sinks=(_MapSink(self.search),),
             sync_status=self._sync_status,
         )
+        # Lost sessions are news for everyone: indexStatus lists them, the editors are
+        # told, and an agent asking for a lost session is told why it is gone.
+        for message in engine.store.messages:
+            live.store.messages.append(message)
+            if self.notify is not None:
+                self.notify(f"code-intel: {message}")
+        return engine
 
     async def ready(self, name: str) -> Any:
         """The `search` or `gating` service, built off the event loop the first time

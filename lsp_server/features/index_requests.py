@@ -4,11 +4,11 @@ workspace or unknown to the index is InvalidParams with the reason."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import attrs
 from code_intel.indexing.discovery import is_within
+from code_intel.indexing.paths import UnusablePath, resolve_path
 from code_intel.indexing.text_search import SearchError, search_text
 from pygls.exceptions import JsonRpcInvalidParams
 
@@ -26,8 +26,10 @@ LIST_LIMIT = 200  # file lists in a sync report
 
 def workspace_path(live: LiveIndex, path: str) -> str:
     """Normalise a user path to workspace-relative, refusing anything outside."""
-    candidate = Path(path)
-    resolved = (candidate if candidate.is_absolute() else live.root / candidate).resolve()
+    try:
+        resolved = resolve_path(path, live.root)
+    except UnusablePath as exc:
+        raise JsonRpcInvalidParams(str(exc)) from None
     if not is_within(live.root, resolved):
         raise JsonRpcInvalidParams(f"path {path!r} is outside the workspace {live.root}")
     return resolved.relative_to(live.root).as_posix() if resolved != live.root else ""
@@ -47,7 +49,7 @@ def known_file(live: LiveIndex, path: str) -> str:
 
 
 def register(server: CodeIntelServer) -> None:
-    @custom_request(server, p.SEARCH_TEXT, p.SearchTextParams)
+    @custom_request(server, p.SEARCH_TEXT, p.SearchTextParams, off_loop=True)
     def search(ls: CodeIntelServer, params: p.SearchTextParams) -> p.SearchTextResult:
         live = ls.live
         if params.path:
@@ -74,7 +76,7 @@ def register(server: CodeIntelServer) -> None:
             truncated=result.truncated,
         )
 
-    @custom_request(server, p.FIND_DEFINITIONS, p.FindDefinitionsParams)
+    @custom_request(server, p.FIND_DEFINITIONS, p.FindDefinitionsParams, off_loop=True)
     def find_definitions(ls: CodeIntelServer, params: p.FindDefinitionsParams) -> p.FindDefinitionsResult:
         live = ls.live
         found = live.definitions(params.name, params.exact, params.language, params.limit + 1)
@@ -84,7 +86,7 @@ def register(server: CodeIntelServer) -> None:
             truncated=len(found) > params.limit,
         )
 
-    @custom_request(server, p.FIND_REFERENCES, p.FindReferencesParams)
+    @custom_request(server, p.FIND_REFERENCES, p.FindReferencesParams, off_loop=True)
     def find_references(ls: CodeIntelServer, params: p.FindReferencesParams) -> p.FindReferencesResult:
         live = ls.live
         answer = references_named(live, params.name, params.limit + 1)
@@ -142,7 +144,7 @@ def register(server: CodeIntelServer) -> None:
             content=content,
         )
 
-    @custom_request(server, p.GET_SYMBOLS, p.GetSymbolsParams)
+    @custom_request(server, p.GET_SYMBOLS, p.GetSymbolsParams, off_loop=True)
     def get_symbols(ls: CodeIntelServer, params: p.GetSymbolsParams) -> p.GetSymbolsResult:
         live = ls.live
         if params.query:

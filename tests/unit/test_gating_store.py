@@ -196,3 +196,25 @@ def test_default_location_and_config(tmp_path):
     cfg = GatingConfig.from_workspace(tmp_path, Config(auto_purge_days=7))
     assert cfg.learned_pair_days == 7
     assert cfg.write_exempt_patterns == ("**/*.md", "**/*.rst", "**/*.txt", "docs/**")
+
+
+def test_lost_sessions_are_reported_to_the_agent_that_asks_for_one(tmp_path):
+    """Garbage pages in sessions.db: set aside at open, and the agent whose session was
+    in it is told it could not be recovered (not just 'no session')."""
+    db = tmp_path / "sessions.db"
+    engine = make_engine(tmp_path, db=db)
+    sid = engine.start_session("modify", DETAILED)["session_id"]
+    with engine.store.transaction() as c:  # enough rows for several pages
+        c.execute("CREATE TABLE padding (x BLOB)")
+        c.executemany("INSERT INTO padding VALUES (?)", [(b"p" * 3000,) for _ in range(40)])
+    engine.store.close()
+    size = db.stat().st_size
+    with db.open("r+b") as f:
+        for page in (1, size // 4096 // 2, size // 4096 - 1):
+            f.seek(page * 4096)
+            f.write(b"\xa5" * 4096)
+    reopened = make_engine(tmp_path, db=db)
+    assert "could not be recovered" in reopened.store.messages[0]
+    with pytest.raises(GatingError) as err:
+        reopened.check_tool(sid, "search_text", {"pattern": "x"})
+    assert "could not be recovered" in err.value.message
