@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlparse
 
 from code_intel.indexing.chunking import ChunkSettings
@@ -32,12 +33,13 @@ from code_intel.indexing.store import (
     qualified_matches,
 )
 from code_intel.indexing.sync import SyncReport, analyze_bytes, is_binary, sync_workspace
-from pygls.uris import from_fs_path
 
 from .documents import OpenDocument
 from .navigator import Navigator
-from .protocol import IndexStatusResult, SyncProgress
 from .resolve import fuzzy_score, rank_definitions, subsequence_like, word_at
+
+if TYPE_CHECKING:
+    from .protocol import IndexStatusResult
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +97,8 @@ class LiveIndex:
         return path.relative_to(self.root).as_posix()
 
     def uri(self, rel: str) -> str:
+        from pygls.uris import from_fs_path  # not on the CLI's path (`refs` uses this index)
+
         return from_fs_path(str(self.root / rel)) or f"file://{self.root / rel}"
 
     # ---- live documents ---------------------------------------------------------
@@ -315,6 +319,8 @@ class LiveIndex:
             return report
 
     def status_result(self) -> IndexStatusResult:
+        from .protocol import IndexStatusResult, SyncProgress  # lsprotocol: server side only
+
         st = self.status
         return IndexStatusResult(
             state=st.state,

@@ -15,7 +15,6 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from code_intel.gating import GatingEngine, GatingError
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
