@@ -267,3 +267,11 @@ def test_ts_wrapper_generics_keep_the_wrapped_members(live: LiveIndex):
     # `settings: Required<Options>`: `Required` is a global, its members are Options'
     http = "src/http.ts"
     assert defs(live, http, "timeout; }", 1) == [at(http, "interface Options", "http.Options.timeout")]
+
+
+def test_blade_component_tags_are_not_uses_of_a_same_named_model(live: LiveIndex):
+    view = "resources/views/forum/show.blade.php"
+    model, model_possible = _refs(live, "App\\Models\\Thread")
+    assert (view, line_of(view, "<x-threads.thread")) not in model + model_possible
+    avatar, _ = _refs(live, "App\\View\\Components\\Avatar")
+    assert (view, line_of(view, "<x-avatar")) in avatar
