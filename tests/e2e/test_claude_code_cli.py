@@ -5,7 +5,7 @@ cloned to another path. Run as root, `--dangerously-skip-permissions` is refused
 the run uses `--permission-mode acceptEdits` with the rules init wrote.
 
 Set CLAUDE_CODE_BIN to the `claude` executable (CI installs it into
-/work/peers/claude-code or `.ci/peers`); without it the test is skipped with that reason.
+`.ci/peers`); without it the test is skipped with that reason.
 """
 
 from __future__ import annotations
@@ -27,8 +27,7 @@ CODE_INTEL_BIN = Path(sys.executable).parent
 CONTROLLER = "app/Http/Controllers/Auth/LoginController.php"
 QUESTION = "How many login attempts are allowed before the account is throttled?"
 CANDIDATES = (os.environ.get("CLAUDE_CODE_BIN", ""),
-              str(Path(__file__).resolve().parents[2] / ".ci/peers/node_modules/.bin/claude"),
-              "/work/peers/claude-code/node_modules/.bin/claude")
+              str(Path(__file__).resolve().parents[2] / ".ci/peers/node_modules/.bin/claude"))
 CLAUDE = next((c for c in CANDIDATES if c and Path(c).exists()), None)
 
 pytestmark = [
