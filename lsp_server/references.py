@@ -14,24 +14,14 @@ from typing import TYPE_CHECKING
 
 from code_intel.indexing.store import StoredReference, StoredSymbol
 
+from .resolve import candidates_for_file
+
 if TYPE_CHECKING:
     from .live_index import LiveIndex
 
 UNTYPED_RECEIVER = "the receiver's type is not known"
 SEVERAL_DEFINITIONS = "the name has several definitions and nothing here picks one"
 NO_RESOLVER = "this language is matched by name only"
-# Blade names a PHP class only through `<x-…>` and `@livewire` / `<livewire:…>`, whose
-# classes live in these namespaces; `<x-threads.thread>` is not a use of the model
-# `App\Models\Thread` even when no component class of that name exists.
-BLADE_CLASS_NAMESPACES = ("\\View\\Components\\", "\\Livewire\\")
-
-
-def _named_only(ref: StoredReference, defs: list[StoredSymbol]) -> list[StoredSymbol]:
-    """The definitions a name-only occurrence can mean, given the file it is in."""
-    if not ref.path.endswith(".blade.php"):
-        return defs
-    return [d for d in defs if d.language != "php"
-            or any(ns in d.symbol.qualified_name for ns in BLADE_CLASS_NAMESPACES)]
 
 
 @dataclass
@@ -112,7 +102,7 @@ def classify(
                     out.resolved.append(ref)
                 continue
             if answer is None:
-                defs = _named_only(ref, by_name.setdefault(r.name, live.definitions(r.name, limit=50)))
+                defs = candidates_for_file(ref.path, by_name.setdefault(r.name, live.definitions(r.name, limit=50)))
                 if len(defs) == 1 and _key(defs[0]) in wanted:
                     out.resolved.append(ref)
                 elif any(_key(d) in wanted for d in defs):

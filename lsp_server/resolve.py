@@ -6,9 +6,25 @@ from __future__ import annotations
 import posixpath
 import re
 
+from code_intel.indexing.chunking.blade import COMPONENT_NAMESPACE, LIVEWIRE_NAMESPACE
 from code_intel.indexing.store import StoredSymbol
 
 _IDENT = re.compile(r"\$?[A-Za-z_\u00C0-\uFFFF][\w\u00C0-\uFFFF-]*")
+
+
+def candidates_for_file(path: str, defs: list[StoredSymbol]) -> list[StoredSymbol]:
+    """The same-named definitions an occurrence in `path` can mean, before any ranking.
+
+    Blade names a PHP class only through `<x-…>` and Livewire tags, whose classes live
+    under the component and Livewire namespaces: `<x-threads.thread>` is never the model
+    `App\\Models\\Thread`, even when no component class of that name exists."""
+    if not path.endswith(".blade.php"):
+        return defs
+    return [
+        d for d in defs
+        if d.language != "php"
+        or d.symbol.qualified_name.startswith((COMPONENT_NAMESPACE + "\\", LIVEWIRE_NAMESPACE + "\\"))
+    ]
 
 
 def word_at(line: str, character: int, language: str | None = None) -> str | None:
