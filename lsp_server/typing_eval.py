@@ -218,20 +218,15 @@ class Evaluator:
     ) -> Result:
         """Classes/modules stand for themselves; a field, property or variable for its
         declared (or assigned) type; a method for nothing (it is not called here)."""
-        out: list[StoredSymbol] = []
-        external = False
+        results: list[Result] = []
         for e in ents:
             kind = e.symbol.kind
             if kind in CLASS_KINDS or kind in (SymbolKind.MODULE, SymbolKind.NAMESPACE):
-                out.append(e)
+                results.append([e])
             elif kind in CALLABLE_KINDS and e.language != "php":
                 # read, not called: a Python @property or a TS getter
                 text = self.returns_of(e)
-                got = self.named(text, e.path, self.owner_class(e)) if text else None
-                if isinstance(got, list):
-                    out.extend(got)
-                elif got is EXTERNAL:
-                    external = True
+                results.append(self.named(text, e.path, self.owner_class(e)) if text else None)
             elif kind in VALUE_KINDS:
                 text = value_type(e.symbol.signature or "", e.symbol.name, e.language)
                 if not text and e.language == "python":
@@ -239,14 +234,8 @@ class Evaluator:
                 if not text:
                     text = _doc_tag(e.symbol.doc, "var")
                 if text:
-                    got = self.named(text, e.path, self.owner_class(e))
-                    if isinstance(got, list):
-                        out.extend(got)
-                    elif got is EXTERNAL:
-                        external = True
-        if out:
-            return _unique(out)
-        return EXTERNAL if external else None
+                    results.append(self.named(text, e.path, self.owner_class(e)))
+        return _combine(results)
 
     def returns_of(self, fn: StoredSymbol) -> str | None:
         """The declared return type: from the stored signature, or from the file's tree
@@ -273,24 +262,15 @@ class Evaluator:
         names = type_names(text, self.language)
         if not names:
             return EXTERNAL if text.strip() else None
-        out: list[StoredSymbol] = []
-        external = False
+        results: list[Result] = []
         for n in names:
             if n.lower() in ("self", "static", "$this") and self.language == "php" or n in ("Self", "this"):
-                if self_cls is not None:
-                    out.append(self_cls)
-                continue
-            if self.language == "php":
-                got = self.php_class(n, path)
+                results.append([self_cls] if self_cls is not None else None)
+            elif self.language == "php":
+                results.append(self.php_class(n, path))
             else:
-                got = self.global_name(n, path, classes_only=True)
-            if isinstance(got, list):
-                out.extend(got)
-            elif got is EXTERNAL:
-                external = True
-        if out:
-            return _unique(out)
-        return EXTERNAL if external else None
+                results.append(self.global_name(n, path, classes_only=True))
+        return _combine(results)
 
     def php_class(self, written: str, path: str) -> Result:
         """PHP: a class name resolves by namespace and `use` alone."""
@@ -481,6 +461,15 @@ def absolute_module(written: str, importer: str) -> str:
     anchor = package[: max(len(package) - (dots - 1), 0)]
     rest = written.lstrip(".")
     return ".".join([p for p in anchor if p] + ([rest] if rest else []))
+
+
+def _combine(results: list[Result]) -> Result:
+    """Several partial answers as one: the workspace classes found, else EXTERNAL when
+    any part was external, else undecided."""
+    found = [s for r in results if isinstance(r, list) for s in r]
+    if found:
+        return _unique(found)
+    return EXTERNAL if any(r is EXTERNAL for r in results) else None
 
 
 def _unique(items: list[StoredSymbol]) -> list[StoredSymbol]:
