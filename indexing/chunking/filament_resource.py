@@ -37,6 +37,7 @@ from .php import (
     call_arguments,
     class_constant_target,
     literal_value,
+    property_defaults,
     resolve_name,
     string_value,
 )
@@ -466,7 +467,7 @@ def _resource_property(
     """`protected static string $resource = PostResource::class;` (pages) or
     `$relatedResource` (relation managers)."""
     for prop in ("resource", "relatedResource"):
-        target = class_constant_target(_property_default(doc, members, prop), doc)
+        target = class_constant_target(property_defaults(doc, members).get(prop), doc)
         if target is not None:
             return res(target)
     return None
@@ -534,25 +535,10 @@ def _is_resource(name: str, meta: dict[str, Any]) -> bool:
     return parent.rsplit("\\", 1)[-1] in ("Resource", "BaseResource") or name.endswith("Resource")
 
 
-def _property_default(
-    doc: SourceDocument, members: list[tree_sitter.Node], name: str
-) -> tree_sitter.Node | None:
-    for m in members:
-        if m.type != "property_declaration":
-            continue
-        for element in m.named_children:
-            if element.type != "property_element":
-                continue
-            var = element.child_by_field_name("name")
-            if var is not None and doc.node_text(var) == f"${name}":
-                return element.child_by_field_name("default_value")
-    return None
-
-
 def _static_value(doc: SourceDocument, members: list[tree_sitter.Node], name: str) -> Any:
     """A resource setting from `protected static ?string $navigationGroup = 'Shop';` or
     from a `getNavigationGroup()` that returns a literal (or `__('Shop')`)."""
-    default = _property_default(doc, members, name)
+    default = property_defaults(doc, members).get(name)
     if default is not None:
         return literal_value(doc, default)
     getter = "get" + name[0].upper() + name[1:]
@@ -577,7 +563,7 @@ def _static_value(doc: SourceDocument, members: list[tree_sitter.Node], name: st
 
 
 def _model(doc: SourceDocument, members: list[tree_sitter.Node], res: Resolver) -> str | None:
-    default = _property_default(doc, members, "model")
+    default = property_defaults(doc, members).get("model")
     target = class_constant_target(default, doc)
     if target is not None:
         return res(target)

@@ -106,7 +106,7 @@ def view_references(doc: SourceDocument, root: tree_sitter.Node) -> list[Referen
             for node in _strings_in(args[index]):
                 name = string_value(doc, node)
                 if name and _is_view_name(name):
-                    out.append(_inside_quotes(doc, node, name))
+                    out.append(inside_quotes(doc, node, name))
     return out
 
 
@@ -117,7 +117,8 @@ def _is_view_name(name: str) -> bool:
     return all(part.replace("-", "_").isidentifier() for part in parts)
 
 
-def _inside_quotes(doc: SourceDocument, node: tree_sitter.Node, name: str) -> Reference:
+def inside_quotes(doc: SourceDocument, node: tree_sitter.Node, name: str) -> Reference:
+    """A reference spelled as a PHP string literal, placed on its text (not its quotes)."""
     r = doc.node_range(node)
     return Reference(
         name, r.start.line, r.start.character + 1, r.end.line, r.end.character - 1, None
@@ -209,15 +210,5 @@ def route_name_references(doc: SourceDocument, root: tree_sitter.Node) -> list[R
         name = string_value(doc, args[0])
         if not name:
             continue
-        r = doc.node_range(args[0])
-        out.append(
-            Reference(
-                name,
-                r.start.line,
-                r.start.character + 1,
-                r.end.line,
-                r.end.character - 1,
-                None,
-            )
-        )
+        out.append(inside_quotes(doc, args[0], name))
     return out

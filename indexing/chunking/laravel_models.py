@@ -16,7 +16,7 @@ from typing import Any
 import tree_sitter
 
 from ..source import SourceDocument
-from .php import class_constant_target, literal_value, string_list, string_value
+from .php import class_constant_target, literal_value, property_defaults, string_list, string_value
 
 _MODEL_PARENTS = frozenset({"Model", "Authenticatable", "Pivot", "MorphPivot", "User"})
 _ILLUMINATE_MODELS = frozenset(
@@ -74,7 +74,7 @@ def model_metadata(
 ) -> dict[str, Any]:
     """The model's table (and whether it is declared or by convention) and its
     attribute lists."""
-    props = _property_defaults(doc, members)
+    props = {k: v for k, v in property_defaults(doc, members).items() if v is not None}
     consts = _constants(doc, members)
     out: dict[str, Any] = {}
     table_node = props.get("table")
@@ -91,23 +91,6 @@ def model_metadata(
     casts = props.get("casts") or _casts_method(members, doc)
     if casts is not None and casts.type == "array_creation_expression":
         out["casts"] = _casts(doc, casts, res)
-    return out
-
-
-def _property_defaults(
-    doc: SourceDocument, members: list[tree_sitter.Node]
-) -> dict[str, tree_sitter.Node]:
-    out = {}
-    for m in members:
-        if m.type != "property_declaration":
-            continue
-        for element in m.named_children:
-            if element.type != "property_element":
-                continue
-            var = element.child_by_field_name("name")
-            default = element.child_by_field_name("default_value")
-            if var is not None and default is not None:
-                out[doc.node_text(var).lstrip("$")] = default
     return out
 
 

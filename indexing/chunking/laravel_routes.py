@@ -19,6 +19,7 @@ import tree_sitter
 from ..model import Chunk, FileAnalysis, Reference, Symbol, SymbolKind
 from ..source import SourceDocument
 from .base import ChunkSettings
+from .laravel_links import inside_quotes
 from .php import (
     PhpStrategy,
     call_arguments,
@@ -318,17 +319,7 @@ class _Walker:
 
     def reference(self, name: str, node: tree_sitter.Node) -> None:
         """The method named in `[Controller::class, 'method']`, inside its quotes."""
-        r = self.doc.node_range(node)
-        self.references.append(
-            Reference(
-                name,
-                r.start.line,
-                r.start.character + 1,
-                r.end.line,
-                r.end.character - 1,
-                None,
-            )
-        )
+        self.references.append(inside_quotes(self.doc, node, name))
 
     def middleware(self, args: list[tree_sitter.Node]) -> list[str]:
         out: list[str] = []

@@ -896,16 +896,26 @@ def eloquent_relation(
     return None
 
 
-def translatable_fields(doc: SourceDocument, members: list[tree_sitter.Node]) -> list[str] | None:
-    """`protected $translatable = ['name', 'description'];` (spatie) or
-    `$translatedAttributes` (Astrotomic) -> the field names."""
+def property_defaults(
+    doc: SourceDocument, members: list[tree_sitter.Node]
+) -> dict[str, tree_sitter.Node | None]:
+    """A class body's properties by name (without `$`) -> their default value, if any."""
+    out: dict[str, tree_sitter.Node | None] = {}
     for m in members:
         if m.type != "property_declaration":
             continue
         for element in m.named_children:
-            if element.type != "property_element":
-                continue
-            var = element.child_by_field_name("name")
-            if var is not None and doc.node_text(var) in ("$translatable", "$translatedAttributes"):
-                return string_list(doc, element.child_by_field_name("default_value"))
+            var = element.child_by_field_name("name") if element.type == "property_element" else None
+            if var is not None:
+                out[doc.node_text(var).lstrip("$")] = element.child_by_field_name("default_value")
+    return out
+
+
+def translatable_fields(doc: SourceDocument, members: list[tree_sitter.Node]) -> list[str] | None:
+    """`protected $translatable = ['name', 'description'];` (spatie) or
+    `$translatedAttributes` (Astrotomic) -> the field names."""
+    props = property_defaults(doc, members)
+    for name in ("translatable", "translatedAttributes"):
+        if name in props:
+            return string_list(doc, props[name])
     return None
