@@ -840,8 +840,11 @@ class SearchService:
         return out
 
     def start_background(self) -> None:
-        """Worker thread: lexical sync at once, vector sync as soon as the model is
-        ready; call `request_sync()` after every index sync or buffer change."""
+        """Lexical sync now, in the caller (a first query must not race the worker into
+        an empty answer; incremental, so cheap once built), then a worker thread that
+        keeps both in step: words at once, vectors as soon as the model is ready. Call
+        `request_sync()` after every index sync or buffer change."""
+        self.lexical.sync(self.store)
         self.vectors.start_background(self.store, before=lambda: self.lexical.sync(self.store))
 
     def request_sync(self) -> None:

