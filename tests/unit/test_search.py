@@ -8,7 +8,6 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from code_intel.indexing.config import Config
 from code_intel.indexing.embeddings import EmbedderNotReady, LazyEmbedder, shared_embedder
 from code_intel.indexing.lexical import LexicalIndex, lexical_text, query_terms
