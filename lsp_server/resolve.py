@@ -7,6 +7,7 @@ import posixpath
 import re
 
 from code_intel.indexing.chunking.blade import COMPONENT_NAMESPACE, LIVEWIRE_NAMESPACE
+from code_intel.indexing.languages import GRAMMARS
 from code_intel.indexing.store import StoredSymbol
 
 _IDENT = re.compile(r"\$?[A-Za-z_\u00C0-\uFFFF][\w\u00C0-\uFFFF-]*")
@@ -58,7 +59,8 @@ def _norm(qualified: str) -> str:
 
 # Languages whose files refer to each other's definitions.
 FAMILY = {
-    "php": "php", "laravel_migration": "php", "filament_resource": "php", "blade": "php",
+    **{language: "php" for language, grammar in GRAMMARS.items() if grammar == "php"},
+    "blade": "php",
     "javascript": "js", "jsx": "js", "typescript": "js", "tsx": "js", "vue": "js",
     "tailwind_config": "js", "css": "css", "scss": "css", "html": "js",
 }

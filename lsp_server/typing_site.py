@@ -64,12 +64,12 @@ def site_at(doc: SourceDocument, line: int, byte_col: int) -> Site | None:
     if doc.tree is None or line >= len(doc.line_starts):
         return None
     offset = doc.line_starts[line] + byte_col
-    handler = _HANDLERS.get(doc.language)
+    handler = _handler_class(doc.language)
     if handler is None:
         return None
     node = _identifier_at(doc, offset, handler.identifiers)
     if node is None:
-        return None
+        return handler(doc).string_site(offset)
     return handler(doc).site(node)
 
 
@@ -144,6 +144,11 @@ class _Language:
 
     def receiver_of(self, node: tree_sitter.Node) -> TypeExpr | None:
         raise NotImplementedError
+
+    def string_site(self, offset: int) -> Site | None:
+        """A string literal that names a code symbol (PHP's `[Foo::class, 'method']`);
+        other strings are text, not sites."""
+        return None
 
     def binding(self, node: tree_sitter.Node, name: str) -> tree_sitter.Node | None:
         """The node that binds `name` in a function enclosing `node` (innermost first),
@@ -531,6 +536,23 @@ class _Php(_Language):
         return Site(base.name, base.range, base.receiver, base.local, base.enclosing_class,
                     base.class_line, written)
 
+    def string_site(self, offset: int) -> Site | None:
+        """`[Foo::class, 'method']` (a route action, a callable): the string is the
+        method `method` of the class `Foo`."""
+        node = _identifier_at(self.doc, offset, frozenset({"string_content"}))
+        element = node.parent.parent if node is not None and node.parent is not None else None
+        array = element.parent if element is not None else None
+        if array is None or array.type != "array_creation_expression" or array.named_child_count != 2:
+            return None
+        first, second = array.named_children
+        target = first.named_children[0] if first.named_child_count else None
+        if second != element or target is None or target.type != "class_constant_access_expression":
+            return None
+        scope, constant = target.named_children[0], target.named_children[-1]
+        if self.text(constant).lower() != "class":
+            return None
+        return Site(self.text(node), self.doc.node_range(node), self.scope_type(scope))
+
     def class_name_at(self, node: tree_sitter.Node) -> str | None:
         parent = node.parent
         if parent is None:
@@ -674,19 +696,23 @@ def _doc_tag_type(comment: str, var: str) -> str | None:
     return m.group(1) if m else None
 
 
+# By grammar, so every language parsed with one (Laravel routes, migrations, Filament
+# classes are PHP) gets its reader without being listed again here.
 _HANDLERS: dict[str, type[_Language]] = {
     "python": _Python,
     "javascript": _Js,
-    "jsx": _Js,
     "typescript": _Js,
     "tsx": _Js,
     "php": _Php,
-    "laravel_migration": _Php,
-    "filament_resource": _Php,
 }
+
+
+def _handler_class(language: str) -> type[_Language] | None:
+    grammar = GRAMMARS.get(language)
+    return _HANDLERS.get(grammar) if grammar is not None else None
 
 
 def handler_for(doc: SourceDocument) -> _Language | None:
     """The language's syntax reader for `doc`, or None when it has none."""
-    cls = _HANDLERS.get(doc.language)
+    cls = _handler_class(doc.language)
     return cls(doc) if cls is not None else None

@@ -275,3 +275,17 @@ def test_blade_component_tags_are_not_uses_of_a_same_named_model(live: LiveIndex
     assert (view, line_of(view, "<x-threads.thread")) not in model + model_possible
     avatar, _ = _refs(live, "App\\View\\Components\\Avatar")
     assert (view, line_of(view, "<x-avatar")) in avatar
+
+
+def test_php_callable_array_names_the_method_of_its_class(live: LiveIndex):
+    """`[ThreadController::class, 'solve']` (a route action) is that controller's
+    method, not the model's `solve`, and it is a reference of it."""
+    routes = "routes/web.php"
+    controller = "app/Http/Controllers/ThreadController.php"
+    assert defs(live, routes, "solve'])") == [
+        at(controller, "function solve", "App\\Http\\Controllers\\ThreadController::solve")
+    ]
+    resolved, _ = _refs(live, "App\\Http\\Controllers\\ThreadController::solve")
+    assert (routes, line_of(routes, "'solve'")) in resolved
+    model, _ = _refs(live, "App\\Models\\Thread::solve")
+    assert (routes, line_of(routes, "'solve'")) not in model
