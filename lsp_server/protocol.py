@@ -22,13 +22,13 @@ from typing import Any, TypeVar
 
 import attrs
 import cattrs
+from code_intel.indexing.paths import UnusablePath
 from code_intel.indexing.validation import InvalidInput, strict_converter, structure
 from lsprotocol import types
 from lsprotocol.types import ResponseErrorMessage
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, LanguageServerProtocol
 
-from code_intel.indexing.paths import UnusablePath
 PREFIX = "codeIntel/"
 SEARCH_TEXT = "codeIntel/searchText"
 FIND_DEFINITIONS = "codeIntel/findDefinitions"

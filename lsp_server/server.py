@@ -24,11 +24,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from lsprotocol import types
-from pygls.io_ import StdinAsyncReader, StdoutWriter
-from pygls.lsp.server import LanguageServer
-from pygls.protocol import lsp_method
-
 from code_intel.indexing.config import (
     CONFIG_DIR,
     Config,
@@ -38,6 +33,10 @@ from code_intel.indexing.config import (
     parse_config,
 )
 from code_intel.indexing.private import tighten
+from lsprotocol import types
+from pygls.io_ import StdinAsyncReader, StdoutWriter
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import lsp_method
 
 from . import endpoint
 from .framing import serve_frames
