@@ -338,11 +338,6 @@ def grep(
         raise typer.Exit(1)
 
 
-#: without a running server, how long `search` waits for the embedding model before it
-#: answers from the lexical and definition signals (the answer says so)
-MODEL_WAIT_SECONDS = 1.0
-
-
 @app.command()
 def search(
     query: Annotated[str, typer.Argument(
@@ -357,8 +352,10 @@ def search(
     include_prose: Annotated[bool, typer.Option(
         "--include-prose", help="Rank docs, changelogs, translations and lock files like code.")] = False,
     wait_model: Annotated[float | None, typer.Option(
-        "--wait-model", help="Without a running server: seconds to wait for the embedding model "
-                             f"(default {MODEL_WAIT_SECONDS}; after that the answer has no vector signal).")] = None,
+        "--wait-model", help="Without a running server: load the embedding model here and wait up to "
+                             "this many seconds for it. By default a request with words is answered "
+                             "by words at once, and a first search or a request without words waits "
+                             "for the model.")] = None,
     workspace: WorkspaceOpt = None,
     no_sync: NoSyncOpt = False,
     as_json: JsonOpt = False,
@@ -432,25 +429,74 @@ def _query_server(root: Path, params: dict[str, Any]) -> dict[str, Any] | None:
 
 def _search_here(query: str, top: int, collection: str | None, fusion: str, include_prose: bool,
                  wait_model: float | None, workspace: Path | None, no_sync: bool, as_json: bool) -> None:
+    ws = _open(workspace)
+    if not no_sync:
+        _sync(ws, show_progress=not as_json)
+    if collection is None and wait_model is None and _words_can_answer(ws.root, query):
+        _search_by_words(ws, query, top, fusion, include_prose, no_sync, as_json)
+        return
+    _search_with_vectors(ws, query, top, collection, fusion, include_prose, wait_model, no_sync, as_json)
+
+
+def _words_can_answer(root: Path, query: str) -> bool:
+    """Without a server, loading the model (and Chroma) costs seconds per call; the
+    words answer in a fraction of one. They are enough once vectors exist (a first
+    search builds them) and the request has words code can contain."""
+    from code_intel.indexing.config import CONFIG_DIR
+    from code_intel.indexing.lexical import query_terms
+
+    return (root / CONFIG_DIR / "vectors.db").exists() and any(t.isascii() for t in query_terms(query))
+
+
+def _search_by_words(ws: Any, query: str, top: int, fusion: str, include_prose: bool,
+                     no_sync: bool, as_json: bool) -> None:
+    from code_intel.indexing.lexical import LexicalIndex
+    from code_intel.indexing.search import hybrid_query
+
+    lexical = LexicalIndex.for_workspace(ws.root)
+    try:
+        if not no_sync:
+            lexical.sync(ws.store)
+        answer = hybrid_query(query, store=ws.store, lexical=lexical, vectors=None,
+                              weights=ws.config.search_weights, fusion=fusion, top=top,
+                              include_prose=include_prose)
+    finally:
+        lexical.close()
+    data = answer.to_json()
+    data["status"] = "partial"
+    data["notes"].append(NO_VECTORS_NOTE)
+    if as_json:
+        _emit(data)
+    else:
+        _print_query(data)
+
+
+NO_VECTORS_NOTE = (
+    "no vector signal: no language server owns this workspace and loading the model here takes "
+    "seconds. Run `code-intel lsp` (or an editor/agent using it) to keep it loaded, or pass "
+    "--wait-model 30"
+)
+
+
+def _search_with_vectors(ws: Any, query: str, top: int, collection: str | None, fusion: str,
+                         include_prose: bool, wait_model: float | None, no_sync: bool,
+                         as_json: bool) -> None:
     import contextlib
 
     from code_intel.indexing.embeddings import EmbedderNotReady, EmbeddingError, LazyEmbedder
     from code_intel.indexing.search import SearchService
     from code_intel.indexing.vectors import VectorStoreError
 
-    ws = _open(workspace)
     embedder = LazyEmbedder(ws.config.embedding_model, start=True)
-    if not no_sync:
-        _sync(ws, show_progress=not as_json)
     try:
         service = SearchService(ws.root, ws.config, ws.store, embedder)
-        if collection is not None or not service.vectors.forest.count():
-            # vector search proper, or a first search: the model is needed, wait for it
+        if wait_model is None:
+            # vectors are needed (a first search, a request without words, a collection)
             with err.status(f"loading the embedding model {embedder.spec}…"):
                 embedder.wait()
         else:
             with contextlib.suppress(EmbedderNotReady):  # answered without vectors, and said so
-                embedder.wait(MODEL_WAIT_SECONDS if wait_model is None else wait_model)
+                embedder.wait(wait_model)
         if not no_sync:
             service.lexical.sync(ws.store)
             if embedder.state.value == "ready":
@@ -467,10 +513,7 @@ def _search_here(query: str, top: int, collection: str | None, fusion: str, incl
         raise UserError(str(exc)) from None
     data = answer.to_json()
     if answer.status == "partial":
-        data["notes"].append(
-            "no vector signal: the embedding model was still loading. Run `code-intel lsp` (or an "
-            "editor/agent using it) to keep it loaded, or pass --wait-model 30"
-        )
+        data["notes"].append(NO_VECTORS_NOTE)
     if as_json:
         _emit(data)
         return

