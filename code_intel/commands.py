@@ -396,35 +396,25 @@ def search(
 
 def _query_server(root: Path, params: dict[str, Any]) -> dict[str, Any] | None:
     """The owning server's answer, or None when no server owns `root` (or it cannot
-    be reached: then this process answers)."""
-    import asyncio
+    be reached: then this process answers). Plain sockets: pygls and asyncio would
+    cost this call more than the warm server's answer."""
+    import time
 
-    from code_intel.lsp_server import endpoint
+    from code_intel.mcp_bridge.hook_client import RpcError, Unreachable, request, server_info
 
-    info = endpoint.read_info(root.resolve())
-    if info is None or not endpoint.pid_alive(info.pid):
+    info = server_info(root.resolve())
+    if info is None:
         return None
-
-    async def ask() -> dict[str, Any] | None:
-        from code_intel.lsp_server.client import WorkspaceClient
-
-        client = WorkspaceClient(root, "code-intel-search")
-        try:
-            await asyncio.wait_for(client.attach(info), 5)
-            result = await asyncio.wait_for(client.request("codeIntel/query", params), 60)
-        finally:
-            await client.close()
-        if not isinstance(result, dict):
-            return None
-        result.setdefault("notes", []).append(
-            f"answered by the language server that owns this workspace (pid {info.pid})")
-        return result
-
     try:
-        return asyncio.run(ask())
-    except Exception as exc:  # noqa: BLE001 - any failure to talk to it: answer here instead
+        result = request(root.resolve(), "codeIntel/query", params, time.monotonic() + 60)
+    except (RpcError, Unreachable) as exc:
         logging.getLogger(__name__).debug("server query failed: %s", exc)
         return None
+    if not isinstance(result, dict):
+        return None
+    result.setdefault("notes", []).append(
+        f"answered by the language server that owns this workspace (pid {info['pid']})")
+    return result
 
 
 def _search_here(query: str, top: int, collection: str | None, fusion: str, include_prose: bool,
