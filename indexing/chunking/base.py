@@ -142,6 +142,48 @@ class _Def:
     symbol: Symbol
 
 
+@dataclass
+class FileWork:
+    """One file in the later passes (`_chunks`, `finish`): what they all work on."""
+
+    doc: SourceDocument
+    analysis: FileAnalysis
+    defs: list[_Def]
+    settings: ChunkSettings
+
+
+def members_by_container(defs: list[_Def]) -> dict[str, list[_Def]]:
+    """Definitions by the qualified name of their container."""
+    children: dict[str, list[_Def]] = {}
+    for d in defs:
+        if d.symbol.container:
+            children.setdefault(d.symbol.container, []).append(d)
+    return children
+
+
+def members_within(d: _Def, children: dict[str, list[_Def]]) -> list[_Def]:
+    """`d`'s members that sit inside its node (not a same-named container elsewhere)."""
+    return [
+        m
+        for m in children.get(d.symbol.qualified_name, ())
+        if m is not d
+        and m.node.start_byte >= d.node.start_byte
+        and m.node.end_byte <= d.node.end_byte
+    ]
+
+
+def comments_above(node: tree_sitter.Node, types: frozenset[str]) -> list[tree_sitter.Node]:
+    """The comment block right above `node`, nearest first; a blank line ends it."""
+    comments = []
+    prev = node.prev_sibling
+    expected_row = node.start_point[0]
+    while prev is not None and prev.type in types and prev.end_point[0] >= expected_row - 1:
+        comments.append(prev)
+        expected_row = prev.start_point[0]
+        prev = prev.prev_sibling
+    return comments
+
+
 _START_BYTE = attrgetter("start_byte")
 _COMMENT_PREFIX = re.compile(r"^\s*(/\*\*?|\*/|\*|//+|#+|--)\s?")
 
@@ -159,6 +201,8 @@ class TreeSitterStrategy:
     chunk_kinds: ClassVar[frozenset[SymbolKind]] = DEFAULT_CHUNK_KINDS
     comment_types: ClassVar[frozenset[str]] = frozenset({"comment"})
     body_fields: ClassVar[tuple[str, ...]] = ("body",)
+    # Top-level statements the module summary chunk holds (package, imports).
+    header_types: ClassVar[frozenset[str]] = frozenset()
     # Keep chunks for code outside any definition (scripts, route files, config).
     chunk_uncovered_code: ClassVar[bool] = True
     # False when `finish` adds symbols or imports (the migration strategy's tables):
@@ -197,8 +241,9 @@ class TreeSitterStrategy:
                 return analysis
         else:
             analysis.references = self._references(doc, root, defs)
-        analysis.chunks = self._chunks(doc, defs, settings, analysis)
-        self.finish(doc, analysis, defs, settings)
+        work = FileWork(doc, analysis, defs, settings)
+        analysis.chunks = self._chunks(work)
+        self.finish(work)
         if self.chunk_uncovered_code:
             analysis.chunks.extend(self._uncovered(doc, analysis.chunks, settings))
         return analysis
@@ -219,18 +264,10 @@ class TreeSitterStrategy:
 
     def docstring(self, doc: SourceDocument, node: tree_sitter.Node) -> str | None:
         """Default: the comment block right above the definition."""
-        comments: list[str] = []
-        prev = node.prev_sibling
-        expected_row = node.start_point[0]
-        while prev is not None and prev.type in self.comment_types:
-            if prev.end_point[0] < expected_row - 1:
-                break
-            comments.append(doc.node_text(prev))
-            expected_row = prev.start_point[0]
-            prev = prev.prev_sibling
+        comments = comments_above(node, self.comment_types)
         if not comments:
             return None
-        text = "\n".join(reversed(comments))
+        text = "\n".join(doc.node_text(c) for c in reversed(comments))
         cleaned = [_COMMENT_PREFIX.sub("", line).rstrip() for line in text.splitlines()]
         return "\n".join(line for line in cleaned if line.strip()).strip() or None
 
@@ -256,18 +293,14 @@ class TreeSitterStrategy:
         """Extra chunk metadata for a definition (Eloquent relations, DI, …)."""
         return {}
 
-    def finish(
-        self,
-        doc: SourceDocument,
-        analysis: FileAnalysis,
-        defs: list[_Def],
-        settings: ChunkSettings,
-    ) -> None:
+    def finish(self, work: FileWork) -> None:
         """Last hook: module summary chunks, imports, cross-language links."""
 
     def header_nodes(self, doc: SourceDocument) -> list[tree_sitter.Node]:
-        """Top-level package / import statements the module summary chunk covers."""
-        return []
+        """Top-level package / import statements the module summary chunk covers:
+        by default the root's statements of the `header_types`."""
+        root = doc.tree.root_node  # type: ignore[union-attr]
+        return [n for n in root.named_children if n.type in self.header_types]
 
     def add_module_chunk(
         self,
@@ -389,29 +422,15 @@ class TreeSitterStrategy:
             append(Reference(name.lstrip("$") if sigil else name, sr, sc, er, ec, container))
         return refs
 
-    def _chunks(
-        self,
-        doc: SourceDocument,
-        defs: list[_Def],
-        settings: ChunkSettings,
-        analysis: FileAnalysis,
-    ) -> list[Chunk]:
-        chunked = [d for d in defs if d.symbol.kind in self.chunk_kinds]
-        children: dict[str, list[_Def]] = {}
-        for d in chunked:
-            if d.symbol.container:
-                children.setdefault(d.symbol.container, []).append(d)
+    def _chunks(self, work: FileWork) -> list[Chunk]:
+        doc, analysis, settings = work.doc, work.analysis, work.settings
+        chunked = [d for d in work.defs if d.symbol.kind in self.chunk_kinds]
+        children = members_by_container(chunked)
         chunks: list[Chunk] = []
         for d in chunked:
             s = d.symbol
             start, end = s.range.start.line, s.range.end.line
-            inner = [
-                c
-                for c in children.get(s.qualified_name, ())
-                if c is not d
-                and c.node.start_byte >= d.node.start_byte
-                and c.node.end_byte <= d.node.end_byte
-            ]
+            inner = members_within(d, children)
             content = _skeleton(doc, start, end, inner) if inner else doc.lines_text(start, end)
             meta: dict[str, Any] = {"qualified_name": s.qualified_name}
             if s.signature:

@@ -27,7 +27,7 @@ import tree_sitter
 from ..languages import query
 from ..model import FileAnalysis, SymbolKind
 from ..source import SourceDocument
-from .base import ChunkSettings, _Def
+from .base import FileWork, _Def
 from .php import (
     PhpStrategy,
     Resolver,
@@ -212,14 +212,9 @@ class FilamentResourceStrategy(PhpStrategy):
             meta["related_symbols"] = list(dict.fromkeys(related))
         return meta
 
-    def finish(
-        self,
-        doc: SourceDocument,
-        analysis: FileAnalysis,
-        defs: list[_Def],
-        settings: ChunkSettings,
-    ) -> None:
-        super().finish(doc, analysis, defs, settings)
+    def finish(self, work: FileWork) -> None:
+        super().finish(work)
+        analysis = work.analysis
         analysis.chunks = [
             replace(c, symbol_type=f"filament_{c.metadata['filament']}")
             if c.metadata.get("filament")
