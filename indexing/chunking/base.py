@@ -20,6 +20,7 @@ from ..model import Chunk, FileAnalysis, Reference, Symbol, SymbolKind
 from ..source import SourceDocument
 
 WINDOW_LINES = 50
+MIN_WINDOW_LINES = 5  # fewer non-blank lines outside every chunk are not worth a window
 CONTAINER_KINDS = frozenset(
     {
         SymbolKind.CLASS,
@@ -119,6 +120,33 @@ def line_windows(
             )
         )
     return chunks
+
+
+def uncovered_windows(
+    doc: SourceDocument, spans: list[tuple[int, int]], settings: ChunkSettings
+) -> list[Chunk]:
+    """Line windows over runs of (five non-blank or more) lines that no span of
+    (first, last) lines covers, so nothing is silently left out of search."""
+    covered = bytearray(len(doc.lines) + 1)
+    for start, end in spans:
+        for line in range(start, min(end, len(doc.lines) - 1) + 1):
+            covered[line] = 1
+    out: list[Chunk] = []
+    run_start: int | None = None
+    for line in range(len(doc.lines) + 1):
+        free = line < len(doc.lines) and not covered[line]
+        if free and run_start is None:
+            run_start = line
+        elif not free and run_start is not None:
+            text = doc.lines_text(run_start, line - 1)
+            if sum(1 for ln in text.splitlines() if ln.strip()) >= MIN_WINDOW_LINES:
+                out.extend(
+                    c
+                    for w in line_windows(doc, settings, run_start, line - 1, "block")
+                    for c in split_oversized(w, settings)
+                )
+            run_start = None
+    return out
 
 
 class LineWindowStrategy:
@@ -230,7 +258,7 @@ class TreeSitterStrategy:
         root = doc.tree.root_node
         analysis = FileAnalysis(path=doc.path, language=doc.language)
         if root.has_error:
-            analysis.syntax_errors = _count_errors(self.grammar_name, root)
+            analysis.syntax_errors = count_errors(self.grammar_name, root)
         prefix = self.module_prefix(doc, analysis)
         defs = self._definitions(doc, root, prefix)
         analysis.symbols = [d.symbol for d in defs]
@@ -459,32 +487,9 @@ class TreeSitterStrategy:
         """Windows over top-level code no chunk covers, so nothing is silently dropped.
         `header_nodes` (package and import lines) count as covered: the module summary
         chunk carries them."""
-        chunks = chunks + [
-            Chunk(doc.path, doc.language, "", "imports", n.start_point[0], n.end_point[0], "")
-            for n in self.header_nodes(doc)
-        ]
-        covered = bytearray(len(doc.lines) + 1)
-        for c in chunks:
-            if c.symbol_type == "module":
-                continue
-            for line in range(c.start_line, min(c.end_line, len(doc.lines) - 1) + 1):
-                covered[line] = 1
-        out: list[Chunk] = []
-        run_start = None
-        for line in range(len(doc.lines) + 1):
-            free = line < len(doc.lines) and not covered[line]
-            if free and run_start is None:
-                run_start = line
-            elif not free and run_start is not None:
-                text = doc.lines_text(run_start, line - 1)
-                if sum(1 for ln in text.splitlines() if ln.strip()) >= 5:
-                    out.extend(
-                        c
-                        for w in line_windows(doc, settings, run_start, line - 1, "block")
-                        for c in split_oversized(w, settings)
-                    )
-                run_start = None
-        return out
+        spans = [(c.start_line, c.end_line) for c in chunks if c.symbol_type != "module"]
+        spans += [(n.start_point[0], n.end_point[0]) for n in self.header_nodes(doc)]
+        return uncovered_windows(doc, spans, settings)
 
 
 def _skeleton(doc: SourceDocument, start: int, end: int, inner: list[_Def]) -> str:
@@ -497,6 +502,7 @@ def _skeleton(doc: SourceDocument, start: int, end: int, inner: list[_Def]) -> s
     return "\n".join(doc.lines[i] for i in range(start, end + 1) if i not in skip)
 
 
-def _count_errors(grammar_name: str, root: tree_sitter.Node) -> int:
+def count_errors(grammar_name: str, root: tree_sitter.Node) -> int:
+    """ERROR nodes in a tree that has errors (at least one: a MISSING node counts)."""
     cursor = tree_sitter.QueryCursor(query(grammar_name, "(ERROR) @error"))
     return sum(len(v) for v in cursor.captures(root).values()) or 1

@@ -40,7 +40,7 @@ import tree_sitter
 from ..languages import parser_for, query
 from ..model import Chunk, FileAnalysis, Reference, Symbol, SymbolKind
 from ..source import SourceDocument
-from .base import ChunkSettings, estimate_tokens, split_oversized
+from .base import ChunkSettings, count_errors, estimate_tokens, split_oversized
 
 BIG_STATEMENT_LINES = 8
 GROUP_MAX_LINES = 30
@@ -178,8 +178,7 @@ class CssStrategy:
         analysis = FileAnalysis(path=doc.path, language=doc.language)
         root = self.parse(doc).root_node
         if root.has_error:
-            cursor = tree_sitter.QueryCursor(query(self.grammar_name, "(ERROR) @e"))
-            analysis.syntax_errors = sum(len(v) for v in cursor.captures(root).values()) or 1
+            analysis.syntax_errors = count_errors(self.grammar_name, root)
         walk = _Walk(doc)
         for child in root.named_children:
             self.visit(walk, child, None, None)

@@ -30,7 +30,7 @@ import tree_sitter
 from ..languages import GRAMMARS, parser_for, query
 from ..model import FileAnalysis, Position, Range, Reference, Symbol, SymbolKind
 from ..source import SourceDocument
-from .base import ChunkSettings, LineWindowStrategy, TreeSitterStrategy
+from .base import ChunkSettings, LineWindowStrategy, TreeSitterStrategy, count_errors
 from .html import (
     Element,
     Region,
@@ -293,8 +293,7 @@ class VueStrategy:
         tree = doc.tree or parser_for(self.grammar_name).parse(doc.data)
         root = tree.root_node
         if root.has_error:
-            cursor = tree_sitter.QueryCursor(query(self.grammar_name, "(ERROR) @e"))
-            analysis.syntax_errors = sum(len(v) for v in cursor.captures(root).values()) or 1
+            analysis.syntax_errors = count_errors(self.grammar_name, root)
         name, module = component_name(doc.path), module_name(doc.path)
         component = self._component_symbol(doc, name, module)
         analysis.symbols.append(component)
