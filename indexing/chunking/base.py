@@ -256,9 +256,7 @@ class TreeSitterStrategy:
         edit)."""
         assert doc.tree is not None, "tree-sitter strategies need a parsed document"
         root = doc.tree.root_node
-        analysis = FileAnalysis(path=doc.path, language=doc.language)
-        if root.has_error:
-            analysis.syntax_errors = count_errors(self.grammar_name, root)
+        analysis = new_analysis(doc, self.grammar_name, root)
         prefix = self.module_prefix(doc, analysis)
         defs = self._definitions(doc, root, prefix)
         analysis.symbols = [d.symbol for d in defs]
@@ -500,6 +498,14 @@ def _skeleton(doc: SourceDocument, start: int, end: int, inner: list[_Def]) -> s
         s, e = d.symbol.range.start.line, d.symbol.range.end.line
         skip.update(range(s + 1, e + 1))
     return "\n".join(doc.lines[i] for i in range(start, end + 1) if i not in skip)
+
+
+def new_analysis(doc: SourceDocument, grammar_name: str, root: tree_sitter.Node) -> FileAnalysis:
+    """An empty analysis of `doc` that already counts the tree's syntax errors."""
+    analysis = FileAnalysis(path=doc.path, language=doc.language)
+    if root.has_error:
+        analysis.syntax_errors = count_errors(grammar_name, root)
+    return analysis
 
 
 def count_errors(grammar_name: str, root: tree_sitter.Node) -> int:

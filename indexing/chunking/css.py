@@ -40,7 +40,7 @@ import tree_sitter
 from ..languages import parser_for, query
 from ..model import Chunk, FileAnalysis, Reference, Symbol, SymbolKind
 from ..source import SourceDocument
-from .base import ChunkSettings, count_errors, estimate_tokens, split_oversized
+from .base import ChunkSettings, estimate_tokens, new_analysis, split_oversized
 
 BIG_STATEMENT_LINES = 8
 GROUP_MAX_LINES = 30
@@ -175,10 +175,8 @@ class CssStrategy:
     # ---- entry point ---------------------------------------------------------------
 
     def analyze(self, doc: SourceDocument, settings: ChunkSettings) -> FileAnalysis:
-        analysis = FileAnalysis(path=doc.path, language=doc.language)
         root = self.parse(doc).root_node
-        if root.has_error:
-            analysis.syntax_errors = count_errors(self.grammar_name, root)
+        analysis = new_analysis(doc, self.grammar_name, root)
         walk = _Walk(doc)
         for child in root.named_children:
             self.visit(walk, child, None, None)

@@ -37,7 +37,7 @@ from ..source import SourceDocument
 from .base import (
     ChunkSettings,
     LineWindowStrategy,
-    count_errors,
+    new_analysis,
     split_oversized,
     uncovered_windows,
 )
@@ -586,14 +586,12 @@ class HtmlStrategy:
     # ---- entry point ---------------------------------------------------------------
 
     def analyze(self, doc: SourceDocument, settings: ChunkSettings) -> FileAnalysis:
-        analysis = FileAnalysis(path=doc.path, language=doc.language)
         root = self.parse(doc).root_node
-        if root.has_error:
-            analysis.syntax_errors = count_errors(self.grammar_name, root)
+        analysis = new_analysis(doc, self.grammar_name, root)
         elements = collect_elements(doc, root, self.grammar_name)
         defs = self.element_definitions(doc, elements)
         regions = self.element_regions(doc, elements, analysis, settings)
-        self.extend(doc, analysis, elements, defs, regions, settings)
+        self.extend(doc, defs, regions)
         analysis.symbols[0:0] = resolve_definitions(defs)
         scopes = Scopes(defs)
         analysis.references.extend(self.markup_references(doc, elements, scopes))
@@ -611,15 +609,7 @@ class HtmlStrategy:
             return doc.tree
         return parser_for(self.grammar_name).parse(doc.data)
 
-    def extend(
-        self,
-        doc: SourceDocument,
-        analysis: FileAnalysis,
-        elements: list[Element],
-        defs: list[Def],
-        regions: list[Region],
-        settings: ChunkSettings,
-    ) -> None:
+    def extend(self, doc: SourceDocument, defs: list[Def], regions: list[Region]) -> None:
         """Add language-specific definitions and regions (Blade directives)."""
 
     def references(self, doc: SourceDocument, analysis: FileAnalysis, scopes: Scopes) -> None:

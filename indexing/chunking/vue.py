@@ -30,7 +30,7 @@ import tree_sitter
 from ..languages import GRAMMARS, parser_for, query
 from ..model import FileAnalysis, Position, Range, Reference, Symbol, SymbolKind
 from ..source import SourceDocument
-from .base import ChunkSettings, LineWindowStrategy, TreeSitterStrategy, count_errors
+from .base import ChunkSettings, LineWindowStrategy, TreeSitterStrategy, new_analysis
 from .html import (
     Element,
     Region,
@@ -289,11 +289,8 @@ class VueStrategy:
         query(self.grammar_name, _TEMPLATE_EXPRESSIONS)
 
     def analyze(self, doc: SourceDocument, settings: ChunkSettings) -> FileAnalysis:
-        analysis = FileAnalysis(path=doc.path, language=doc.language)
-        tree = doc.tree or parser_for(self.grammar_name).parse(doc.data)
-        root = tree.root_node
-        if root.has_error:
-            analysis.syntax_errors = count_errors(self.grammar_name, root)
+        root = (doc.tree or parser_for(self.grammar_name).parse(doc.data)).root_node
+        analysis = new_analysis(doc, self.grammar_name, root)
         name, module = component_name(doc.path), module_name(doc.path)
         component = self._component_symbol(doc, name, module)
         analysis.symbols.append(component)
