@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Protocol
 
 import tree_sitter
 
-from ..languages import query
+from ..languages import parser_for, query
 from ..model import Chunk, FileAnalysis, Reference, Symbol, SymbolKind
 from ..source import SourceDocument
 
@@ -147,6 +147,31 @@ def uncovered_windows(
                 )
             run_start = None
     return out
+
+
+class ParsedStrategy:
+    """Base of the strategies that walk their tree themselves (markup, stylesheets,
+    single-file components) rather than TreeSitterStrategy's definitions query."""
+
+    language: ClassVar[str]
+    grammar_name: ClassVar[str]
+    queries: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self) -> None:
+        # Compile once so a bad query fails at registration, not mid-index.
+        for text in self.queries:
+            query(self.grammar_name, text)
+
+    def parse(self, doc: SourceDocument) -> tree_sitter.Tree:
+        """The buffer's own tree if it has one (kept incrementally), else a parse."""
+        if doc.tree is not None:
+            return doc.tree
+        return parser_for(self.grammar_name).parse(doc.data)
+
+    def begin(self, doc: SourceDocument) -> tuple[tree_sitter.Node, FileAnalysis]:
+        """The tree's root and an empty analysis that already counts its errors."""
+        root = self.parse(doc).root_node
+        return root, new_analysis(doc, self.grammar_name, root)
 
 
 class LineWindowStrategy:

@@ -37,7 +37,7 @@ from ..source import SourceDocument
 from .base import (
     ChunkSettings,
     LineWindowStrategy,
-    new_analysis,
+    ParsedStrategy,
     split_oversized,
     uncovered_windows,
 )
@@ -576,18 +576,15 @@ def merge_embedded(analysis: FileAnalysis, sub: FileAnalysis) -> None:
 # ---- the strategy -------------------------------------------------------------------------
 
 
-class HtmlStrategy:
+class HtmlStrategy(ParsedStrategy):
     language = "html"
     grammar_name = "html"
-
-    def __init__(self) -> None:
-        query(self.grammar_name, _ELEMENTS_QUERY)
+    queries = (_ELEMENTS_QUERY,)
 
     # ---- entry point ---------------------------------------------------------------
 
     def analyze(self, doc: SourceDocument, settings: ChunkSettings) -> FileAnalysis:
-        root = self.parse(doc).root_node
-        analysis = new_analysis(doc, self.grammar_name, root)
+        root, analysis = self.begin(doc)
         elements = collect_elements(doc, root, self.grammar_name)
         defs = self.element_definitions(doc, elements)
         regions = self.element_regions(doc, elements, analysis, settings)
@@ -603,11 +600,6 @@ class HtmlStrategy:
         return analysis
 
     # ---- hooks ---------------------------------------------------------------------
-
-    def parse(self, doc: SourceDocument) -> tree_sitter.Tree:
-        if doc.tree is not None:
-            return doc.tree
-        return parser_for(self.grammar_name).parse(doc.data)
 
     def extend(self, doc: SourceDocument, defs: list[Def], regions: list[Region]) -> None:
         """Add language-specific definitions and regions (Blade directives)."""

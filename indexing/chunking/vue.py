@@ -27,10 +27,15 @@ from typing import Any
 
 import tree_sitter
 
-from ..languages import GRAMMARS, parser_for, query
+from ..languages import GRAMMARS, query
 from ..model import FileAnalysis, Position, Range, Reference, Symbol, SymbolKind
 from ..source import SourceDocument
-from .base import ChunkSettings, LineWindowStrategy, TreeSitterStrategy, new_analysis
+from .base import (
+    ChunkSettings,
+    LineWindowStrategy,
+    ParsedStrategy,
+    TreeSitterStrategy,
+)
 from .html import (
     Element,
     Region,
@@ -281,16 +286,13 @@ def _script_strategy(language: str):
 # ---- the strategy ------------------------------------------------------------------------------
 
 
-class VueStrategy:
+class VueStrategy(ParsedStrategy):
     language = "vue"
     grammar_name = "vue"
-
-    def __init__(self) -> None:
-        query(self.grammar_name, _TEMPLATE_EXPRESSIONS)
+    queries = (_TEMPLATE_EXPRESSIONS,)
 
     def analyze(self, doc: SourceDocument, settings: ChunkSettings) -> FileAnalysis:
-        root = (doc.tree or parser_for(self.grammar_name).parse(doc.data)).root_node
-        analysis = new_analysis(doc, self.grammar_name, root)
+        root, analysis = self.begin(doc)
         name, module = component_name(doc.path), module_name(doc.path)
         component = self._component_symbol(doc, name, module)
         analysis.symbols.append(component)
