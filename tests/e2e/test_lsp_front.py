@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from code_intel.lsp_server import endpoint
+from code_intel.lsp_server import endpoint, front
 from code_intel.lsp_server.front import CACHE_FILE
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
@@ -53,6 +53,14 @@ async def _initialize_with(env: dict[str, str], root: Path, capabilities: types.
     return result, elapsed, errors
 
 
+async def _spawn(env: dict[str, str]) -> Wire:
+    proc = await asyncio.create_subprocess_exec(
+        *SERVER_COMMAND, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL, env=env, limit=64 * 1024 * 1024,
+    )
+    return Wire(proc.stdout, proc.stdin, proc)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("preset", sorted(CAPABILITIES))
 async def test_the_early_answer_is_the_capabilities_pygls_computes(workspace, server_env, tmp_path, preset):
     capabilities = CAPABILITIES[preset]()
@@ -86,11 +94,7 @@ async def test_messages_pipelined_behind_initialize_are_all_answered_in_order(wo
     doc = (workspace / LOGIN_PY).as_uri()
     text_document = {"uri": doc}
     position = {"line": 0, "character": 0}
-    proc = await asyncio.create_subprocess_exec(
-        *SERVER_COMMAND, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL, env=server_env, limit=64 * 1024 * 1024,
-    )
-    wire = Wire(proc.stdout, proc.stdin, proc)  # type: ignore[arg-type]
+    wire = await _spawn(server_env)
     try:
         await wire.send(
             initialize(1, workspace),
@@ -113,9 +117,36 @@ async def test_messages_pipelined_behind_initialize_are_all_answered_in_order(wo
         assert [s["name"] for s in replies[1]["result"]] == [s["name"] for s in replies[4]["result"]]
         assert any(s["name"] == "LoginService" for s in replies[1]["result"])
         assert all("error" not in m for m in replies if m["id"] != 4), replies
-        assert await asyncio.wait_for(proc.wait(), 10) == 0  # `exit` after `shutdown`
+        assert await asyncio.wait_for(wire.proc.wait(), 10) == 0  # `exit` after `shutdown`
     finally:
         await wire.close()
+
+
+async def test_a_cached_answer_that_differs_from_the_servers_is_reported_and_replaced(
+    workspace, server_env, tmp_path
+):
+    """A cache entry that no longer matches what pygls computes (edited by hand, or a
+    change the fingerprint cannot see) is sent once, shown as an error, and replaced."""
+    cache = tmp_path / "cache/code-intel" / CACHE_FILE
+    stale = {"capabilities": {}, "serverInfo": {"name": "stale"}}
+    front.store_result(str(cache), front.fingerprint(), {}, stale)
+    wire = await _spawn(server_env)
+    try:
+        await wire.send(initialize(1, workspace))
+        assert (await wire.reply_to(1))["result"] == stale
+        await wire.send(notification("initialized"))
+        shown = []
+        while (message := await wire.receive(timeout=15)) is not None:
+            if message.get("method") == "window/showMessage":
+                shown.append(message["params"])
+                break
+        assert shown and shown[0]["type"] == 1 and "initialize" in shown[0]["message"], shown
+        assert await wire.call(2, "shutdown") is not None
+    finally:
+        await wire.close()
+    (entry,) = json.loads(cache.read_text())["entries"]
+    assert entry["result"]["serverInfo"]["name"] == "code-intel"
+    assert entry["result"]["capabilities"]["definitionProvider"]
 
 
 async def test_a_wrong_token_on_the_endpoint_gets_no_capabilities(workspace, server_env):
