@@ -195,7 +195,7 @@ class _Def:
     symbol: Symbol
 
 
-@dataclass
+@dataclass(frozen=True)
 class FileWork:
     """One file in the later passes (`_chunks`, `finish`): what they all work on."""
 

@@ -38,7 +38,7 @@ from .walks import (
     header_skeletons,
 )
 
-_TRAILING = " {:;,"  # what a one-line signature drops at its end (body, type colon)
+_TRAILING = " {:;,"  # what a one-line signature drops at its end (body, type colon, separators)
 _JS_DEFINITIONS = """
 (class_declaration name: (_) @name) @definition.class
 (function_declaration name: (identifier) @name) @definition.function
