@@ -4,8 +4,8 @@ The PreToolUse hook runs before every Edit/Write of an agent, so it must not pay
 typer, rich, pygls or a model: it is dispatched before any of them is imported. A bare
 `code-intel mcp` (what `.mcp.json` runs) and a bare `code-intel lsp` (what editors spawn)
 skip typer and rich too; the server's front end answers `initialize` before pygls is
-even imported (`lsp_server/front.py`). Every other command goes through the typer application in
-`code_intel.commands`.
+even imported (`lsp_server/front.py`). Every other command goes through the typer
+application in `code_intel.commands`.
 """
 
 from __future__ import annotations
