@@ -3,9 +3,9 @@
 The PreToolUse hook runs before every Edit/Write of an agent, so it must not pay for
 typer, rich, pygls or a model: it is dispatched before any of them is imported. A bare
 `code-intel mcp` (what `.mcp.json` runs) and a bare `code-intel lsp` (what editors spawn)
-skip typer and rich too: every millisecond before `initialize` is answered is one the
-client waits. Every other command goes through the typer application in
-`code_intel.commands`.
+skip typer and rich too; the server's front end answers `initialize` before pygls is
+even imported (`lsp_server/front.py`). Every other command goes through the typer
+application in `code_intel.commands`.
 """
 
 from __future__ import annotations
@@ -30,9 +30,8 @@ def main() -> None:
     if args == ["mcp"]:
         raise SystemExit(_mcp())
     if args == ["lsp"]:
-        from code_intel.lsp_server.server import main as serve
+        from code_intel.lsp_server.front import main as serve
 
-        configure_logging()
         serve()
         return
     from code_intel.commands import main as run_commands

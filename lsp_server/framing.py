@@ -81,9 +81,13 @@ async def serve_frames(
     reader: AsyncReader,
     protocol: FrameHandler,
     error_handler: Callable[[Exception, Any], Any] | None = None,
+    replay: bytes = b"",
 ) -> None:
-    """Read frames until end of input or `stop_event`; every body goes to `protocol`."""
+    """Read frames until end of input or `stop_event`; every body goes to `protocol`.
+    `replay`: bytes already read from the stream by someone else (the stdio front end),
+    read again first."""
     buffered = _PushbackReader(reader)
+    buffered.pending = replay
     while not stop_event.is_set():
         try:
             length = await _read_length(buffered)

@@ -230,12 +230,13 @@ class CodeIntelServer(LanguageServer):
         self._stop_event_secondary = threading.Event()
         self._writer: Any = None
 
-    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:  # type: ignore[override]
+    def start_io(self, stdin: Any = None, stdout: Any = None, replay: bytes = b"") -> None:  # type: ignore[override]
+        """`replay`: the frame the stdio front end already read from `stdin`."""
         self._stop_event = threading.Event()
         reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         try:
-            asyncio.run(serve_frames(self._stop_event, reader, self.protocol, self.report_server_error))
+            asyncio.run(serve_frames(self._stop_event, reader, self.protocol, self.report_server_error, replay))
         except BrokenPipeError:
             log.error("the editor's connection is gone; shutting down")
         except (KeyboardInterrupt, SystemExit):

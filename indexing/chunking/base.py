@@ -15,11 +15,12 @@ from typing import Any, ClassVar, Protocol
 
 import tree_sitter
 
-from ..languages import query
+from ..languages import parser_for, query
 from ..model import Chunk, FileAnalysis, Reference, Symbol, SymbolKind
 from ..source import SourceDocument
 
 WINDOW_LINES = 50
+MIN_WINDOW_LINES = 5  # fewer non-blank lines outside every chunk are not worth a window
 CONTAINER_KINDS = frozenset(
     {
         SymbolKind.CLASS,
@@ -121,6 +122,58 @@ def line_windows(
     return chunks
 
 
+def uncovered_windows(
+    doc: SourceDocument, spans: list[tuple[int, int]], settings: ChunkSettings
+) -> list[Chunk]:
+    """Line windows over runs of (five non-blank or more) lines that no span of
+    (first, last) lines covers, so nothing is silently left out of search."""
+    covered = bytearray(len(doc.lines) + 1)
+    for start, end in spans:
+        for line in range(start, min(end, len(doc.lines) - 1) + 1):
+            covered[line] = 1
+    out: list[Chunk] = []
+    run_start: int | None = None
+    for line in range(len(doc.lines) + 1):
+        free = line < len(doc.lines) and not covered[line]
+        if free and run_start is None:
+            run_start = line
+        elif not free and run_start is not None:
+            text = doc.lines_text(run_start, line - 1)
+            if sum(1 for ln in text.splitlines() if ln.strip()) >= MIN_WINDOW_LINES:
+                out.extend(
+                    c
+                    for w in line_windows(doc, settings, run_start, line - 1, "block")
+                    for c in split_oversized(w, settings)
+                )
+            run_start = None
+    return out
+
+
+class ParsedStrategy:
+    """Base of the strategies that walk their tree themselves (markup, stylesheets,
+    single-file components) rather than TreeSitterStrategy's definitions query."""
+
+    language: ClassVar[str]
+    grammar_name: ClassVar[str]
+    queries: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self) -> None:
+        # Compile once so a bad query fails at registration, not mid-index.
+        for text in self.queries:
+            query(self.grammar_name, text)
+
+    def parse(self, doc: SourceDocument) -> tree_sitter.Tree:
+        """The buffer's own tree if it has one (kept incrementally), else a parse."""
+        if doc.tree is not None:
+            return doc.tree
+        return parser_for(self.grammar_name).parse(doc.data)
+
+    def begin(self, doc: SourceDocument) -> tuple[tree_sitter.Node, FileAnalysis]:
+        """The tree's root and an empty analysis that already counts its errors."""
+        root = self.parse(doc).root_node
+        return root, new_analysis(doc, self.grammar_name, root)
+
+
 class LineWindowStrategy:
     """Anything without a grammar: 50-line windows, no symbols."""
 
@@ -142,6 +195,48 @@ class _Def:
     symbol: Symbol
 
 
+@dataclass(frozen=True)
+class FileWork:
+    """One file in the later passes (`_chunks`, `finish`): what they all work on."""
+
+    doc: SourceDocument
+    analysis: FileAnalysis
+    defs: list[_Def]
+    settings: ChunkSettings
+
+
+def members_by_container(defs: list[_Def]) -> dict[str, list[_Def]]:
+    """Definitions by the qualified name of their container."""
+    children: dict[str, list[_Def]] = {}
+    for d in defs:
+        if d.symbol.container:
+            children.setdefault(d.symbol.container, []).append(d)
+    return children
+
+
+def members_within(d: _Def, children: dict[str, list[_Def]]) -> list[_Def]:
+    """`d`'s members that sit inside its node (not a same-named container elsewhere)."""
+    return [
+        m
+        for m in children.get(d.symbol.qualified_name, ())
+        if m is not d
+        and m.node.start_byte >= d.node.start_byte
+        and m.node.end_byte <= d.node.end_byte
+    ]
+
+
+def comments_above(node: tree_sitter.Node, types: frozenset[str]) -> list[tree_sitter.Node]:
+    """The comment block right above `node`, nearest first; a blank line ends it."""
+    comments = []
+    prev = node.prev_sibling
+    expected_row = node.start_point[0]
+    while prev is not None and prev.type in types and prev.end_point[0] >= expected_row - 1:
+        comments.append(prev)
+        expected_row = prev.start_point[0]
+        prev = prev.prev_sibling
+    return comments
+
+
 _START_BYTE = attrgetter("start_byte")
 _COMMENT_PREFIX = re.compile(r"^\s*(/\*\*?|\*/|\*|//+|#+|--)\s?")
 
@@ -159,6 +254,8 @@ class TreeSitterStrategy:
     chunk_kinds: ClassVar[frozenset[SymbolKind]] = DEFAULT_CHUNK_KINDS
     comment_types: ClassVar[frozenset[str]] = frozenset({"comment"})
     body_fields: ClassVar[tuple[str, ...]] = ("body",)
+    # Top-level statements the module summary chunk holds (package, imports).
+    header_types: ClassVar[frozenset[str]] = frozenset()
     # Keep chunks for code outside any definition (scripts, route files, config).
     chunk_uncovered_code: ClassVar[bool] = True
     # False when `finish` adds symbols or imports (the migration strategy's tables):
@@ -184,9 +281,7 @@ class TreeSitterStrategy:
         edit)."""
         assert doc.tree is not None, "tree-sitter strategies need a parsed document"
         root = doc.tree.root_node
-        analysis = FileAnalysis(path=doc.path, language=doc.language)
-        if root.has_error:
-            analysis.syntax_errors = _count_errors(self.grammar_name, root)
+        analysis = new_analysis(doc, self.grammar_name, root)
         prefix = self.module_prefix(doc, analysis)
         defs = self._definitions(doc, root, prefix)
         analysis.symbols = [d.symbol for d in defs]
@@ -197,8 +292,9 @@ class TreeSitterStrategy:
                 return analysis
         else:
             analysis.references = self._references(doc, root, defs)
-        analysis.chunks = self._chunks(doc, defs, settings, analysis)
-        self.finish(doc, analysis, defs, settings)
+        work = FileWork(doc, analysis, defs, settings)
+        analysis.chunks = self._chunks(work)
+        self.finish(work)
         if self.chunk_uncovered_code:
             analysis.chunks.extend(self._uncovered(doc, analysis.chunks, settings))
         return analysis
@@ -219,18 +315,10 @@ class TreeSitterStrategy:
 
     def docstring(self, doc: SourceDocument, node: tree_sitter.Node) -> str | None:
         """Default: the comment block right above the definition."""
-        comments: list[str] = []
-        prev = node.prev_sibling
-        expected_row = node.start_point[0]
-        while prev is not None and prev.type in self.comment_types:
-            if prev.end_point[0] < expected_row - 1:
-                break
-            comments.append(doc.node_text(prev))
-            expected_row = prev.start_point[0]
-            prev = prev.prev_sibling
+        comments = comments_above(node, self.comment_types)
         if not comments:
             return None
-        text = "\n".join(reversed(comments))
+        text = "\n".join(doc.node_text(c) for c in reversed(comments))
         cleaned = [_COMMENT_PREFIX.sub("", line).rstrip() for line in text.splitlines()]
         return "\n".join(line for line in cleaned if line.strip()).strip() or None
 
@@ -256,18 +344,14 @@ class TreeSitterStrategy:
         """Extra chunk metadata for a definition (Eloquent relations, DI, …)."""
         return {}
 
-    def finish(
-        self,
-        doc: SourceDocument,
-        analysis: FileAnalysis,
-        defs: list[_Def],
-        settings: ChunkSettings,
-    ) -> None:
+    def finish(self, work: FileWork) -> None:
         """Last hook: module summary chunks, imports, cross-language links."""
 
     def header_nodes(self, doc: SourceDocument) -> list[tree_sitter.Node]:
-        """Top-level package / import statements the module summary chunk covers."""
-        return []
+        """Top-level package / import statements the module summary chunk covers:
+        by default the root's statements of the `header_types`."""
+        root = doc.tree.root_node  # type: ignore[union-attr]
+        return [n for n in root.named_children if n.type in self.header_types]
 
     def add_module_chunk(
         self,
@@ -389,29 +473,15 @@ class TreeSitterStrategy:
             append(Reference(name.lstrip("$") if sigil else name, sr, sc, er, ec, container))
         return refs
 
-    def _chunks(
-        self,
-        doc: SourceDocument,
-        defs: list[_Def],
-        settings: ChunkSettings,
-        analysis: FileAnalysis,
-    ) -> list[Chunk]:
-        chunked = [d for d in defs if d.symbol.kind in self.chunk_kinds]
-        children: dict[str, list[_Def]] = {}
-        for d in chunked:
-            if d.symbol.container:
-                children.setdefault(d.symbol.container, []).append(d)
+    def _chunks(self, work: FileWork) -> list[Chunk]:
+        doc, analysis, settings = work.doc, work.analysis, work.settings
+        chunked = [d for d in work.defs if d.symbol.kind in self.chunk_kinds]
+        children = members_by_container(chunked)
         chunks: list[Chunk] = []
         for d in chunked:
             s = d.symbol
             start, end = s.range.start.line, s.range.end.line
-            inner = [
-                c
-                for c in children.get(s.qualified_name, ())
-                if c is not d
-                and c.node.start_byte >= d.node.start_byte
-                and c.node.end_byte <= d.node.end_byte
-            ]
+            inner = members_within(d, children)
             content = _skeleton(doc, start, end, inner) if inner else doc.lines_text(start, end)
             meta: dict[str, Any] = {"qualified_name": s.qualified_name}
             if s.signature:
@@ -440,32 +510,9 @@ class TreeSitterStrategy:
         """Windows over top-level code no chunk covers, so nothing is silently dropped.
         `header_nodes` (package and import lines) count as covered: the module summary
         chunk carries them."""
-        chunks = chunks + [
-            Chunk(doc.path, doc.language, "", "imports", n.start_point[0], n.end_point[0], "")
-            for n in self.header_nodes(doc)
-        ]
-        covered = bytearray(len(doc.lines) + 1)
-        for c in chunks:
-            if c.symbol_type == "module":
-                continue
-            for line in range(c.start_line, min(c.end_line, len(doc.lines) - 1) + 1):
-                covered[line] = 1
-        out: list[Chunk] = []
-        run_start = None
-        for line in range(len(doc.lines) + 1):
-            free = line < len(doc.lines) and not covered[line]
-            if free and run_start is None:
-                run_start = line
-            elif not free and run_start is not None:
-                text = doc.lines_text(run_start, line - 1)
-                if sum(1 for ln in text.splitlines() if ln.strip()) >= 5:
-                    out.extend(
-                        c
-                        for w in line_windows(doc, settings, run_start, line - 1, "block")
-                        for c in split_oversized(w, settings)
-                    )
-                run_start = None
-        return out
+        spans = [(c.start_line, c.end_line) for c in chunks if c.symbol_type != "module"]
+        spans += [(n.start_point[0], n.end_point[0]) for n in self.header_nodes(doc)]
+        return uncovered_windows(doc, spans, settings)
 
 
 def _skeleton(doc: SourceDocument, start: int, end: int, inner: list[_Def]) -> str:
@@ -478,6 +525,15 @@ def _skeleton(doc: SourceDocument, start: int, end: int, inner: list[_Def]) -> s
     return "\n".join(doc.lines[i] for i in range(start, end + 1) if i not in skip)
 
 
-def _count_errors(grammar_name: str, root: tree_sitter.Node) -> int:
+def new_analysis(doc: SourceDocument, grammar_name: str, root: tree_sitter.Node) -> FileAnalysis:
+    """An empty analysis of `doc` that already counts the tree's syntax errors."""
+    analysis = FileAnalysis(path=doc.path, language=doc.language)
+    if root.has_error:
+        analysis.syntax_errors = count_errors(grammar_name, root)
+    return analysis
+
+
+def count_errors(grammar_name: str, root: tree_sitter.Node) -> int:
+    """ERROR nodes in a tree that has errors (at least one: a MISSING node counts)."""
     cursor = tree_sitter.QueryCursor(query(grammar_name, "(ERROR) @error"))
     return sum(len(v) for v in cursor.captures(root).values()) or 1

@@ -356,15 +356,7 @@ class BladeStrategy(HtmlStrategy):
 
     # ---- definitions and regions ----------------------------------------------------------
 
-    def extend(
-        self,
-        doc: SourceDocument,
-        analysis: FileAnalysis,
-        elements: list[Element],
-        defs: list[Def],
-        regions: list[Region],
-        settings: ChunkSettings,
-    ) -> None:
+    def extend(self, doc: SourceDocument, defs: list[Def], regions: list[Region]) -> None:
         view = view_name(doc.path)
         last = max(len(doc.lines) - 1, 0)
         is_component = view.startswith("components.")

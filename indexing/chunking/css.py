@@ -40,7 +40,7 @@ import tree_sitter
 from ..languages import parser_for, query
 from ..model import Chunk, FileAnalysis, Reference, Symbol, SymbolKind
 from ..source import SourceDocument
-from .base import ChunkSettings, estimate_tokens, split_oversized
+from .base import ChunkSettings, ParsedStrategy, estimate_tokens, split_oversized
 
 BIG_STATEMENT_LINES = 8
 GROUP_MAX_LINES = 30
@@ -165,21 +165,15 @@ class _Walk:
     symbols: list[Symbol] = field(default_factory=list)
 
 
-class CssStrategy:
+class CssStrategy(ParsedStrategy):
     language = "css"
     grammar_name = "css"
-
-    def __init__(self) -> None:
-        query(self.grammar_name, _COMMON_REFERENCES)
+    queries = (_COMMON_REFERENCES,)
 
     # ---- entry point ---------------------------------------------------------------
 
     def analyze(self, doc: SourceDocument, settings: ChunkSettings) -> FileAnalysis:
-        analysis = FileAnalysis(path=doc.path, language=doc.language)
-        root = self.parse(doc).root_node
-        if root.has_error:
-            cursor = tree_sitter.QueryCursor(query(self.grammar_name, "(ERROR) @e"))
-            analysis.syntax_errors = sum(len(v) for v in cursor.captures(root).values()) or 1
+        root, analysis = self.begin(doc)
         walk = _Walk(doc)
         for child in root.named_children:
             self.visit(walk, child, None, None)
@@ -187,11 +181,6 @@ class CssStrategy:
         analysis.references = self.references(doc, root)
         analysis.chunks = self.chunks(doc, root, analysis.symbols, settings)
         return analysis
-
-    def parse(self, doc: SourceDocument) -> tree_sitter.Tree:
-        if doc.tree is not None:
-            return doc.tree
-        return parser_for(self.grammar_name).parse(doc.data)
 
     # ---- definitions ---------------------------------------------------------------
 
@@ -596,10 +585,7 @@ class ScssStrategy(CssStrategy):
     language = "scss"
     grammar_name = "scss"
     user_functions = True
-
-    def __init__(self) -> None:
-        super().__init__()
-        query(self.grammar_name, _SCSS_REFERENCES)
+    queries = (_COMMON_REFERENCES, _SCSS_REFERENCES)
 
     def parse(self, doc: SourceDocument) -> tree_sitter.Tree:
         data = scss_for_parsing(doc.data)

@@ -19,7 +19,9 @@ directory convention, and the resource method records the class it delegates to.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import tree_sitter
@@ -27,7 +29,7 @@ import tree_sitter
 from ..languages import query
 from ..model import FileAnalysis, SymbolKind
 from ..source import SourceDocument
-from .base import ChunkSettings, _Def
+from .base import FileWork, _Def
 from .php import (
     PhpStrategy,
     Resolver,
@@ -167,9 +169,7 @@ class FilamentResourceStrategy(PhpStrategy):
             return meta
         cls_name = doc.node_text(cls_name_node)
         namespace = _namespace_of(doc, node)
-
-        def res(name: str) -> str:
-            return resolve_name(name, namespace, analysis.imports)
+        res = _resolver(namespace, analysis.imports)
 
         cls_meta = {"extends": _parent(doc, cls, res)}
         role = class_role(cls_name, cls_meta, _members(cls), doc)
@@ -212,14 +212,9 @@ class FilamentResourceStrategy(PhpStrategy):
             meta["related_symbols"] = list(dict.fromkeys(related))
         return meta
 
-    def finish(
-        self,
-        doc: SourceDocument,
-        analysis: FileAnalysis,
-        defs: list[_Def],
-        settings: ChunkSettings,
-    ) -> None:
-        super().finish(doc, analysis, defs, settings)
+    def finish(self, work: FileWork) -> None:
+        super().finish(work)
+        analysis = work.analysis
         analysis.chunks = [
             replace(c, symbol_type=f"filament_{c.metadata['filament']}")
             if c.metadata.get("filament")
@@ -236,11 +231,8 @@ class FilamentResourceStrategy(PhpStrategy):
         meta: dict[str, Any],
         imports: dict[str, str],
     ) -> dict[str, Any]:
-        namespace = meta.get("namespace")
-
-        def res(name: str) -> str:
-            return resolve_name(name, namespace, imports)
-
+        """The resource's model, its settings, sections and related classes."""
+        res = _resolver(meta.get("namespace"), imports)
         members = _members(node)
         out: dict[str, Any] = {}
         model = _model(doc, members, res)
@@ -416,6 +408,11 @@ def _type_short(doc: SourceDocument, node: tree_sitter.Node | None) -> str | Non
     return doc.node_text(node).rsplit("\\", 1)[-1].lstrip("?") if node is not None else None
 
 
+def _resolver(namespace: str | None, imports: dict[str, str]) -> Callable[[str], str]:
+    """Class names as PHP resolves them in `namespace` with the file's `use` imports."""
+    return partial(resolve_name, namespace=namespace, imports=imports)
+
+
 def _role_metadata(
     doc: SourceDocument,
     role: str,
@@ -426,10 +423,7 @@ def _role_metadata(
 ) -> dict[str, Any]:
     """What a relation manager, page, cluster or schema class is for, and whose it is."""
     namespace = meta.get("namespace")
-
-    def res(n: str) -> str:
-        return resolve_name(n, namespace, imports)
-
+    res = _resolver(namespace, imports)
     members = _members(node)
     out: dict[str, Any] = {}
     resource = _resource_property(doc, members, res)

@@ -16,8 +16,8 @@ import tree_sitter
 
 from ..model import Chunk, FileAnalysis, SymbolKind
 from ..source import SourceDocument
-from .base import ChunkSettings, TreeSitterStrategy, _Def
-from .javascript import attach_leading_lines
+from .base import FileWork, TreeSitterStrategy, _Def, comments_above
+from .walks import attach_leading_lines, collapse, defines_line
 
 _TYPE_KINDS = {
     "struct_type": SymbolKind.STRUCT,
@@ -118,10 +118,6 @@ def _widen(node: tree_sitter.Node) -> tree_sitter.Node:
     return node
 
 
-def _collapse(text: str, limit: int = 300) -> str:
-    return " ".join(text.split()).rstrip(" {;")[:limit]
-
-
 class GoStrategy(TreeSitterStrategy):
     language = "go"
     grammar_name = "go"
@@ -145,6 +141,7 @@ class GoStrategy(TreeSitterStrategy):
     references_query = """
     [(identifier) (type_identifier) (field_identifier) (package_identifier)] @reference
     """
+    header_types = frozenset({"package_clause", "import_declaration"})
 
     # ---- hooks -------------------------------------------------------------------
 
@@ -168,15 +165,15 @@ class GoStrategy(TreeSitterStrategy):
             if type_node is not None and type_node.type in _TYPE_KINDS:
                 end = type_node.start_byte + len(type_node.type.split("_")[0])
                 text = doc.data[node.start_byte : end].decode("utf-8", errors="replace")
-                return "type " + _collapse(text)
-            return "type " + _collapse(doc.node_text(node).split("\n", 1)[0])
+                return "type " + collapse(text)
+            return "type " + collapse(doc.node_text(node).split("\n", 1)[0])
         if node.type in ("const_spec", "var_spec"):
             keyword = "const" if node.type == "const_spec" else "var"
-            return f"{keyword} " + _collapse(doc.node_text(node).split("\n", 1)[0], 200)
+            return f"{keyword} " + collapse(doc.node_text(node).split("\n", 1)[0], 200)
         if node.type == "identifier" and node.parent is not None:
             keyword = "const" if node.parent.type == "const_spec" else "var"
-            return f"{keyword} " + _collapse(doc.node_text(node.parent).split("\n", 1)[0], 200)
-        return _collapse(doc.node_text(node).split("\n", 1)[0])
+            return f"{keyword} " + collapse(doc.node_text(node.parent).split("\n", 1)[0], 200)
+        return collapse(doc.node_text(node).split("\n", 1)[0])
 
     def _definitions(
         self, doc: SourceDocument, root: tree_sitter.Node, prefix: str | None
@@ -210,18 +207,10 @@ class GoStrategy(TreeSitterStrategy):
             kept.append(d)
         return kept
 
-    def _chunks(
-        self,
-        doc: SourceDocument,
-        defs: list[_Def],
-        settings: ChunkSettings,
-        analysis: FileAnalysis,
-    ) -> list[Chunk]:
+    def _chunks(self, work: FileWork) -> list[Chunk]:
         """Interface method specs are definitions, not chunks: the interface's chunk
         shows them."""
-        return super()._chunks(
-            doc, [d for d in defs if d.node.type not in _BODYLESS], settings, analysis
-        )
+        return super()._chunks(replace(work, defs=[d for d in work.defs if d.node.type not in _BODYLESS]))
 
     def symbol_metadata(
         self, doc: SourceDocument, d: _Def, analysis: FileAnalysis
@@ -243,29 +232,14 @@ class GoStrategy(TreeSitterStrategy):
                 meta["embeds"] = embedded
         return meta
 
-    def finish(
-        self,
-        doc: SourceDocument,
-        analysis: FileAnalysis,
-        defs: list[_Def],
-        settings: ChunkSettings,
-    ) -> None:
+    def finish(self, work: FileWork) -> None:
         """Doc comments join their chunks; a summary chunk holds the package clause,
         its doc comment, the imports and what the file defines."""
-        attach_leading_lines(
-            doc,
-            analysis,
-            {
-                (d.symbol.qualified_name, d.symbol.range.start.line): self._leading_row(doc, d.node)
-                for d in defs
-            },
-            settings,
-        )
+        doc, analysis, defs = work.doc, work.analysis, work.defs
+        attach_leading_lines(doc, analysis, defs, work.settings, self._leading_row)
         root = doc.tree.root_node  # type: ignore[union-attr]
         package = package_name(doc, root)
-        header = [
-            n for n in root.named_children if n.type in ("package_clause", "import_declaration")
-        ]
+        header = self.header_nodes(doc)
         if not header:
             return
         clause = header[0] if header[0].type == "package_clause" else None
@@ -276,12 +250,7 @@ class GoStrategy(TreeSitterStrategy):
         parts.extend(doc.node_text(n) for n in header)
         listed = top + methods
         if listed:
-            parts.append(
-                "defines: "
-                + ", ".join(
-                    f"{s.kind.value} {s.qualified_name.removeprefix(f'{package}.')}" for s in listed
-                )
-            )
+            parts.append(defines_line(listed, lambda s: s.qualified_name.removeprefix(f"{package}.")))
         self.add_module_chunk(doc, analysis, doc.path, parts, {
             "qualified_name": package,
             "package": package,
@@ -289,22 +258,13 @@ class GoStrategy(TreeSitterStrategy):
             "imports": dict(analysis.imports),
         })
 
-    def header_nodes(self, doc: SourceDocument) -> list[tree_sitter.Node]:
-        """The package clause and imports are in the summary chunk."""
-        root = doc.tree.root_node  # type: ignore[union-attr]
-        return [n for n in root.named_children if n.type in ("package_clause", "import_declaration")]
-
     # ---- helpers -----------------------------------------------------------------
 
-    def _leading_row(self, doc: SourceDocument, node: tree_sitter.Node) -> int:
+    def _leading_row(self, d: _Def) -> int:
         """First line of the `type`/`var` keyword and the doc comment above."""
-        anchor = _declaration_of(node)
-        row = anchor.start_point[0]
-        prev = anchor.prev_sibling
-        while prev is not None and prev.type in self.comment_types and prev.end_point[0] >= row - 1:
-            row = prev.start_point[0]
-            prev = prev.prev_sibling
-        return row
+        anchor = _declaration_of(d.node)
+        comments = comments_above(anchor, self.comment_types)
+        return comments[-1].start_point[0] if comments else anchor.start_point[0]
 
     def _embedded_types(self, doc: SourceDocument, spec: tree_sitter.Node) -> list[str]:
         struct = spec.child_by_field_name("type")

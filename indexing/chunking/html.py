@@ -34,7 +34,13 @@ import tree_sitter
 from ..languages import GRAMMARS, parser_for, query
 from ..model import Chunk, FileAnalysis, Range, Reference, Symbol, SymbolKind
 from ..source import SourceDocument
-from .base import ChunkSettings, LineWindowStrategy, line_windows, split_oversized
+from .base import (
+    ChunkSettings,
+    LineWindowStrategy,
+    ParsedStrategy,
+    split_oversized,
+    uncovered_windows,
+)
 
 SEMANTIC_TAGS = frozenset(
     {"header", "nav", "main", "section", "article", "aside", "footer", "form", "template"}
@@ -43,8 +49,6 @@ HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 FIELD_TAGS = frozenset({"input", "select", "textarea", "button"})
 # A nested landmark shorter than this stays in its parent's chunk.
 MIN_NESTED_CHUNK_LINES = 4
-# Runs of uncovered lines with fewer non-blank lines than this are not worth a window.
-MIN_WINDOW_LINES = 5
 _ID_LIST_ATTRIBUTES = frozenset(
     {"aria-labelledby", "aria-describedby", "aria-controls", "aria-owns"}
 )
@@ -410,6 +414,10 @@ class RegionChunker:
         own_lines = sum(1 for line in content.split("\n") if line.strip()) - len(folded)
         if not is_root and folded and own_lines <= 2:
             return  # only a wrapper around chunks of its own (`@push` around a script)
+        out.extend(self._region_chunks(r, content))
+
+    def _region_chunks(self, r: Region, content: str) -> list[Chunk]:
+        """The region's chunk (split when oversized) with its metadata."""
         meta = dict(r.metadata)
         meta.update(self.metadata(r))
         chunk = Chunk(
@@ -422,7 +430,7 @@ class RegionChunker:
             content=content,
             metadata=meta,
         )
-        out.extend(split_oversized(chunk, self.settings))
+        return split_oversized(chunk, self.settings)
 
     def _wraps(self, parent: Region, child: Region) -> bool:
         """A child holding nearly all of its parent (`@section` around one `<section>`,
@@ -483,19 +491,7 @@ class RegionChunker:
         ):
             return
         tops = _outermost([(c.start_line, c.end_line) for c in inner])
-        meta = dict(r.metadata)
-        meta.update(self.metadata(r))
-        chunk = Chunk(
-            path=self.doc.path,
-            language=self.doc.language,
-            symbol_name=r.name,
-            symbol_type=r.symbol_type,
-            start_line=r.start_line,
-            end_line=r.end_line,
-            content=skeleton(self.doc, r.start_line, r.end_line, tops),
-            metadata=meta,
-        )
-        out.extend(split_oversized(chunk, self.settings))
+        out.extend(self._region_chunks(r, skeleton(self.doc, r.start_line, r.end_line, tops)))
 
 
 def _outermost(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -504,33 +500,6 @@ def _outermost(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
         if out and s >= out[-1][0] and e <= out[-1][1]:
             continue
         out.append((s, e))
-    return out
-
-
-def uncovered_windows(
-    doc: SourceDocument, chunks: list[Chunk], settings: ChunkSettings
-) -> list[Chunk]:
-    """Line windows over runs of lines no chunk covers, so markup outside every landmark
-    (the `<head>`, loose paragraphs) is still searchable."""
-    covered = bytearray(len(doc.lines) + 1)
-    for c in chunks:
-        for line in range(c.start_line, min(c.end_line, len(doc.lines) - 1) + 1):
-            covered[line] = 1
-    out: list[Chunk] = []
-    run_start: int | None = None
-    for line in range(len(doc.lines) + 1):
-        free = line < len(doc.lines) and not covered[line]
-        if free and run_start is None:
-            run_start = line
-        elif not free and run_start is not None:
-            text = doc.lines_text(run_start, line - 1)
-            if sum(1 for ln in text.splitlines() if ln.strip()) >= MIN_WINDOW_LINES:
-                out.extend(
-                    c
-                    for w in line_windows(doc, settings, run_start, line - 1, "block")
-                    for c in split_oversized(w, settings)
-                )
-            run_start = None
     return out
 
 
@@ -607,29 +576,19 @@ def merge_embedded(analysis: FileAnalysis, sub: FileAnalysis) -> None:
 # ---- the strategy -------------------------------------------------------------------------
 
 
-def count_errors(grammar_name: str, root: tree_sitter.Node) -> int:
-    cursor = tree_sitter.QueryCursor(query(grammar_name, "(ERROR) @error"))
-    return sum(len(v) for v in cursor.captures(root).values()) or 1
-
-
-class HtmlStrategy:
+class HtmlStrategy(ParsedStrategy):
     language = "html"
     grammar_name = "html"
-
-    def __init__(self) -> None:
-        query(self.grammar_name, _ELEMENTS_QUERY)
+    queries = (_ELEMENTS_QUERY,)
 
     # ---- entry point ---------------------------------------------------------------
 
     def analyze(self, doc: SourceDocument, settings: ChunkSettings) -> FileAnalysis:
-        analysis = FileAnalysis(path=doc.path, language=doc.language)
-        root = self.parse(doc).root_node
-        if root.has_error:
-            analysis.syntax_errors = count_errors(self.grammar_name, root)
+        root, analysis = self.begin(doc)
         elements = collect_elements(doc, root, self.grammar_name)
         defs = self.element_definitions(doc, elements)
         regions = self.element_regions(doc, elements, analysis, settings)
-        self.extend(doc, analysis, elements, defs, regions, settings)
+        self.extend(doc, defs, regions)
         analysis.symbols[0:0] = resolve_definitions(defs)
         scopes = Scopes(defs)
         analysis.references.extend(self.markup_references(doc, elements, scopes))
@@ -642,20 +601,7 @@ class HtmlStrategy:
 
     # ---- hooks ---------------------------------------------------------------------
 
-    def parse(self, doc: SourceDocument) -> tree_sitter.Tree:
-        if doc.tree is not None:
-            return doc.tree
-        return parser_for(self.grammar_name).parse(doc.data)
-
-    def extend(
-        self,
-        doc: SourceDocument,
-        analysis: FileAnalysis,
-        elements: list[Element],
-        defs: list[Def],
-        regions: list[Region],
-        settings: ChunkSettings,
-    ) -> None:
+    def extend(self, doc: SourceDocument, defs: list[Def], regions: list[Region]) -> None:
         """Add language-specific definitions and regions (Blade directives)."""
 
     def references(self, doc: SourceDocument, analysis: FileAnalysis, scopes: Scopes) -> None:
@@ -684,7 +630,9 @@ class HtmlStrategy:
 
     def finish(self, doc: SourceDocument, analysis: FileAnalysis, settings: ChunkSettings) -> None:
         """Last step: plain HTML windows the lines outside every chunk."""
-        analysis.chunks.extend(uncovered_windows(doc, analysis.chunks, settings))
+        analysis.chunks.extend(
+            uncovered_windows(doc, [(c.start_line, c.end_line) for c in analysis.chunks], settings)
+        )
         analysis.chunks.sort(key=lambda c: (c.start_line, -c.end_line))
 
     # ---- definitions -----------------------------------------------------------------

@@ -19,8 +19,14 @@ import tree_sitter
 
 from ..model import Chunk, FileAnalysis
 from ..source import SourceDocument
-from .base import ChunkSettings, TreeSitterStrategy, _Def
-from .javascript import attach_leading_lines, clean_block_comment, header_skeletons
+from .base import FileWork, TreeSitterStrategy, _Def
+from .walks import (
+    attach_leading_lines,
+    clean_block_comment,
+    collapse,
+    defines_line,
+    header_skeletons,
+)
 
 _ANNOTATIONS = frozenset({"annotation", "marker_annotation"})
 _TYPE_DECLARATIONS = frozenset(
@@ -122,10 +128,6 @@ def _start_after_annotations(node: tree_sitter.Node) -> int:
     return following.start_byte if following is not None else node.start_byte
 
 
-def _collapse(text: str, limit: int = 300) -> str:
-    return " ".join(text.split()).rstrip(" {;")[:limit]
-
-
 def _declaration(node: tree_sitter.Node) -> tree_sitter.Node:
     """The field declaration of a variable declarator."""
     if node.type == "variable_declarator" and node.parent is not None:
@@ -143,6 +145,11 @@ def javadoc_node(node: tree_sitter.Node) -> tree_sitter.Node | None:
         return None
     text = prev.text.decode("utf-8", errors="replace") if prev.text else ""
     return prev if text.startswith("/**") else None
+
+
+def _javadoc_row(d: _Def) -> int | None:
+    comment = javadoc_node(d.node)
+    return comment.start_point[0] if comment is not None else None
 
 
 class JavaStrategy(TreeSitterStrategy):
@@ -167,6 +174,7 @@ class JavaStrategy(TreeSitterStrategy):
     """
     references_query = "[(identifier) (type_identifier)] @reference"
     comment_types = frozenset({"line_comment", "block_comment"})
+    header_types = frozenset({"package_declaration", "import_declaration"})
 
     # ---- hooks -------------------------------------------------------------------
 
@@ -191,7 +199,7 @@ class JavaStrategy(TreeSitterStrategy):
         text = doc.data[start:end].decode("utf-8", errors="replace")
         if node.type == "enum_constant":
             text = text.split("{", 1)[0]
-        return _collapse(text)
+        return collapse(text)
 
     def _definitions(
         self, doc: SourceDocument, root: tree_sitter.Node, prefix: str | None
@@ -208,18 +216,11 @@ class JavaStrategy(TreeSitterStrategy):
                 d.symbol = replace(d.symbol, range=doc.node_range(decl))
         return defs
 
-    def _chunks(
-        self,
-        doc: SourceDocument,
-        defs: list[_Def],
-        settings: ChunkSettings,
-        analysis: FileAnalysis,
-    ) -> list[Chunk]:
+    def _chunks(self, work: FileWork) -> list[Chunk]:
         """Class skeletons keep member headers whole: a method's first line is
         often an annotation, not its signature."""
-        chunks = super()._chunks(doc, defs, settings, analysis)
-        chunked = [d for d in defs if d.symbol.kind in self.chunk_kinds]
-        return header_skeletons(doc, chunks, chunked, settings)
+        chunked = [d for d in work.defs if d.symbol.kind in self.chunk_kinds]
+        return header_skeletons(work.doc, super()._chunks(work), chunked, work.settings)
 
     def symbol_metadata(
         self, doc: SourceDocument, d: _Def, analysis: FileAnalysis
@@ -234,36 +235,20 @@ class JavaStrategy(TreeSitterStrategy):
             meta.update(self.type_metadata(doc, d, analysis, package))
         return meta
 
-    def finish(
-        self,
-        doc: SourceDocument,
-        analysis: FileAnalysis,
-        defs: list[_Def],
-        settings: ChunkSettings,
-    ) -> None:
+    def finish(self, work: FileWork) -> None:
         """Javadoc joins its chunk; a summary chunk holds the package, the imports and
         what the file defines."""
-        first_lines = {}
-        for d in defs:
-            comment = javadoc_node(d.node)
-            if comment is not None:
-                first_lines[(d.symbol.qualified_name, d.symbol.range.start.line)] = (
-                    comment.start_point[0]
-                )
-        attach_leading_lines(doc, analysis, first_lines, settings)
+        doc, analysis, defs = work.doc, work.analysis, work.defs
+        attach_leading_lines(doc, analysis, defs, work.settings, _javadoc_row)
         root = doc.tree.root_node  # type: ignore[union-attr]
-        header = [
-            n
-            for n in root.named_children
-            if n.type in ("package_declaration", "import_declaration")
-        ]
+        header = self.header_nodes(doc)
         package = package_name(doc, root)
         top = [d.symbol for d in defs if d.symbol.container == package]
         if not (header or top):
             return
         parts = [doc.node_text(n) for n in header]
         if top:
-            parts.append("defines: " + ", ".join(f"{s.kind.value} {s.name}" for s in top))
+            parts.append(defines_line(top))
         meta: dict[str, Any] = {
             "qualified_name": package,
             "package": package,
@@ -274,13 +259,6 @@ class JavaStrategy(TreeSitterStrategy):
         if wildcards:
             meta["wildcard_imports"] = wildcards
         self.add_module_chunk(doc, analysis, doc.path, parts, meta)
-
-    def header_nodes(self, doc: SourceDocument) -> list[tree_sitter.Node]:
-        """The package and imports are in the summary chunk."""
-        root = doc.tree.root_node  # type: ignore[union-attr]
-        return [
-            n for n in root.named_children if n.type in ("package_declaration", "import_declaration")
-        ]
 
     # ---- type-level analysis -------------------------------------------------------
 

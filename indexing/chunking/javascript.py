@@ -29,8 +29,16 @@ import tree_sitter
 from ..languages import query
 from ..model import Chunk, FileAnalysis, SymbolKind
 from ..source import SourceDocument
-from .base import _COMMENT_PREFIX, ChunkSettings, TreeSitterStrategy, _Def, split_oversized
+from .base import ChunkSettings, FileWork, TreeSitterStrategy, _Def
+from .walks import (
+    attach_leading_lines,
+    clean_block_comment,
+    collapse,
+    defines_line,
+    header_skeletons,
+)
 
+_TRAILING = " {:;,"  # what a one-line signature drops at its end (body, type colon, separators)
 _JS_DEFINITIONS = """
 (class_declaration name: (_) @name) @definition.class
 (function_declaration name: (identifier) @name) @definition.function
@@ -383,87 +391,6 @@ def leading_row(doc: SourceDocument, node: tree_sitter.Node) -> int:
     return min(row, comment.start_point[0]) if comment is not None else row
 
 
-def header_skeletons(
-    doc: SourceDocument,
-    chunks: list[Chunk],
-    chunked: list[_Def],
-    settings: ChunkSettings,
-) -> list[Chunk]:
-    """Container chunks as skeletons that keep each member's whole header, up to the
-    line its body opens on, not just its first line: a Java method's first line is
-    often an annotation, a TypeScript signature often spans several lines."""
-    children: dict[str, list[_Def]] = {}
-    for d in chunked:
-        if d.symbol.container:
-            children.setdefault(d.symbol.container, []).append(d)
-    by_key = {(d.symbol.qualified_name, d.symbol.range.start.line): d for d in chunked}
-    out: list[Chunk] = []
-    for c in chunks:
-        d = by_key.get((c.metadata.get("qualified_name", ""), c.start_line))
-        inner = _members_within(d, children) if d is not None else []
-        if not inner or "split" in c.metadata:
-            out.append(c)
-            continue
-        skip: set[int] = set()
-        for m in inner:
-            first, last = m.symbol.range.start.line, m.symbol.range.end.line
-            body = m.node.child_by_field_name("body")
-            header_end = body.start_point[0] if body is not None else first
-            skip.update(range(max(header_end, first) + 1, last + 1))
-        content = "\n".join(
-            doc.lines[i] for i in range(c.start_line, c.end_line + 1) if i not in skip
-        )
-        out.extend(split_oversized(replace(c, content=content), settings))
-    return out
-
-
-def _members_within(d: _Def, children: dict[str, list[_Def]]) -> list[_Def]:
-    return [
-        m
-        for m in children.get(d.symbol.qualified_name, ())
-        if m is not d
-        and m.node.start_byte >= d.node.start_byte
-        and m.node.end_byte <= d.node.end_byte
-    ]
-
-
-def attach_leading_lines(
-    doc: SourceDocument,
-    analysis: FileAnalysis,
-    first_lines: dict[tuple[str, int], int],
-    settings: ChunkSettings,
-) -> None:
-    """Start each (unsplit) chunk at its doc comment, decorators or annotations: the
-    doc comment is the prose that says what the code is for, which is what semantic
-    search matches on. Symbol ranges keep starting at the declaration.
-
-    `first_lines` maps (qualified name, chunk start line) to the line to start at."""
-    if not first_lines:
-        return
-    out: list[Chunk] = []
-    for c in analysis.chunks:
-        first = first_lines.get((c.metadata.get("qualified_name", ""), c.start_line))
-        if first is None or first >= c.start_line or "split" in c.metadata:
-            out.append(c)
-            continue
-        head = doc.lines_text(first, c.start_line - 1)
-        out.extend(
-            split_oversized(replace(c, start_line=first, content=f"{head}\n{c.content}"), settings)
-        )
-    analysis.chunks = out
-
-
-def clean_block_comment(text: str) -> str | None:
-    cleaned = [
-        _COMMENT_PREFIX.sub("", line).rstrip() for line in text.removesuffix("*/").splitlines()
-    ]
-    return "\n".join(line for line in cleaned if line.strip()).strip() or None
-
-
-def _collapse(text: str, limit: int = 300) -> str:
-    return " ".join(text.split()).rstrip(" {:;,")[:limit]
-
-
 def _function_value(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
     """The function a value is: itself, or the one wrapped by `memo(...)` /
     `forwardRef(...)`."""
@@ -552,11 +479,11 @@ class JavaScriptStrategy(TreeSitterStrategy):
             if body is None:
                 text = text.split("\n", 1)[0][:200]
             keyword = _declaration_keyword(doc, node) if node.type == "variable_declarator" else ""
-            return _collapse(f"{keyword} {text}".strip())
+            return collapse(f"{keyword} {text}".strip(), trailing=_TRAILING)
         if node.type in _SIGNATURE_NODES or node.type in _PARAMETER_NODES:
-            return _collapse(doc.node_text(node))
+            return collapse(doc.node_text(node), trailing=_TRAILING)
         if node.type in ("enum_assignment", "property_identifier"):
-            return _collapse(doc.node_text(node))
+            return collapse(doc.node_text(node), trailing=_TRAILING)
         return super().signature(doc, node).rstrip(";")
 
     def _definitions(
@@ -619,22 +546,16 @@ class JavaScriptStrategy(TreeSitterStrategy):
         keyword = _declaration_keyword(doc, node)
         return SymbolKind.CONSTANT if keyword == "const" else SymbolKind.VARIABLE
 
-    def _chunks(
-        self,
-        doc: SourceDocument,
-        defs: list[_Def],
-        settings: ChunkSettings,
-        analysis: FileAnalysis,
-    ) -> list[Chunk]:
+    def _chunks(self, work: FileWork) -> list[Chunk]:
         """Signatures without a body (interface members, overloads, abstract methods)
         are definitions but not chunks: their container's chunk shows them."""
         chunked = [
             d
-            for d in defs
+            for d in work.defs
             if d.node.type not in _SIGNATURE_NODES and d.symbol.kind in self.chunk_kinds
         ]
-        chunks = super()._chunks(doc, chunked, settings, analysis)
-        return header_skeletons(doc, chunks, chunked, settings)
+        chunks = super()._chunks(replace(work, defs=chunked))
+        return header_skeletons(work.doc, chunks, chunked, work.settings)
 
     def symbol_metadata(
         self, doc: SourceDocument, d: _Def, analysis: FileAnalysis
@@ -659,24 +580,11 @@ class JavaScriptStrategy(TreeSitterStrategy):
                 meta["hooks"] = hooks
         return meta
 
-    def finish(
-        self,
-        doc: SourceDocument,
-        analysis: FileAnalysis,
-        defs: list[_Def],
-        settings: ChunkSettings,
-    ) -> None:
+    def finish(self, work: FileWork) -> None:
         """A module summary chunk: file comment, directives, imports, exports and the
         top-level definitions, like Python's."""
-        attach_leading_lines(
-            doc,
-            analysis,
-            {
-                (d.symbol.qualified_name, d.symbol.range.start.line): leading_row(doc, d.node)
-                for d in defs
-            },
-            settings,
-        )
+        doc, analysis, defs = work.doc, work.analysis, work.defs
+        attach_leading_lines(doc, analysis, defs, work.settings, lambda d: leading_row(doc, d.node))
         root = doc.tree.root_node  # type: ignore[union-attr]
         module = module_name(doc.path)
         header = [doc.node_text(n) for n in _header_nodes(doc, root)]
@@ -693,7 +601,7 @@ class JavaScriptStrategy(TreeSitterStrategy):
         parts.extend(f'"{d}";' for d in directives)
         parts.extend(header)
         if top:
-            parts.append("defines: " + ", ".join(f"{s.kind.value} {s.name}" for s in top))
+            parts.append(defines_line(top))
         meta: dict[str, Any] = {
             "qualified_name": module,
             "docstring": module_doc,

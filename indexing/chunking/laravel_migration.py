@@ -18,7 +18,7 @@ import tree_sitter
 
 from ..model import Chunk, FileAnalysis, Symbol, SymbolKind
 from ..source import SourceDocument
-from .base import ChunkSettings, _Def, split_oversized
+from .base import ChunkSettings, FileWork, _Def, split_oversized
 from .php import (
     PhpStrategy,
     call_arguments,
@@ -98,14 +98,9 @@ class LaravelMigrationStrategy(PhpStrategy):
     def anonymous_class_name(self, doc: SourceDocument, node: tree_sitter.Node) -> str:
         return migration_class_name(doc.path)
 
-    def finish(
-        self,
-        doc: SourceDocument,
-        analysis: FileAnalysis,
-        defs: list[_Def],
-        settings: ChunkSettings,
-    ) -> None:
-        super().finish(doc, analysis, defs, settings)
+    def finish(self, work: FileWork) -> None:
+        super().finish(work)
+        doc, analysis, defs, settings = work.doc, work.analysis, work.defs, work.settings
         root = doc.tree.root_node  # type: ignore[union-attr]
         tables: dict[str, list[str]] = {"created": [], "altered": [], "dropped": []}
         for call, operation, args in _schema_calls(doc, root, analysis.imports):

@@ -28,10 +28,12 @@ from .base import (
     _COMMENT_PREFIX,
     CONTAINER_KINDS,
     ChunkSettings,
+    FileWork,
     TreeSitterStrategy,
     _Def,
     split_oversized,
 )
+from .walks import attach_leading_lines, defines_line
 
 # Members are joined with `::`, namespaces and the types/functions in them with `\`.
 _MEMBER_KINDS = frozenset(
@@ -487,16 +489,11 @@ class PhpStrategy(TreeSitterStrategy):
             return meta
         return {}
 
-    def finish(
-        self,
-        doc: SourceDocument,
-        analysis: FileAnalysis,
-        defs: list[_Def],
-        settings: ChunkSettings,
-    ) -> None:
+    def finish(self, work: FileWork) -> None:
         """Docblocks join their chunks, and a `namespace` chunk holds the file header
         (namespace + `use` lines), so neither is re-chunked as an anonymous block."""
-        self._attach_docblocks(doc, analysis, defs, settings)
+        doc, analysis, defs, settings = work.doc, work.analysis, work.defs, work.settings
+        attach_leading_lines(doc, analysis, defs, settings, lambda d: self._docblock_row(doc, d))
         root = doc.tree.root_node  # type: ignore[union-attr]
         header = [
             c
@@ -518,7 +515,7 @@ class PhpStrategy(TreeSitterStrategy):
         top = [d.symbol for d in defs if d.symbol.container == namespace]
         content = doc.lines_text(0, last)
         if top:
-            content += "\n// defines: " + ", ".join(f"{s.kind.value} {s.name}" for s in top)
+            content += "\n// " + defines_line(top)
         header_chunk = Chunk(
             path=doc.path,
             language=doc.language,
@@ -535,39 +532,15 @@ class PhpStrategy(TreeSitterStrategy):
         )
         analysis.chunks[0:0] = split_oversized(header_chunk, settings)
 
-    def _attach_docblocks(
-        self,
-        doc: SourceDocument,
-        analysis: FileAnalysis,
-        defs: list[_Def],
-        settings: ChunkSettings,
-    ) -> None:
-        """Start each (unsplit) chunk at its docblock: the docblock is the prose that
-        says what the code is for, which is what semantic search matches on. Symbol
-        ranges keep starting at the declaration."""
-        starts: dict[tuple[str, int], int] = {}
-        for d in defs:
-            if d.symbol.kind not in self.chunk_kinds:
-                continue
-            comment = docblock(doc, d.node)
-            line = d.symbol.range.start.line
-            if comment is not None and comment.start_point[0] < line:
-                starts[(d.symbol.qualified_name, line)] = comment.start_point[0]
-        if not starts:
-            return
-        out: list[Chunk] = []
-        for c in analysis.chunks:
-            first = starts.get((c.metadata.get("qualified_name", ""), c.start_line))
-            if first is None or "split" in c.metadata:
-                out.append(c)
-                continue
-            head = doc.lines_text(first, c.start_line - 1)
-            out.extend(
-                split_oversized(
-                    replace(c, start_line=first, content=f"{head}\n{c.content}"), settings
-                )
-            )
-        analysis.chunks = out
+    def _docblock_row(self, doc: SourceDocument, d: _Def) -> int | None:
+        """Where a chunk starts with its docblock: the docblock is the prose that says
+        what the code is for, which is what semantic search matches on."""
+        if d.symbol.kind not in self.chunk_kinds:
+            return None
+        comment = docblock(doc, d.node)
+        if comment is None or comment.start_point[0] >= d.symbol.range.start.line:
+            return None
+        return comment.start_point[0]
 
     # ---- class-level analysis ------------------------------------------------------
 

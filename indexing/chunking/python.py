@@ -12,7 +12,8 @@ import tree_sitter
 from ..languages import query
 from ..model import FileAnalysis, SymbolKind
 from ..source import SourceDocument
-from .base import ChunkSettings, TreeSitterStrategy, _Def
+from .base import FileWork, TreeSitterStrategy, _Def
+from .walks import defines_line
 
 _NESTED_IMPORTS = "[(import_statement) (import_from_statement)] @import"
 
@@ -114,13 +115,8 @@ class PythonStrategy(TreeSitterStrategy):
             return " ".join(doc.node_text(node).split())[:200]
         return super().signature(doc, node)
 
-    def finish(
-        self,
-        doc: SourceDocument,
-        analysis: FileAnalysis,
-        defs: list[_Def],
-        settings: ChunkSettings,
-    ) -> None:
+    def finish(self, work: FileWork) -> None:
+        doc, analysis, defs = work.doc, work.analysis, work.defs
         root = doc.tree.root_node  # type: ignore[union-attr]
         module = module_name(doc.path)
         import_lines = [
@@ -137,7 +133,7 @@ class PythonStrategy(TreeSitterStrategy):
             parts.append(module_doc)
         parts.extend(import_lines)
         if top:
-            parts.append("defines: " + ", ".join(f"{s.kind.value} {s.name}" for s in top))
+            parts.append(defines_line(top))
         self.add_module_chunk(doc, analysis, module or doc.path, parts, {
             "qualified_name": module,
             "docstring": module_doc,

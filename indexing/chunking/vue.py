@@ -27,10 +27,15 @@ from typing import Any
 
 import tree_sitter
 
-from ..languages import GRAMMARS, parser_for, query
+from ..languages import GRAMMARS, query
 from ..model import FileAnalysis, Position, Range, Reference, Symbol, SymbolKind
 from ..source import SourceDocument
-from .base import ChunkSettings, LineWindowStrategy, TreeSitterStrategy
+from .base import (
+    ChunkSettings,
+    LineWindowStrategy,
+    ParsedStrategy,
+    TreeSitterStrategy,
+)
 from .html import (
     Element,
     Region,
@@ -281,20 +286,13 @@ def _script_strategy(language: str):
 # ---- the strategy ------------------------------------------------------------------------------
 
 
-class VueStrategy:
+class VueStrategy(ParsedStrategy):
     language = "vue"
     grammar_name = "vue"
-
-    def __init__(self) -> None:
-        query(self.grammar_name, _TEMPLATE_EXPRESSIONS)
+    queries = (_TEMPLATE_EXPRESSIONS,)
 
     def analyze(self, doc: SourceDocument, settings: ChunkSettings) -> FileAnalysis:
-        analysis = FileAnalysis(path=doc.path, language=doc.language)
-        tree = doc.tree or parser_for(self.grammar_name).parse(doc.data)
-        root = tree.root_node
-        if root.has_error:
-            cursor = tree_sitter.QueryCursor(query(self.grammar_name, "(ERROR) @e"))
-            analysis.syntax_errors = sum(len(v) for v in cursor.captures(root).values()) or 1
+        root, analysis = self.begin(doc)
         name, module = component_name(doc.path), module_name(doc.path)
         component = self._component_symbol(doc, name, module)
         analysis.symbols.append(component)
