@@ -444,6 +444,8 @@ def _search_here(query: str, top: int, collection: str | None, fusion: str, incl
         _sync(ws, show_progress=not as_json)
     try:
         service = SearchService(ws.root, ws.config, ws.store, embedder)
+        for message in service.vectors.messages:  # a damaged vector store set aside, say
+            err.print(f"[yellow]note:[/yellow] {message}")
         if collection is not None or not service.vectors.forest.count():
             # vector search proper, or a first search: the model is needed, wait for it
             with err.status(f"loading the embedding model {embedder.spec}…"):
