@@ -22,6 +22,7 @@ import pytest
 from code_intel.indexing import chroma_check
 
 from tests.conftest import FIXTURES
+from tests.e2e.wire import Wire, initialize, notification
 
 CLI = str(Path(sys.executable).parent / "code-intel")
 QUERY = "hash password"
@@ -146,3 +147,22 @@ def test_an_intact_store_is_checked_once(workspace: Path, monkeypatch):
     (chroma / "chroma.sqlite3").touch()  # written since: checked again
     assert chroma_check.ensure_readable(chroma) is None
     assert probes == [chroma]
+
+
+async def test_the_server_survives_a_segment_that_crashes_chroma(workspace: Path):
+    """Search in the language server (what the MCP bridge and editors ask): answered,
+    the server alive, and indexStatus says what happened."""
+    DAMAGE["garbage in the HNSW segment"](workspace / ".code-intel" / "chroma")
+    wire = await Wire.spawn(cwd=workspace)
+    try:
+        assert await wire.call(0, "initialize", initialize(0, workspace)["params"], timeout=60)
+        await wire.send(notification("initialized"))
+        reply = await wire.call(1, "codeIntel/query", {"text": QUERY, "top": 3}, timeout=300)
+        assert reply is not None and "result" in reply, reply
+        assert wire.proc.returncode is None
+        status = await wire.call(2, "codeIntel/indexStatus", {}, timeout=60)
+        messages = status["result"]["messages"]
+        assert any("set aside" in m and "re-embedded" in m for m in messages), messages
+        assert list((workspace / ".code-intel").glob("chroma.broken-*"))
+    finally:
+        await wire.close()
