@@ -36,13 +36,13 @@ from typing import Any
 import numpy as np
 
 from . import chroma_check
-from .config import CONFIG_DIR, Config
+from .config import Config
 from .embed_text import EMBED_TEXT_VERSION, TEXT_MODES
 from .embeddings import Embedder, LazyEmbedder, resolve, shared_embedder
 from .embeddings.base import EmbedderNotReady
 from .file_kinds import looks_machine_written, matches_any
 from .model import Chunk, sha256_text
-from .private import private_dir
+from .private import private_dir, store_dir
 from .store import IndexStore
 from .validation import InvalidInput
 
@@ -123,7 +123,7 @@ class CodeIntelEmbeddingFunction(EmbeddingFunction[Documents]):
 def chroma_path(root: Path, config: Config) -> Path:
     """Where the persistent store lives."""
     vs = config.vector_store
-    path = Path(vs.path) if vs.path else root / CONFIG_DIR / CHROMA_DIR
+    path = Path(vs.path) if vs.path else store_dir(root) / CHROMA_DIR
     return path if path.is_absolute() else root / path
 
 
@@ -280,7 +280,7 @@ class VectorIndex:
         self.text_mode = text_mode
         self.represent = TEXT_MODES[text_mode]
         self.messages: list[str] = []
-        state_path = state_path or self.root / CONFIG_DIR / STATE_DB
+        state_path = state_path or store_dir(self.root) / STATE_DB
         # Our own persistent store is checked first (in a child: damage can be a segfault).
         self._checked_path = chroma_path(self.root, config) if client is None and config.vector_store.mode != "http" else None
         damage = self._check_store(state_path) if self._checked_path is not None else None

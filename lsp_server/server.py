@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from code_intel.indexing.config import (
-    CONFIG_DIR,
     Config,
     ConfigError,
     config_to_dict,
@@ -94,7 +93,7 @@ class WorkspaceHub:
         # Stores create files with the umask: keep them private after every sync.
         self.sync_listeners: list[Callable[[], None]] = [
             lambda: self.services.after_sync(),
-            lambda: tighten(live.root / CONFIG_DIR),
+            lambda: tighten(live.store.path.parent),
         ]
         self.diagnosed_paths: set[str] = set()  # files showing a blocked-write warning
         self._told_store_gone = False
