@@ -650,6 +650,7 @@ class VectorIndex:
             documents=[a.query for a in agreements],
             metadatas=[_agreement_meta(a) for a in agreements],
         )
+        self._mark_good()
 
     def _reembed_map(self, model: Embedder) -> None:
         if self._map_to_reembed:
@@ -681,6 +682,8 @@ class VectorIndex:
         if self._worker is not None:
             self._worker.stop()
             self._worker = None
+        if self.progress.state != "error":  # closed cleanly: no check at the next open
+            self._mark_good()
 
     # ---- status -------------------------------------------------------------------
 
