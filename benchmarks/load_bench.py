@@ -69,9 +69,12 @@ class Peer:
                 message = json.loads(await self.reader.readexactly(length))
                 if "method" in message and "id" in message:
                     self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
-                elif "method" not in message and (fut := self.pending.pop(message.get("id"), None)):
-                    if not fut.done():
-                        fut.set_result(message)
+                elif (
+                    "method" not in message
+                    and (fut := self.pending.pop(message.get("id"), None))
+                    and not fut.done()
+                ):
+                    fut.set_result(message)
         except (ConnectionError, asyncio.IncompleteReadError) as exc:
             for fut in self.pending.values():
                 if not fut.done():
@@ -152,7 +155,10 @@ class Probe:
     async def _run(self) -> None:
         while True:
             sent = time.perf_counter()
-            await self.peer.call("codeIntel/indexStatus", {}, timeout=600)
+            try:
+                await self.peer.call("codeIntel/indexStatus", {}, timeout=600)
+            except ConnectionError:  # the server is being stopped at the end of the run
+                return
             self.samples.append((sent, time.perf_counter() - sent))
             await asyncio.sleep(0.05)
 
@@ -236,7 +242,10 @@ async def run(tree: Path, clients: int, requests: int, timeout: float) -> int:
         ]
         for method, params, label in slow:
             started = time.perf_counter()
-            reply = await peers[0].call(method, params, timeout)
+            try:
+                reply = await peers[0].call(method, params, timeout)
+            except TimeoutError:  # a figure too: printed, and the run goes on
+                reply = {"error": {"message": f"no answer within {timeout:.0f} s"}}
             took = time.perf_counter() - started
             await asyncio.sleep(0.1)
             stall = probe.worst(started, started + took)
@@ -245,7 +254,10 @@ async def run(tree: Path, clients: int, requests: int, timeout: float) -> int:
         msg_id, fut = peers[1].start("codeIntel/findReferences", {"name": "S", "limit": 5000})
         started = time.perf_counter()
         peers[1].notify("$/cancelRequest", {"id": msg_id})
-        reply = await asyncio.wait_for(fut, timeout)
+        try:
+            reply = await asyncio.wait_for(fut, timeout)
+        except TimeoutError:
+            reply = {}
         code = reply.get("error", {}).get("code")
         print(f"  cancel of references 'S': answered in {(time.perf_counter() - started) * 1000:.0f} ms "
               f"({'cancelled, -32800' if code == -32800 else 'ran to completion'})")

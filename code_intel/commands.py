@@ -480,6 +480,8 @@ def _search_with_vectors(ws: Any, query: str, top: int, collection: str | None, 
     embedder = LazyEmbedder(ws.config.embedding_model, start=True)
     try:
         service = SearchService(ws.root, ws.config, ws.store, embedder)
+        for message in service.vectors.messages:  # a damaged vector store set aside, say
+            err.print(f"[yellow]note:[/yellow] {message}")
         if wait_model is None:
             # vectors are needed (a first search, a request without words, a collection)
             with err.status(f"loading the embedding model {embedder.spec}…"):

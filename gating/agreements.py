@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from code_intel.indexing.config import CONFIG_DIR, write_json_atomic
+from code_intel.indexing.config import write_json_atomic
+from code_intel.indexing.private import store_dir
 
 from .model import LearnedPair
 
@@ -47,7 +48,7 @@ def agreement_text(pair: LearnedPair) -> str:
 
 class AgreementFiles:
     def __init__(self, root: Path) -> None:
-        self.dir = Path(root) / CONFIG_DIR
+        self.dir = store_dir(Path(root))
         self.pairs_file = self.dir / PAIRS_FILE
         self.agreements = self.dir / AGREEMENTS_DIR
 

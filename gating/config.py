@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import attrs
-
-from code_intel.indexing.config import CONFIG_DIR, Config
+from code_intel.indexing.config import Config
+from code_intel.indexing.private import store_dir
 
 from .interfaces import SimilarityThresholds
 
@@ -44,4 +44,4 @@ class GatingConfig:
 def sessions_db_path(root: Path) -> Path:
     """A sibling of the index database: the index is rebuilt on schema changes,
     sessions must survive that."""
-    return Path(root) / CONFIG_DIR / SESSIONS_DB
+    return store_dir(Path(root)) / SESSIONS_DB

@@ -17,8 +17,8 @@ changes, and this one can always be rebuilt from it.
 from __future__ import annotations
 
 import bisect
-import math
 import logging
+import math
 import re
 import sqlite3
 import threading
@@ -29,9 +29,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .config import CONFIG_DIR
 from .embeddings.identifiers import IDENTIFIER, split_identifier
-from .private import private_dir
+from .private import private_dir, store_dir
 from .store import IndexStore
 
 log = logging.getLogger(__name__)
@@ -175,7 +174,7 @@ def _check_pages(conn: sqlite3.Connection) -> None:
 
 
 def db_path(root: Path) -> Path:
-    return root / CONFIG_DIR / DB_FILE
+    return store_dir(root) / DB_FILE
 
 
 class LexicalIndex:

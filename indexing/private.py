@@ -5,14 +5,21 @@ the endpoint's token, so no other local user may read it. SQLite and Chroma crea
 their files with the process umask, so the modes are set on the directory when a
 store opens and tightened again after each sync; an older store made 0755/0644 is
 tightened the first time it is opened.
+
+Where the store lives (`store_dir`): `.code-intel/` in the workspace when this user may
+write there, else a per-user cache directory keyed by the workspace's real path, so a
+read-only checkout (another user's, or `chmod -w`) is still indexed and served.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import stat
 from pathlib import Path
+
+from .config import CONFIG_DIR
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -21,7 +28,9 @@ FILE_MODE = 0o600
 def private_dir(path: Path) -> Path:
     """Create `path` (and parents) and make it 0700; return it."""
     try:
-        path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+        if not path.parent.exists():  # the cache's own directories are private too
+            private_dir(path.parent)
+        path.mkdir(mode=DIR_MODE, exist_ok=True)
     except PermissionError as exc:  # a read-only checkout, or another user's
         raise PermissionError(
             exc.errno,
@@ -52,3 +61,27 @@ def _chmod(path: Path, mode: int) -> None:
         st = path.lstat()
         if not stat.S_ISLNK(st.st_mode) and stat.S_IMODE(st.st_mode) & ~mode:
             os.chmod(path, stat.S_IMODE(st.st_mode) & mode)
+
+
+def store_dir(root: Path) -> Path:
+    """The directory holding `root`'s store: `root/.code-intel` if this user can write
+    there (or create it), else `cache_store_dir(root)`."""
+    local = Path(root) / CONFIG_DIR
+    if local.is_dir():
+        writable = os.access(local, os.W_OK | os.X_OK)
+    else:
+        writable = os.access(local.parent, os.W_OK | os.X_OK)
+    return local if writable else cache_store_dir(root)
+
+
+def cache_store_dir(root: Path) -> Path:
+    """`$XDG_CACHE_HOME/code-intel/<16 hex of sha256(realpath)>` (default `~/.cache`):
+    per user and per workspace; created 0700 when a store opens in it."""
+    base = os.environ.get("XDG_CACHE_HOME") or ""
+    cache = Path(base) if base and Path(base).is_absolute() else Path.home() / ".cache"
+    key = hashlib.sha256(os.path.realpath(root).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return cache / "code-intel" / key
+
+
+def in_cache(state_dir: Path, root: Path) -> bool:
+    return state_dir != Path(root) / CONFIG_DIR

@@ -21,9 +21,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import CONFIG_DIR
 from .model import Chunk, FileAnalysis, Position, Range, Reference, Symbol, SymbolKind
-from .private import private_dir, tighten
+from .private import in_cache, private_dir, store_dir, tighten
 
 log = logging.getLogger(__name__)
 
@@ -182,7 +181,7 @@ class IndexedFile:
 
 
 def db_path(root: Path) -> Path:
-    return root / CONFIG_DIR / DB_FILE
+    return store_dir(root) / DB_FILE
 
 
 class IndexStore:
@@ -196,7 +195,13 @@ class IndexStore:
 
     @classmethod
     def for_workspace(cls, root: Path) -> IndexStore:
-        return cls(db_path(root))
+        store = cls(db_path(root))
+        if in_cache(store.path.parent, root):
+            store.messages.append(
+                f"{root} is not writable by you (a read-only or another user's checkout): "
+                f"its index is kept in {store.path.parent}"
+            )
+        return store
 
     # ---- connection management ----------------------------------------------------
 

@@ -35,13 +35,14 @@ from typing import Any
 
 import numpy as np
 
-from .config import CONFIG_DIR, Config
-from .private import private_dir
+from . import chroma_check
+from .config import Config
 from .embed_text import EMBED_TEXT_VERSION, TEXT_MODES
 from .embeddings import Embedder, LazyEmbedder, resolve, shared_embedder
 from .embeddings.base import EmbedderNotReady
 from .file_kinds import looks_machine_written, matches_any
 from .model import Chunk, sha256_text
+from .private import private_dir, store_dir
 from .store import IndexStore
 from .validation import InvalidInput
 
@@ -119,6 +120,13 @@ class CodeIntelEmbeddingFunction(EmbeddingFunction[Documents]):
         return  # a model change rebuilds the collection (VectorIndex._open_collection)
 
 
+def chroma_path(root: Path, config: Config) -> Path:
+    """Where the persistent store lives."""
+    vs = config.vector_store
+    path = Path(vs.path) if vs.path else store_dir(root) / CHROMA_DIR
+    return path if path.is_absolute() else root / path
+
+
 def open_client(root: Path, config: Config) -> Any:
     """The Chroma client the config asks for."""
     settings = Settings(anonymized_telemetry=False)
@@ -134,9 +142,7 @@ def open_client(root: Path, config: Config) -> Any:
                 "\"persistent\""
             ) from None
         return client
-    path = Path(vs.path) if vs.path else root / CONFIG_DIR / CHROMA_DIR
-    if not path.is_absolute():
-        path = root / path
+    path = chroma_path(root, config)
     try:
         private_dir(path)
         return chromadb.PersistentClient(path=str(path), settings=settings)
@@ -273,21 +279,56 @@ class VectorIndex:
         self.spec = embedder.spec
         self.text_mode = text_mode
         self.represent = TEXT_MODES[text_mode]
-        self.client = client if client is not None else open_client(self.root, config)
         self.messages: list[str] = []
+        state_path = state_path or store_dir(self.root) / STATE_DB
+        # Our own persistent store is checked first (in a child: damage can be a segfault).
+        self._checked_path = chroma_path(self.root, config) if client is None and config.vector_store.mode != "http" else None
+        damage = self._check_store(state_path) if self._checked_path is not None else None
+        self.client = client if client is not None else open_client(self.root, config)
         self.progress = VectorProgress()
         self._ef = CodeIntelEmbeddingFunction(self.spec, embedder)
         self._sync_lock = threading.Lock()
         self._map_to_reembed: list[Agreement] = []
-        self._state = _SyncState(state_path or self.root / CONFIG_DIR / STATE_DB)
+        self._state = _SyncState(state_path)
         self.forest = self._open_collection(forest_name, "forest")
         self.map = self._open_collection(map_name, "map")
+        if damage is not None and damage.map_entries:
+            self._map_to_reembed.extend(_agreements_of(damage.map_entries))
         self._worker: _Worker | None = None
         if self._map_to_reembed:
             try:  # at once if the model is there, else at the first sync or map write
                 self._reembed_map(resolve(embedder))
             except EmbedderNotReady:
                 pass
+
+    # ---- the store -----------------------------------------------------------------
+
+    def _check_store(self, state_path: Path) -> chroma_check.Damage | None:
+        """Set a store that cannot be read aside (it is rebuilt empty); its files'
+        sync records go with it, so every file is embedded again."""
+        path = self._checked_path
+        assert path is not None
+        try:
+            damage = chroma_check.ensure_readable(path)
+        except OSError as exc:
+            raise VectorStoreError(
+                f"the vector store {path} cannot be read and cannot be set aside ({exc}); "
+                f"move it away (or delete it) and search again"
+            ) from None
+        if damage is not None:
+            for suffix in ("", "-wal", "-shm"):
+                Path(str(state_path) + suffix).unlink(missing_ok=True)
+            message = damage.message(path)
+            if damage.map_entries.get("documents"):
+                message += f"; {len(damage.map_entries['documents'])} learned agreement(s) were kept"
+            log.info(message)  # the user is told by whoever shows `messages`
+            self.messages.append(message)
+        return damage
+
+    def _mark_good(self) -> None:
+        """This process read and wrote the store without trouble: no check next open."""
+        if self._checked_path is not None:
+            chroma_check.mark_good(self._checked_path)
 
     # ---- collections ------------------------------------------------------------
 
@@ -346,7 +387,9 @@ class VectorIndex:
         model loads (nothing is touched then)."""
         model = resolve(self.embedder)
         with self._sync_lock:
-            return self._sync(store, model, progress, should_stop)
+            report = self._sync(store, model, progress, should_stop)
+        self._mark_good()
+        return report
 
     def _sync(
         self,
@@ -607,6 +650,7 @@ class VectorIndex:
             documents=[a.query for a in agreements],
             metadatas=[_agreement_meta(a) for a in agreements],
         )
+        self._mark_good()
 
     def _reembed_map(self, model: Embedder) -> None:
         if self._map_to_reembed:
@@ -638,6 +682,8 @@ class VectorIndex:
         if self._worker is not None:
             self._worker.stop()
             self._worker = None
+        if self.progress.state != "error":  # closed cleanly: no check at the next open
+            self._mark_good()
 
     # ---- status -------------------------------------------------------------------
 

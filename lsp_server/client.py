@@ -144,7 +144,7 @@ class WorkspaceClient:
         with contextlib.suppress(Exception):  # the server may already be gone
             await asyncio.wait_for(self.lsp.shutdown_async(None), 5)
             self.lsp.exit(None)
-        with contextlib.suppress(ConnectionError):  # a server that hung up (a refused token) resets
+        with contextlib.suppress(ConnectionError):  # a server that hung up (a refused token)
             await self.lsp.stop()
         if self._stderr_task is not None:
             self._stderr_task.cancel()

@@ -19,8 +19,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from code_intel.indexing.config import CONFIG_DIR, write_json_atomic
-from code_intel.indexing.private import private_dir
+from code_intel.indexing.config import write_json_atomic
+from code_intel.indexing.private import private_dir, store_dir
 
 INFO_FILE = "server.json"
 SOCKET_FILE = "server.sock"
@@ -40,7 +40,7 @@ class ServerInfo:
 
 
 def info_path(root: Path) -> Path:
-    return root / CONFIG_DIR / INFO_FILE
+    return store_dir(root) / INFO_FILE
 
 
 def read_info(root: Path) -> ServerInfo | None:
@@ -93,8 +93,7 @@ async def is_alive(info: ServerInfo) -> bool:
 
 async def serve(root: Path, handler: Handler) -> tuple[asyncio.AbstractServer, ServerInfo]:
     """Listen, then record the endpoint; server.json never names a dead socket."""
-    state_dir = root / CONFIG_DIR
-    private_dir(state_dir)
+    state_dir = private_dir(store_dir(root))
     sock_path = state_dir / SOCKET_FILE
     if hasattr(socket, "AF_UNIX") and len(str(sock_path).encode()) <= UNIX_PATH_MAX:
         sock_path.unlink(missing_ok=True)

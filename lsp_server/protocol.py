@@ -13,11 +13,12 @@ agents and people reading files; every result also carries the 0-based LSP `rang
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import logging
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import attrs
@@ -330,6 +331,19 @@ def tool_name(method: str) -> str:
     return "".join("_" + c.lower() if c.isupper() else c for c in name)
 
 
+def on_worker_thread(fn: Callable[[Any, Any], T]) -> Callable[[Any, Any], Awaitable[T]]:
+    """A synchronous handler `fn(ls, params)` whose cost grows with the workspace, run
+    on a worker thread: the event loop keeps serving the other requests meanwhile, and
+    a `$/cancelRequest` cancels the awaiting task, so the caller is answered -32800 at
+    once (the thread's result is then dropped)."""
+
+    @functools.wraps(fn)
+    async def handler(ls: Any, params: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(None, fn, ls, params)
+
+    return handler
+
+
 def custom_request(server: Any, method: str, params_cls: type[T], *, off_loop: bool = False) -> Callable:
     """Register `fn(ls, params: params_cls) -> attrs result` as a `codeIntel/*` handler.
 
@@ -341,11 +355,10 @@ def custom_request(server: Any, method: str, params_cls: type[T], *, off_loop: b
     """
 
     def decorate(fn: Callable) -> Callable:
+        call = on_worker_thread(fn) if off_loop and not inspect.iscoroutinefunction(fn) else fn
+
         async def run(ls: Any, params: Any) -> Any:
-            if off_loop and not inspect.iscoroutinefunction(fn):
-                result = await asyncio.get_running_loop().run_in_executor(None, fn, ls, params)
-                return to_wire(result)
-            result = fn(ls, params)
+            result = call(ls, params)
             return to_wire(await result if inspect.isawaitable(result) else result)
 
         async def handler(ls: Any, raw: Any) -> Any:

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from code_intel.indexing.config import (
-    CONFIG_DIR,
     Config,
     ConfigError,
     config_to_dict,
@@ -62,6 +61,17 @@ class ServerProtocol(CodeIntelProtocol):
             yield user_handler, args, None
         server.disconnect()
 
+    def handle_message(self, message: Any) -> None:
+        """Before anything an authenticated client asks: is the store still there?"""
+        server: CodeIntelServer = self._server  # type: ignore[assignment]
+        admitted = self.required_token is None or self._authenticated
+        if admitted and server.hub is not None and getattr(message, "method", None) not in _NO_STORE_NEEDED:
+            server.hub.recover_store()
+        super().handle_message(message)
+
+
+_NO_STORE_NEEDED = frozenset({types.INITIALIZE, types.SHUTDOWN, types.EXIT, types.CANCEL_REQUEST})
+
 
 class WorkspaceHub:
     """What all connections to one workspace share."""
@@ -82,10 +92,50 @@ class WorkspaceHub:
         self.services = Services(live, notify=self.show_to_clients)
         # Stores create files with the umask: keep them private after every sync.
         self.sync_listeners: list[Callable[[], None]] = [
-            self.services.after_sync,
-            lambda: tighten(live.root / CONFIG_DIR),
+            lambda: self.services.after_sync(),
+            lambda: tighten(live.store.path.parent),
         ]
         self.diagnosed_paths: set[str] = set()  # files showing a blocked-write warning
+        self._told_store_gone = False
+
+    # ---- a store removed under the server ---------------------------------------------
+
+    def recover_store(self) -> bool:
+        """`rm -rf .code-intel` while the server runs: open connections still read the
+        unlinked files, new ones fail (`unable to open database file`). A stat of the
+        index per message notices; then the store is recreated (index, lexical index,
+        vectors and sessions open fresh, the endpoint is recorded again), a full sync
+        refills it, and the clients are told. Returns whether it had to."""
+        live = self.live
+        if live.store.path.exists():
+            return False
+        from code_intel.indexing.store import IndexStore
+
+        try:
+            live.store = IndexStore.for_workspace(live.root)
+        except OSError as exc:  # cannot be recreated (made read-only meanwhile): say so, once
+            if not self._told_store_gone:
+                self._told_store_gone = True
+                self.show_to_clients(
+                    f"code-intel: the store {live.store.path.parent} was removed and cannot be recreated: {exc}"
+                )
+            return False
+        old, self.services = self.services, Services(live, notify=self.show_to_clients)
+        # Workers may still be reading the old stores: closed off the loop, not under them.
+        threading.Thread(target=old.close, name="old-store-close", daemon=True).start()
+        message = (
+            f"the store {live.store.path.parent} was removed while the server ran; it was recreated and "
+            "the workspace is being indexed again (sessions and learned agreements kept in it are gone)"
+        )
+        log.warning(message)
+        live.store.messages.append(message)
+        self.show_to_clients(f"code-intel: {message}")
+        if self.endpoint_server is not None:  # server.json and the socket went with it
+            self.endpoint_server.close()
+            self.endpoint_server, self.info = None, None
+            asyncio.ensure_future(_claim_endpoint(self))
+        self.request_sync(0)
+        return True
 
     # ---- syncing ---------------------------------------------------------------
 
@@ -106,6 +156,7 @@ class WorkspaceHub:
     async def run_sync(self, force: bool = False, progress_owner: CodeIntelServer | None = None):
         """Sync on a worker thread; progress goes to `progress_owner`'s client."""
         loop = asyncio.get_running_loop()
+        self.recover_store()  # a file event may be the first sign of a removed store
         reporter = await _ProgressReporter.start(progress_owner, loop) if progress_owner else None
         try:
             report = await loop.run_in_executor(

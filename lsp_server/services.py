@@ -42,6 +42,7 @@ class Services:
 
         with self._lock:
             service = SearchService(self.live.root, self.live.config, self.live.store)
+            self._report(service.vectors.messages)  # a damaged vector store set aside, say
             service.start_background()
             service.request_sync()
             return service
@@ -66,11 +67,15 @@ class Services:
         )
         # Lost sessions are news for everyone: indexStatus lists them, the editors are
         # told, and an agent asking for a lost session is told why it is gone.
-        for message in engine.store.messages:
-            live.store.messages.append(message)
+        self._report(engine.store.messages)
+        return engine
+
+    def _report(self, messages: list[str]) -> None:
+        """Lost data is news for everyone: indexStatus lists it, the editors are told."""
+        for message in messages:
+            self.live.store.messages.append(message)
             if self.notify is not None:
                 self.notify(f"code-intel: {message}")
-        return engine
 
     async def ready(self, name: str) -> Any:
         """The `search` or `gating` service, built off the event loop the first time

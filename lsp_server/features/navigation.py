@@ -1,6 +1,9 @@
 """Standard navigation: definition, references, document and workspace symbols, hover.
 
-Every answer goes through LiveIndex, so open buffers win over the disk.
+Every answer goes through LiveIndex, so open buffers win over the disk. References and
+workspace symbols cost time that grows with the workspace (every occurrence of a common
+name, every symbol matching a short query): they run on a worker thread, so one slow
+request does not hold up everyone else's definitions, and `$/cancelRequest` ends them.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ..convert import LSP_KIND, document_symbols, hover_markdown, location
+from ..protocol import on_worker_thread
 from ..references import references_at
 
 if TYPE_CHECKING:
@@ -31,6 +35,7 @@ def register(server: CodeIntelServer) -> None:
         return [location(live.uri(s.path), s.symbol.selection_range) for s in ranked[:MAX_LOCATIONS]]
 
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
+    @on_worker_thread
     def references(ls: CodeIntelServer, params: types.ReferenceParams) -> list[types.Location]:
         live = ls.live
         rel = live.rel_path(params.text_document.uri)
@@ -51,6 +56,7 @@ def register(server: CodeIntelServer) -> None:
         return document_symbols(ls.live.file_symbols(rel)) if rel else []
 
     @server.feature(types.WORKSPACE_SYMBOL)
+    @on_worker_thread
     def workspace_symbol(ls: CodeIntelServer, params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
         live = ls.live
         return [
