@@ -432,10 +432,10 @@ def _words_can_answer(root: Path, query: str) -> bool:
     """Without a server, loading the model (and Chroma) costs seconds per call; the
     words answer in a fraction of one. They are enough once vectors exist (a first
     search builds them) and the request has words code can contain."""
-    from code_intel.indexing.config import CONFIG_DIR
     from code_intel.indexing.lexical import query_terms
+    from code_intel.indexing.private import store_dir
 
-    return (root / CONFIG_DIR / "vectors.db").exists() and any(t.isascii() for t in query_terms(query))
+    return (store_dir(root) / "vectors.db").exists() and any(t.isascii() for t in query_terms(query))
 
 
 def _search_by_words(ws: Any, query: str, top: int, fusion: str, include_prose: bool,
