@@ -67,11 +67,10 @@ def store_dir(root: Path) -> Path:
     """The directory holding `root`'s store: `root/.code-intel` if this user can write
     there (or create it), else `cache_store_dir(root)`."""
     local = Path(root) / CONFIG_DIR
-    if local.is_dir():
-        writable = os.access(local, os.W_OK | os.X_OK)
-    else:
-        writable = os.access(local.parent, os.W_OK | os.X_OK)
-    return local if writable else cache_store_dir(root)
+    existing = local
+    while not existing.exists() and existing.parent != existing:  # a store about to be made
+        existing = existing.parent
+    return local if os.access(existing, os.W_OK | os.X_OK) else cache_store_dir(root)
 
 
 def cache_store_dir(root: Path) -> Path:
