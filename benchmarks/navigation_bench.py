@@ -800,6 +800,63 @@ class Asker:
         return to_targets(result, self.root)
 
 
+class CachedPeer:
+    """The reference server's answers, read from and written to `--peer-cache`: the peer
+    is started only when an answer is missing, so re-measuring code-intel after a change
+    costs no peer time and scores against exactly the same ground truth. External targets
+    are stored with their absolute path and map back onto the scratch directory."""
+
+    def __init__(
+        self, project: Project, args: argparse.Namespace, root: Path, scratch: Path
+    ) -> None:
+        self.project, self.args, self.root, self.scratch = project, args, root, scratch
+        self.path: Path | None = args.peer_cache
+        self.answers: dict[str, Any] = {}
+        if self.path is not None and self.path.exists():
+            self.answers = json.loads(self.path.read_text(encoding="utf-8")).get(project.name, {})
+        self.asker: Asker | None = None
+        self.name = "cached"
+        self.start_s = 0.0
+        self.dirty = False
+
+    @property
+    def latencies(self) -> list[float]:
+        return self.asker.latencies if self.asker else []
+
+    @property
+    def errors(self) -> Counter[str]:
+        return self.asker.errors if self.asker else Counter()
+
+    @property
+    def cold(self) -> float:
+        return self.asker.cold if self.asker else 0.0
+
+    async def ask(
+        self, method: str, occ: Occurrence, extra: dict[str, Any] | None = None, timeout: float = 20
+    ) -> list[Target] | None:
+        key = f"{method}|{occ.rel}|{occ.line}|{occ.char}"
+        if key in self.answers:
+            stored = self.answers[key]
+            return None if stored is None else [Target(**t) for t in stored]
+        if self.asker is None:
+            t = time.monotonic()
+            server = await start_peer(self.project.language, self.args.peers, self.root, self.scratch)
+            self.name, self.start_s = server.name, round(time.monotonic() - t, 1)
+            self.asker = Asker(server, self.root)
+        found = await self.asker.ask(method, occ, extra, timeout)
+        if found is not None or not self.asker.errors:  # a timeout is not cached
+            self.answers[key] = None if found is None else [asdict(t) for t in found]
+            self.dirty = True
+        return found
+
+    def save(self) -> None:
+        if self.path is None or not self.dirty:
+            return
+        data = json.loads(self.path.read_text(encoding="utf-8")) if self.path.exists() else {}
+        data[self.project.name] = self.answers
+        self.path.write_text(json.dumps(data), encoding="utf-8")
+
+
 @dataclass
 class Position:
     occ: Occurrence
@@ -843,7 +900,7 @@ def verdict(occ: Occurrence, targets: list[Target] | None, imports: ImportSpans)
 
 
 async def sample_with_peer(
-    peer: Asker, occs: list[Occurrence], imports: ImportSpans, want: int, deadline: float
+    peer: CachedPeer | Asker, occs: list[Occurrence], imports: ImportSpans, want: int, deadline: float
 ) -> tuple[list[Position], list[Position], dict[str, int]]:
     """Ask the peer about the seeded sample until `want` in-workspace answers (at most 4x
     asked). Batches are asked in file order, so a file is opened once per batch, not once
@@ -903,7 +960,7 @@ async def classify_miss(ci: LspProcess, pos: Position) -> str:
 
 
 async def references(
-    peer: Asker, ci: Asker, positions: list[Position], rng: random.Random
+    peer: CachedPeer | Asker, ci: Asker, positions: list[Position], rng: random.Random
 ) -> dict[str, Any]:
     """Precision/recall of code-intel's references against the peer's, on REF_SYMBOLS symbols."""
     order = positions[:]
@@ -936,6 +993,8 @@ async def references(
                 "name": pos.occ.text,
                 "peer": len(want),
                 "code_intel": len(got),
+                "missing": [f"{w.path}:{w.line + 1}:{w.char + 1}" for w in want if not any(overlaps(w, g) for g in got)],
+                "extra": [f"{g.path}:{g.line + 1}:{g.char + 1}" for g in got if not any(overlaps(g, w) for w in want)],
                 "precision": hit_ci / len(got) if got else 0.0,
                 "recall": hit_peer / len(want) if want else 0.0,
             }
@@ -1009,13 +1068,9 @@ async def run_project(project: Project, args: argparse.Namespace, scratch: Path)
     )
 
     # the reference server first, alone
-    peer_srv = None
+    peer = CachedPeer(project, args, root, scratch)
     try:
         t = time.monotonic()
-        peer_srv = await start_peer(project.language, args.peers, root, scratch)
-        report["peer"] = peer_srv.name
-        report["peer_start_s"] = round(time.monotonic() - t, 1)
-        peer = Asker(peer_srv, root)
         scored, external, dropped = await sample_with_peer(
             peer, occs, imports, args.per_project, time.monotonic() + args.project_timeout
         )
@@ -1029,6 +1084,8 @@ async def run_project(project: Project, args: argparse.Namespace, scratch: Path)
         report["error"] = f"reference server failed: {exc!r}"
         await stop_all()
         return report
+    finally:
+        peer.save()
 
     ci_srv = None
     ci: Asker | None = None
@@ -1049,9 +1106,12 @@ async def run_project(project: Project, args: argparse.Namespace, scratch: Path)
         refs = None
     finally:
         await stop_all()
+        peer.save()
 
     report.update(
         {
+            "peer": peer.name,
+            "peer_start_s": peer.start_s,
             "dropped": dropped,
             "positions": [_pos_json(p) for p in scored],
             "external": [_pos_json(p) for p in external],
@@ -1323,6 +1383,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--project-timeout", type=float, default=900, help="seconds of peer sampling per project"
     )
     ap.add_argument("--json", help="also write the full results (every position) to this file")
+    ap.add_argument(
+        "--peer-cache",
+        type=Path,
+        help="JSON file of the reference servers' answers: read when present, completed when not "
+        "(re-measure code-intel against the same ground truth without the peers)",
+    )
     ap.add_argument("--keep", action="store_true", help="keep the scratch copies and server logs")
     ap.add_argument(
         "--report", nargs="+", metavar="JSON", help="only print the tables of saved --json results"

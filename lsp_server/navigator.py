@@ -8,6 +8,7 @@ files imports point at.
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,8 +23,8 @@ from code_intel.indexing.source import SourceDocument
 from code_intel.indexing.store import StoredSymbol
 
 from .documents import utf16_to_byte
-from .typing_eval import EXTERNAL, Evaluator
-from .typing_site import Site, handler_for, site_at
+from .typing_eval import EXTERNAL, Evaluator, absolute_module
+from .typing_site import Site, handler_for, has_reader, site_at
 
 if TYPE_CHECKING:
     from .live_index import LiveIndex
@@ -116,13 +117,13 @@ class Navigator:
     def resolve(self, rel: str, line: int, character: int) -> Answer | None:
         """None when the language has no syntax-aware resolver (the caller then uses
         the name alone)."""
+        declared = self.declared_at(rel, line, character)  # from the index: no parse
+        if declared is not None and has_reader(self.live._language_of(rel) or ""):
+            return Answer(declared.symbol.name, [declared], True, "declaration")
         site = self.site(rel, line, character)
         if site is None:
             return None
         language = self.live._language_of(rel) or ""
-        declared = self.declared_at(rel, line, character)
-        if declared is not None:
-            return Answer(declared.symbol.name, [declared], True, "declaration")
         if site.local is not None:
             return Answer(site.name, [_local_symbol(rel, language, site)], True, "local")
         ev = Evaluator(self, _rank, rel, language, site)
@@ -143,10 +144,18 @@ class Navigator:
         language = self.live._language_of(rel) or ""
         if language != "python" and language not in JS_FAMILY:
             return None
-        target = self.imports_of(rel).get(name)
+        text = self._line(rel, line)
+        if language == "python":
+            module = _from_module_at(text, character, name)
+            if module is not None:  # `from .sympify import …`: the module part names a file
+                found = self.module_symbol(absolute_module(module, rel), language)
+                return [found] if found is not None else []
+        target = None
+        if language == "python" and not re.search(r"\bas\s*$", text[:character]):
+            target = _from_import_target(text, character, rel)
+        target = target or self.imports_of(rel).get(name)
         if target is None:
             return None
-        text = self._line(rel, line)
         before = text[:character].rstrip()
         after = text[character + len(name):].lstrip()
         if before.endswith((".", "->", "::", "def", "class")):
@@ -292,6 +301,31 @@ class Navigator:
                     doc.node_text(n) for n in child.named_children if n.type in ("name", "qualified_name")
                 )
         return out
+
+
+_FROM_IMPORT = re.compile(r"\s*from\s+(\.*[\w.]*)\s+import\b")
+
+
+def _from_module_at(text: str, character: int, name: str) -> str | None:
+    """The module a `from X import` line names up to the identifier at `character`,
+    when the identifier is part of X (`from .a.b import c` at `a` -> `.a`)."""
+    m = _FROM_IMPORT.match(text)
+    if m is None or not m.start(1) <= character < m.end(1):
+        return None
+    end = character + len(name)
+    if text[character:end] != name or (end < m.end(1) and text[end] != "."):
+        return None
+    return text[m.start(1):end]
+
+
+def _from_import_target(text: str, character: int, rel: str) -> str | None:
+    """The module a name imported by `from X import a as b` lives in, when the position
+    is after `import` (the alias map knows `b`, not `a`)."""
+    m = _FROM_IMPORT.match(text)
+    if m is None or character < m.end():
+        return None
+    word = re.match(r"\w+", text[character:])
+    return f"{absolute_module(m.group(1), rel)}.{word.group()}" if word else None
 
 
 def _local_symbol(rel: str, language: str, site: Site) -> StoredSymbol:

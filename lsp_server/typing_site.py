@@ -712,6 +712,11 @@ def _handler_class(language: str) -> type[_Language] | None:
     return _HANDLERS.get(grammar) if grammar is not None else None
 
 
+def has_reader(language: str) -> bool:
+    """Whether the language has a syntax reader (else navigation ranks by name)."""
+    return _handler_class(language) is not None
+
+
 def handler_for(doc: SourceDocument) -> _Language | None:
     """The language's syntax reader for `doc`, or None when it has none."""
     cls = _handler_class(doc.language)

@@ -1,0 +1,76 @@
+"""References over many files stay fast without losing precision: only occurrences
+the index cannot decide cost a parse, and the aliases a symbol is imported under are
+matched exactly (case and separators), so a references request does not read every
+file that imports something ending in the same letters."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from code_intel.lsp_server import navigator
+from code_intel.lsp_server.live_index import LiveIndex
+from code_intel.lsp_server.references import references_named
+
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/sympify.py": "def sympify(x):\n    return x\n\n\ndef _sympify(x):\n    return sympify(x)\n",
+    "pkg/ops.py": (
+        "from .sympify import sympify\n"
+        "from mpmath import mpf_add\n"
+        "from .adds import add_all\n"
+        "\n\n"
+        "class Add:\n"
+        "    pass\n"
+        "\n\n"
+        "def f(y):\n"
+        "    return sympify(y), mpf_add(1, 2), add_all()\n"
+    ),
+    "pkg/adds.py": "def add_all():\n    return 0\n",
+    "pkg/more.py": "from pkg.sympify import sympify as S\n\n\ndef g():\n    return S(1)\n",
+}
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> LiveIndex:
+    root: Path = tmp_path_factory.mktemp("refs") / "repo"
+    for rel, text in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    index = LiveIndex(root)
+    index.sync()
+    return index
+
+
+def test_aliases_are_matched_exactly_not_by_a_case_blind_suffix(live: LiveIndex):
+    # before: `Add` matched the imports of `mpf_add` and `add_all`'s module (LIKE ignores
+    # case, and `%\Add` escaped the `A`), so every such file was read and resolved
+    assert live.store.aliases_of("Add") == []
+    assert live.store.aliases_of("sympify") == [("pkg/more.py", "S")]
+
+
+def test_references_through_imports_need_no_parse_of_the_importing_files(
+    live: LiveIndex, monkeypatch: pytest.MonkeyPatch
+):
+    parsed: list[str] = []
+    real = navigator.parse
+
+    def counting(language, data):  # type: ignore[no-untyped-def]
+        parsed.append(language)
+        return real(language, data)
+
+    monkeypatch.setattr(navigator, "parse", counting)
+    live.navigator._trees.clear()
+    answer = references_named(live, "sympify")
+    got = sorted((r.path, r.reference.start_line, r.reference.name) for r in answer.resolved)
+    # the module part of `from .sympify import sympify` is the module, not the function
+    assert got == [
+        ("pkg/more.py", 0, "S"),
+        ("pkg/more.py", 0, "sympify"),
+        ("pkg/more.py", 4, "S"),
+        ("pkg/ops.py", 0, "sympify"),
+        ("pkg/ops.py", 10, "sympify"),
+        ("pkg/sympify.py", 5, "sympify"),
+    ]
+    # only the defining file (its own uses are not imports) is parsed
+    assert len(parsed) == 1
