@@ -20,7 +20,8 @@ from code_intel.indexing.languages import GRAMMARS, query
 from code_intel.indexing.model import Range
 from code_intel.indexing.source import SourceDocument
 
-# How far a chain of assignments (`a = b; b = c.d()`) is followed.
+# How far a chain of assignments (`a = b; b = c.d()`) is followed: only following a
+# binding counts, not the nesting of one expression (`await httpx.AsyncClient().get()`).
 _MAX_DEPTH = 6
 
 
@@ -227,6 +228,9 @@ def _python_module_ref(doc: SourceDocument, node: tree_sitter.Node) -> str | Non
     return prefix + upto
 
 
+_PY_ASSIGNMENTS = frozenset({"assignment", "augmented_assignment"})
+
+
 class _Python(_Language):
     binding_query = """
     (assignment left: (_) @t)
@@ -289,21 +293,31 @@ class _Python(_Language):
             bound = self.binding(node, name)
             if bound is None or _is_import_binding(bound):
                 return TypeExpr("global", name)
-            return self.binding_type(bound, depth)
+            found = self.binding_type(bound, depth)
+            # `request = next(flow)` says nothing: an earlier `request = Request(...)`
+            # does (a name mostly keeps its type)
+            for _ in range(3):
+                if found is not None:
+                    break
+                bound = self.binding(node, name, bound.start_byte - 1)
+                if bound is None or bound.start_byte >= node.start_byte or _is_import_binding(bound):
+                    break
+                found = self.binding_type(bound, depth)
+            return found
         if t == "attribute":
-            base = self.expr_type(node.child_by_field_name("object"), depth + 1)
+            base = self.expr_type(node.child_by_field_name("object"), depth)
             attr = self.text(node.child_by_field_name("attribute"))
             return TypeExpr("member", attr, base) if base is not None else None
         if t == "call":
             fn = node.child_by_field_name("function")
             if fn is not None and fn.type == "identifier" and self.text(fn) == "super":
                 return TypeExpr("super")
-            callee = self.expr_type(fn, depth + 1)
+            callee = self.expr_type(fn, depth)
             return TypeExpr("returns", base=callee) if callee is not None else None
         if t in ("parenthesized_expression", "await", "conditional_expression") and node.named_child_count:
             # `await c.get()`: an async def's declared type is what await gives;
             # `A() if c else b`: the first branch
-            return self.expr_type(node.named_children[0], depth + 1)
+            return self.expr_type(node.named_children[0], depth)
         literal = _PY_LITERALS.get(t)
         return TypeExpr("named", literal) if literal else None
 
@@ -328,16 +342,28 @@ class _Python(_Language):
                 return self.expr_type(pattern.named_children[0], depth + 1)
         return None
 
-    def binding(self, node: tree_sitter.Node, name: str) -> tree_sitter.Node | None:
+    def binding(self, node: tree_sitter.Node, name: str, before: int | None = None) -> tree_sitter.Node | None:
+        """The binding in effect at `node` (or at byte `before` of its function)."""
         scope = _ancestor(node, self.function_types)
         while scope is not None:
-            found = self._bound_in(scope, name, node.start_byte)
+            found = self._bound_in(scope, name, node.start_byte if before is None else before)
             if found is not None:
+                stmt = _ancestor(found, _PY_ASSIGNMENTS)
+                left = stmt.child_by_field_name("left") if stmt is not None else None
+                right = stmt.child_by_field_name("right") if stmt is not None else None
+                if (
+                    left is not None and right is not None
+                    and left.start_byte <= found.start_byte < left.end_byte
+                    and right.start_byte <= node.start_byte < right.end_byte
+                ):
+                    # `url = url.copy_with(...)`: the right side reads the binding before it
+                    return self.binding(node, name, stmt.start_byte - 1)  # type: ignore[union-attr]
                 return found
             scope = _ancestor(scope, self.function_types)
         return None
 
     def _bound_in(self, scope: tree_sitter.Node, name: str, before: int) -> tree_sitter.Node | None:
+        param = None
         params = scope.child_by_field_name("parameters")
         if params is not None:
             for p in params.named_children:
@@ -347,8 +373,13 @@ class _Python(_Language):
                     )
                 )
                 if ident is not None and ident.type == "identifier" and self.text(ident) == name:
-                    return ident
-        return self.bound_in_body(scope, name, before)
+                    param = ident
+                    break
+        body = self.bound_in_body(scope, name, before)
+        # `url = httpx.URL(url)` rebinds the parameter for what follows
+        if body is not None and (param is None or body.start_byte <= before):
+            return body
+        return param
 
     def names_bound(self, capture: str, node: tree_sitter.Node) -> list[tree_sitter.Node]:
         if capture == "i":
@@ -428,17 +459,17 @@ class _Js(_Language):
                 return TypeExpr("global", name)
             return self.binding_type(bound, depth)
         if t == "member_expression":
-            base = self.expr_type(node.child_by_field_name("object"), depth + 1)
+            base = self.expr_type(node.child_by_field_name("object"), depth)
             prop = self.text(node.child_by_field_name("property"))
             return TypeExpr("member", prop, base) if base is not None else None
         if t == "call_expression":
-            callee = self.expr_type(node.child_by_field_name("function"), depth + 1)
+            callee = self.expr_type(node.child_by_field_name("function"), depth)
             return TypeExpr("returns", base=callee) if callee is not None else None
         if t == "new_expression":
             ctor = node.child_by_field_name("constructor")
             return TypeExpr("named", self.text(ctor)) if ctor is not None else None
         if t in ("parenthesized_expression", "non_null_expression", "await_expression") and node.named_child_count:
-            return self.expr_type(node.named_children[0], depth + 1)
+            return self.expr_type(node.named_children[0], depth)
         if t in ("as_expression", "satisfies_expression") and node.named_child_count > 1:
             return TypeExpr("named", self.text(node.named_children[1]))
         return None
@@ -613,11 +644,11 @@ class _Php(_Language):
             bound = self.binding(node, name)
             return self.binding_type(bound, depth) if bound is not None else None
         if t in ("member_access_expression", "nullsafe_member_access_expression"):
-            base = self.expr_type(node.child_by_field_name("object"), depth + 1)
+            base = self.expr_type(node.child_by_field_name("object"), depth)
             name = self.text(node.child_by_field_name("name"))
             return TypeExpr("member", name, base) if base is not None else None
         if t in ("member_call_expression", "nullsafe_member_call_expression"):
-            base = self.expr_type(node.child_by_field_name("object"), depth + 1)
+            base = self.expr_type(node.child_by_field_name("object"), depth)
             name = self.text(node.child_by_field_name("name"))
             return TypeExpr("returns", base=TypeExpr("member", name, base)) if base is not None else None
         if t == "scoped_call_expression":
@@ -636,7 +667,7 @@ class _Php(_Language):
                 return TypeExpr("returns", base=TypeExpr("global", self.text(fn)))
             return None
         if t == "parenthesized_expression" and node.named_child_count:
-            return self.expr_type(node.named_children[0], depth + 1)
+            return self.expr_type(node.named_children[0], depth)
         return None
 
     def binding_type(self, bound: tree_sitter.Node, depth: int) -> TypeExpr | None:
