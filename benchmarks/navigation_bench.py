@@ -1404,7 +1404,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     if not exe and not args.report:
         ap.error(f"code-intel executable {args.code_intel!r} not found; pass --code-intel PATH")
-    args.code_intel = exe
+    # absolute: the servers run in the project's scratch copy
+    args.code_intel = str(Path(exe).resolve()) if exe else exe
     return args
 
 

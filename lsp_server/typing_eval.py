@@ -101,7 +101,12 @@ class Evaluator:
     def resolve(self) -> Result:
         site = self.site
         if site.receiver is not None:
-            return self.member_of(site.receiver, site.name)
+            found = self.member_of(site.receiver, site.name)
+            if isinstance(found, list) and site.call is not None:
+                # `$this->connection` is the property, `$this->connection()` the method;
+                # when only one exists (Eloquent's `$post->author` relation) it answers
+                found = [d for d in found if (d.symbol.kind in CALLABLE_KINDS) == site.call] or found
+            return found
         if site.class_name is not None:
             return self.php_class(site.class_name, self.rel)
         if site.parameter:

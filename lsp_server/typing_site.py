@@ -12,10 +12,11 @@ functions, `self`/`this`/`$this`/`static`/`parent`/`super`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 import tree_sitter
+from code_intel.indexing.chunking.php_docblock import docblock_type_names
 from code_intel.indexing.languages import GRAMMARS, query
 from code_intel.indexing.model import Range
 from code_intel.indexing.source import SourceDocument
@@ -58,6 +59,9 @@ class Site:
     module: str | None = None
     # a keyword argument's name: the callee's parameter (parameters are not indexed)
     parameter: bool = False
+    # PHP keeps methods and properties apart: `$x->m()` is a method, `$x->m` a property
+    # (None: the syntax does not say)
+    call: bool | None = None
 
 
 def site_at(doc: SourceDocument, line: int, byte_col: int) -> Site | None:
@@ -563,13 +567,25 @@ class _Php(_Language):
         base = super().site(node)
         written = self.class_name_at(node)
         if written is None:
+            if base.receiver is not None:
+                holder = node.parent.parent if node.parent is not None and node.parent.type == "variable_name" else node.parent
+                kind = holder.type if holder is not None else ""
+                if kind in _PHP_CALLS:
+                    return replace(base, call=True)
+                if kind in _PHP_VALUES:
+                    return replace(base, call=False)
             return base
         return Site(base.name, base.range, base.receiver, base.local, base.enclosing_class,
                     base.class_line, written)
 
     def string_site(self, offset: int) -> Site | None:
         """`[Foo::class, 'method']` (a route action, a callable): the string is the
-        method `method` of the class `Foo`."""
+        method `method` of the class `Foo`. In a docblock, a class name of a type tag
+        (`@param \\App\\Foo $x`) is that class, resolved like code."""
+        root = self.doc.tree.root_node  # type: ignore[union-attr]
+        comment = root.named_descendant_for_byte_range(offset, offset)
+        if comment is not None and comment.type == "comment":
+            return self.docblock_site(comment, offset)
         node = _identifier_at(self.doc, offset, frozenset({"string_content"}))
         element = node.parent.parent if node is not None and node.parent is not None else None
         array = element.parent if element is not None else None
@@ -583,6 +599,22 @@ class _Php(_Language):
         if self.text(constant).lower() != "class":
             return None
         return Site(self.text(node), self.doc.node_range(node), self.scope_type(scope))
+
+    def docblock_site(self, comment: tree_sitter.Node, offset: int) -> Site | None:
+        text = self.doc.data[comment.start_byte : comment.end_byte]
+        at = offset - comment.start_byte
+        for s, e, written in docblock_type_names(text):
+            if s <= at <= e:
+                rng = self.doc.byte_range(comment.start_byte + s, comment.start_byte + e)
+                cls = _ancestor(comment, self.class_types)
+                cls_name = cls.child_by_field_name("name") if cls is not None else None
+                return Site(
+                    written.rsplit("\\", 1)[-1], rng,
+                    enclosing_class=self.text(cls_name) or None,
+                    class_line=cls_name.start_point[0] if cls_name is not None else None,
+                    class_name=written,
+                )
+        return None
 
     def class_name_at(self, node: tree_sitter.Node) -> str | None:
         parent = node.parent
@@ -717,6 +749,13 @@ class _Php(_Language):
 
     def same_name(self, ident: tree_sitter.Node, name: str) -> bool:
         return self.text(ident).lstrip("$") == name
+
+
+_PHP_CALLS = frozenset({"member_call_expression", "nullsafe_member_call_expression", "scoped_call_expression"})
+_PHP_VALUES = frozenset({
+    "member_access_expression", "nullsafe_member_access_expression", "scoped_property_access_expression",
+    "class_constant_access_expression",
+})
 
 
 def _doc_tag_type(comment: str, var: str) -> str | None:

@@ -24,6 +24,7 @@ import tree_sitter
 from ..languages import query
 from ..model import Chunk, FileAnalysis, Reference, Symbol, SymbolKind
 from ..source import SourceDocument
+from .php_docblock import docblock_type_names
 from .base import (
     _COMMENT_PREFIX,
     CONTAINER_KINDS,
@@ -389,6 +390,7 @@ class PhpStrategy(TreeSitterStrategy):
         # Laravel hook: route and relation names passed as strings (`route('home')`,
         # `->with('author')`, `TextColumn::make('customer.name')`).
         refs.extend(laravel_string_references(doc, root))
+        refs.extend(docblock_references(doc, root))
         return refs
 
     # ---- hooks -------------------------------------------------------------------
@@ -719,6 +721,28 @@ _RELATED_QUERY = """
     object: (variable_name (name) @_this (#eq? @_this "this"))
     name: (name) @this_prop)
 """
+
+
+def docblock_references(doc: SourceDocument, root: tree_sitter.Node) -> list[Reference]:
+    """Class names in `/** @param … @return … */` tags, placed in the file (the comment
+    nodes come from a query run in C; only docblocks with a tag reach the regex)."""
+    out: list[Reference] = []
+    cursor = tree_sitter.QueryCursor(query("php", "(comment) @c"))
+    for node in cursor.captures(root).get("c", ()):
+        text = doc.data[node.start_byte : node.end_byte]
+        if not text.startswith(b"/**"):
+            continue
+        row0, col0 = node.start_point
+        for s, e, written in docblock_type_names(text):
+            nl = text.rfind(b"\n", 0, s)
+            row = row0 + text.count(b"\n", 0, s)
+            col = col0 + s if nl == -1 else s - nl - 1
+            end_col = col + (e - s)
+            if row in doc.non_ascii_rows:
+                col = doc.position((row, col)).character
+                end_col = doc.position((row, end_col)).character
+            out.append(Reference(written.rsplit("\\", 1)[-1], row, col, row, end_col, None))
+    return out
 
 
 def _enclosing_class(node: tree_sitter.Node) -> tree_sitter.Node | None:
