@@ -183,9 +183,16 @@ class Evaluator:
             if not found:
                 return EXTERNAL if open_ else None
             return self.value_types(found, depth, owners)  # type: ignore[arg-type]
+        if op == "either":
+            first = self.types_of(expr.base, depth + 1)
+            return first if first is not None else self.types_of(expr.alt, depth + 1)
         if op == "returns":
             callees = self.callees(expr.base, depth + 1)
-            if callees is EXTERNAL or not callees:
+            if callees is EXTERNAL:
+                # `str(x)` is an outside instance; what an outside function returns
+                # (`next(flow)`, `flow.send(r)`) may well be a workspace object
+                return EXTERNAL if _constructs(expr.base) else None
+            if not callees:
                 return callees
             out: list[StoredSymbol] = []
             for c in callees:  # type: ignore[union-attr]
@@ -443,6 +450,21 @@ class Evaluator:
             else:
                 open_ = True
         return out, open_
+
+
+_PY_TYPES = frozenset({
+    "str", "int", "float", "bool", "bytes", "bytearray", "list", "dict", "set", "frozenset",
+    "tuple", "object", "type", "complex", "range", "memoryview",
+})
+
+
+def _constructs(callee: TypeExpr | None) -> bool:
+    """Whether calling this outside name builds an instance of it (a class by the usual
+    spelling: `Path(...)`, `str(...)`), rather than returning something unknown."""
+    if callee is None or callee.op not in ("global", "member", "named"):
+        return False
+    name = callee.arg.rsplit(".", 1)[-1].rsplit("\\", 1)[-1]
+    return name[:1].isupper() or name in _PY_TYPES
 
 
 def _doc_tag(doc: str | None, tag: str) -> str | None:

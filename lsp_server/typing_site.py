@@ -39,6 +39,8 @@ class TypeExpr:
     op: str
     arg: str = ""
     base: TypeExpr | None = None
+    # `either`: `base`, or when that says nothing, `alt` (an earlier binding of the name)
+    alt: TypeExpr | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,17 +299,23 @@ class _Python(_Language):
             bound = self.binding(node, name)
             if bound is None or _is_import_binding(bound):
                 return TypeExpr("global", name)
-            found = self.binding_type(bound, depth)
             # `request = next(flow)` says nothing: an earlier `request = Request(...)`
-            # does (a name mostly keeps its type)
+            # does (a name mostly keeps its type). A call's result is known only once
+            # evaluated, so earlier bindings stay as alternatives behind it.
+            found = [self.binding_type(bound, depth)]
             for _ in range(3):
-                if found is not None:
+                if found[-1] is not None and found[-1].op != "returns":
                     break
-                bound = self.binding(node, name, bound.start_byte - 1)
-                if bound is None or bound.start_byte >= node.start_byte or _is_import_binding(bound):
+                earlier = self.binding(node, name, bound.start_byte - 1)
+                if earlier is None or earlier.start_byte >= bound.start_byte or _is_import_binding(earlier):
                     break
-                found = self.binding_type(bound, depth)
-            return found
+                bound = earlier
+                found.append(self.binding_type(bound, depth))
+            result: TypeExpr | None = None
+            for t in reversed(found):
+                if t is not None:
+                    result = t if result is None else TypeExpr("either", base=t, alt=result)
+            return result
         if t == "attribute":
             base = self.expr_type(node.child_by_field_name("object"), depth)
             attr = self.text(node.child_by_field_name("attribute"))

@@ -24,7 +24,6 @@ import tree_sitter
 from ..languages import query
 from ..model import Chunk, FileAnalysis, Reference, Symbol, SymbolKind
 from ..source import SourceDocument
-from .php_docblock import docblock_type_names
 from .base import (
     _COMMENT_PREFIX,
     CONTAINER_KINDS,
@@ -33,6 +32,7 @@ from .base import (
     _Def,
     split_oversized,
 )
+from .php_docblock import docblock_type_names
 
 # Members are joined with `::`, namespaces and the types/functions in them with `\`.
 _MEMBER_KINDS = frozenset(

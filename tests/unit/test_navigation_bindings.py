@@ -57,6 +57,12 @@ FILES = {
         "    url = net.URL('/')\n"
         "    url = make(url)\n"
         "    assert url.path  # rebound\n"
+        "\n\n"
+        "def test_flow(flow):\n"
+        "    url = net.URL('/')\n"
+        "    url = next(flow)\n"
+        "    url = flow.send(url)\n"
+        "    assert url.path  # flow\n"
     ),
 }
 
@@ -99,3 +105,9 @@ def test_name_rebound_from_itself(live: LiveIndex):
 def test_uninformative_rebinding_falls_back_to_the_informative_one(live: LiveIndex):
     # before: `url = make(url)` (an untyped callable) left the receiver unknown
     assert defs(live, "    assert url.path  # rebound", "path") == ["net.models.URL.path"]
+
+
+def test_what_an_outside_function_returns_is_unknown_not_outside(live: LiveIndex):
+    # before: `next(flow)` is a builtin, so its result counted as an outside object and
+    # `url.path` answered nothing; now the earlier `url = net.URL(...)` decides
+    assert defs(live, "    assert url.path  # flow", "path") == ["net.models.URL.path"]
