@@ -345,7 +345,9 @@ async def start_peer(language: str, peers: Path, root: Path, scratch: Path) -> L
         }
         server.settings = {"intelephense": {"files": {"maxSize": 5_000_000}}}
     elif language == "python":
-        server.settings = {"python.analysis": {"diagnosticMode": "openFilesOnly"}}
+        # pyright finds references only in the files it checks: all of them, not the
+        # few the bench has open (openFilesOnly cut its references to those files)
+        server.settings = {"python.analysis": {"diagnosticMode": "workspace"}}
     await server.start(options, timeout=120)
     if language == "php" and not await server.wait_notification(intelephense_indexed, 600):
         raise ServerGone("intelephense never sent indexingEnded")

@@ -43,6 +43,7 @@ class Answer:
     decided: bool
     reason: str = ""
     member: bool = False  # a member access (`x.a`): only members can answer it
+    call: bool | None = None  # PHP: a method call (True) or a property access (False)
 
 
 class Navigator:
@@ -134,7 +135,7 @@ class Navigator:
             return Answer(site.name, [], True, "external")
         if result:
             return Answer(site.name, result, True, "member" if site.receiver else "name")  # type: ignore[arg-type]
-        return Answer(site.name, [], False, "undecided", member=site.receiver is not None)
+        return Answer(site.name, [], False, "undecided", member=site.receiver is not None, call=site.call)
 
     def quick_import(self, rel: str, line: int, character: int, name: str) -> list[StoredSymbol] | None:
         """A bare name the file imports decides without parsing the file: what the

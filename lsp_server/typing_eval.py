@@ -166,7 +166,8 @@ class Evaluator:
             cls = self.enclosing_class()
             if cls is None:
                 return None
-            bases, open_ = self.bases(cls)
+            # PHP's `parent::` is the class it extends, never an interface or a trait
+            bases, open_ = self.bases(cls, parent_only=self.language == "php")
             return bases or (EXTERNAL if open_ else None)
         if op == "named":
             return self.named(expr.arg, self.rel, self.enclosing_class())
@@ -437,9 +438,9 @@ class Evaluator:
             if _is_top_level(c)
         ]
 
-    def bases(self, cls: StoredSymbol) -> tuple[list[StoredSymbol], bool]:
-        names = base_names(cls.symbol.signature or "", cls.language)
-        if cls.language == "php":
+    def bases(self, cls: StoredSymbol, parent_only: bool = False) -> tuple[list[StoredSymbol], bool]:
+        names = base_names(cls.symbol.signature or "", cls.language, parent_only)
+        if cls.language == "php" and not parent_only:
             names += self.lookup.class_traits(cls)
         out: list[StoredSymbol] = []
         open_ = False
@@ -573,6 +574,9 @@ def type_names(text: str, language: str) -> list[str]:
 
 
 def return_type(signature: str, language: str) -> str | None:
+    if signature.startswith("@method"):  # a PHP docblock method: `@method static Foo now()`
+        m = re.match(r"@method\s+(?:static\s+)?([^\s(]+)\s+\w+\s*\(", signature)
+        return m.group(1) if m else None
     if language == "python":
         m = re.search(r"->\s*(.+?)\s*:?\s*$", signature)
         return m.group(1) if m else None
@@ -598,7 +602,7 @@ def value_type(signature: str, name: str, language: str) -> str | None:
     return None
 
 
-def base_names(signature: str, language: str) -> list[str]:
+def base_names(signature: str, language: str, parent_only: bool = False) -> list[str]:
     if language == "python":
         m = re.search(r"class\s+\w+\s*(?:\[[^\]]*\])?\s*\((.*)\)", signature)
         if not m:
@@ -611,7 +615,7 @@ def base_names(signature: str, language: str) -> list[str]:
             names.append(re.split(r"\[", part, maxsplit=1)[0].strip())
         return names
     names = []
-    for kw in ("extends", "implements"):
+    for kw in ("extends",) if parent_only else ("extends", "implements"):
         m = re.search(kw + r"\s+(.+?)(?:\s+(?:extends|implements)\s|\s*\{|$)", signature)
         if m:
             names.extend(re.split(r"[<(]", p.strip(), maxsplit=1)[0].strip() for p in _split_top(m.group(1)))

@@ -656,12 +656,29 @@ class _Php(_Language):
                 return self.scope_type(holder.child_by_field_name("scope"))
             return None
         if parent.type in _PHP_MEMBER_PARENTS and parent.child_by_field_name("name") == node:
-            return self.expr_type(parent.child_by_field_name("object"), 0) or TypeExpr("unknown")
+            obj = parent.child_by_field_name("object")
+            return self.narrowed(obj) or self.expr_type(obj, 0) or TypeExpr("unknown")
         if parent.type in _PHP_SCOPED_PARENTS:
             scope = parent.child_by_field_name("scope") or parent.named_children[0]
             if scope is not None and scope != node and (parent.child_by_field_name("name") == node or parent.named_children[-1] == node):
                 return self.scope_type(scope)
         return None
+
+    def narrowed(self, obj: tree_sitter.Node | None) -> TypeExpr | None:
+        """`$x instanceof Foo ? $x->m() : …`, `if (! $x instanceof Foo) { return; }`:
+        the last `instanceof` check of the receiver before the use, in its function."""
+        if obj is None or obj.type not in ("variable_name", "member_access_expression"):
+            return None
+        scope = _ancestor(obj, self.function_types)
+        start = scope.start_byte if scope is not None else 0
+        head = self.doc.data[start : obj.start_byte]
+        if b"instanceof" not in head:
+            return None
+        written = re.escape(self.doc.data[obj.start_byte : obj.end_byte])
+        found = None
+        for found in re.finditer(written + rb"\s+instanceof\s+([\\\w]+)", head):
+            pass
+        return TypeExpr("named", found.group(1).decode()) if found else None
 
     def scope_type(self, scope: tree_sitter.Node | None) -> TypeExpr | None:
         if scope is None:

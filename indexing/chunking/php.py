@@ -32,7 +32,7 @@ from .base import (
     _Def,
     split_oversized,
 )
-from .php_docblock import docblock_type_names
+from .php_docblock import docblock_type_names, magic_members
 
 # Members are joined with `::`, namespaces and the types/functions in them with `\`.
 _MEMBER_KINDS = frozenset(
@@ -499,6 +499,7 @@ class PhpStrategy(TreeSitterStrategy):
         """Docblocks join their chunks, and a `namespace` chunk holds the file header
         (namespace + `use` lines), so neither is re-chunked as an anonymous block."""
         self._attach_docblocks(doc, analysis, defs, settings)
+        analysis.symbols.extend(_magic_members(doc, defs))
         root = doc.tree.root_node  # type: ignore[union-attr]
         header = [
             c
@@ -721,6 +722,27 @@ _RELATED_QUERY = """
     object: (variable_name (name) @_this (#eq? @_this "this"))
     name: (name) @this_prop)
 """
+
+
+def _magic_members(doc: SourceDocument, defs: list[_Def]) -> list[Symbol]:
+    """`@method static Carbon now()` / `@property string $name` in a class docblock: members
+    of that class, placed on the tag (where intelephense goes for `Date::now()`)."""
+    out: list[Symbol] = []
+    for d in defs:
+        if d.symbol.kind not in (SymbolKind.CLASS, SymbolKind.INTERFACE, SymbolKind.TRAIT):
+            continue
+        comment = docblock(doc, d.node)
+        if comment is None:
+            continue
+        text = doc.data[comment.start_byte : comment.end_byte]
+        owner = d.symbol.qualified_name
+        for kind, name, s, e, line in magic_members(text):
+            rng = doc.byte_range(comment.start_byte + s, comment.start_byte + e)
+            out.append(Symbol(
+                name, SymbolKind.METHOD if kind == "method" else SymbolKind.PROPERTY, rng, rng,
+                f"{owner}::{name}", owner, line,
+            ))
+    return out
 
 
 def docblock_references(doc: SourceDocument, root: tree_sitter.Node) -> list[Reference]:

@@ -71,3 +71,29 @@ def docblock_type_names(text: bytes) -> list[tuple[int, int, str]]:
                 continue  # the method's own name
             out.append((s, e, word.decode("ascii")))
     return out
+
+
+_MAGIC = re.compile(
+    rb"@(method|property(?:-read|-write)?)[ \t]+(?:static[ \t]+)?(?:(?P<type>[^\s$(]+(?:<[^>]*>)?)[ \t]+)?"
+    rb"(?:\$(?P<prop>[A-Za-z_]\w*)|(?P<meth>[A-Za-z_]\w*)[ \t]*\()"
+)
+
+
+def magic_members(text: bytes) -> list[tuple[str, str, int, int, str]]:
+    """(kind, name, start, end, the tag's line) of `@method` / `@property` tags in a class
+    docblock: the members a class offers through `__call` / `__get` (Laravel facades,
+    Eloquent attributes), which PHP tools navigate to. Offsets are into `text`."""
+    if b"@method" not in text and b"@property" not in text:
+        return []
+    out = []
+    for m in _MAGIC.finditer(text):
+        group = "prop" if m.group("prop") else "meth"
+        s, e = m.span(group)
+        if group == "prop":
+            s -= 1  # the `$`
+        line_start = text.rfind(b"\n", 0, m.start()) + 1
+        line_end = text.find(b"\n", m.end())
+        line = text[line_start : line_end if line_end != -1 else len(text)].decode("utf-8", "replace")
+        out.append(("method" if group == "meth" else "property", m.group(group).decode(), s, e,
+                    line.strip().lstrip("*").strip()))
+    return out

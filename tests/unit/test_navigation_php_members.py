@@ -28,8 +28,28 @@ FILES = {
         "        return $request->connection;\n"
         "    }\n}\n"
     ),
+    "app/Http/Date.php": (
+        "<?php\n\nnamespace App\\Http;\n\n/**\n * @method static \\App\\Http\\Request now($tz = null)\n"
+        " * @property string $label\n */\nclass Date\n{\n}\n"
+    ),
+    "app/Http/Socket.php": (
+        "<?php\n\nnamespace App\\Http;\n\nclass Socket\n{\n    public function connection()\n    {\n    }\n}\n"
+    ),
+    "app/Http/Contract.php": (
+        "<?php\n\nnamespace App\\Http;\n\ninterface Contract\n{\n    public function check(Request $request);\n}\n"
+    ),
+    "app/Http/Narrow.php": (
+        "<?php\n\nnamespace App\\Http;\n\nclass Narrow extends Guard implements Contract\n{\n"
+        "    public function check(Request $request)\n    {\n        return parent::check($request);\n    }\n\n"
+        "    public function run($value, Date $d)\n    {\n"
+        "        $now = Date::now();\n"
+        "        $label = $d->label;\n"
+        "        return $value instanceof Socket ? $value->connection() : null;\n"
+        "    }\n}\n"
+    ),
 }
 GUARD = "app/Http/Guard.php"
+NARROW = "app/Http/Narrow.php"
 
 
 @pytest.fixture(scope="module")
@@ -79,3 +99,26 @@ def test_member_call_is_the_method_and_member_access_the_property(live: LiveInde
     # before: both answered the property and the method
     assert defs(live, "$request->connection()", "connection") == ["App\\Http\\Request::connection method"]
     assert defs(live, "return $request->connection;", "connection") == ["App\\Http\\Request::connection property"]
+
+
+def narrow_defs(live: LiveIndex, needle: str, word: str) -> list[str]:
+    lines = FILES[NARROW].splitlines()
+    n = next(i for i, line in enumerate(lines) if needle in line)
+    _, found = live.resolve(NARROW, n, lines[n].index(word, lines[n].index(needle)) + 1)
+    return [f"{s.symbol.qualified_name} {s.symbol.kind.value}" for s in found]
+
+
+def test_docblock_magic_members_are_members_of_their_class(live: LiveIndex):
+    # before: a facade's `@method static` had no definition (a same-named stranger won)
+    assert narrow_defs(live, "Date::now()", "now") == ["App\\Http\\Date::now method"]
+    assert narrow_defs(live, "$d->label", "label") == ["App\\Http\\Date::label property"]
+
+
+def test_parent_is_the_extended_class_not_an_interface(live: LiveIndex):
+    # before: `parent::check` answered the interface's declaration too
+    assert narrow_defs(live, "parent::check", "check") == ["App\\Http\\Guard::check method"]
+
+
+def test_instanceof_narrows_the_receiver(live: LiveIndex):
+    # before: an untyped `$value` listed every `connection()` method
+    assert narrow_defs(live, "$value->connection()", "connection") == ["App\\Http\\Socket::connection method"]
