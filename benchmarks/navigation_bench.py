@@ -962,9 +962,20 @@ async def classify_miss(ci: LspProcess, pos: Position) -> str:
 
 
 async def references(
-    peer: CachedPeer | Asker, ci: Asker, positions: list[Position], rng: random.Random
+    peer: CachedPeer | Asker,
+    ci: Asker,
+    positions: list[Position],
+    rng: random.Random,
+    roots: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """Precision/recall of code-intel's references against the peer's, on REF_SYMBOLS symbols."""
+    """Precision/recall of code-intel's references against the peer's, on REF_SYMBOLS symbols.
+    Both sides are compared inside the project's roots (the peer's project: ky's tsconfig
+    holds source/ only, click's examples/ are no part of its package), so an occurrence
+    the peer cannot see does not count against code-intel's precision."""
+
+    def inside(t: Target) -> bool:
+        return t.internal and (not roots or any(t.path.startswith(r.rstrip("/") + "/") for r in roots))
+
     order = positions[:]
     rng.shuffle(order)
     seen: set[tuple[str, int]] = set()
@@ -981,9 +992,11 @@ async def references(
         want = await peer.ask("textDocument/references", pos.occ, extra, timeout=60)
         if not want:
             continue
-        want = [t for t in want if t.internal]
+        want = [t for t in want if inside(t)]
+        if not want:
+            continue
         got = await ci.ask("textDocument/references", pos.occ, extra, timeout=60) or []
-        got = [t for t in got if t.internal]
+        got = [t for t in got if inside(t)]
         hit_ci = sum(any(overlaps(g, w) for w in want) for g in got)
         hit_peer = sum(any(overlaps(w, g) for g in got) for w in want)
         tp += hit_ci
@@ -1102,7 +1115,9 @@ async def run_project(project: Project, args: argparse.Namespace, scratch: Path)
             score(pos)
             if pos.outcome != "exact":
                 pos.miss_class = await classify_miss(ci_srv, pos)
-        refs = await references(peer, ci, scored, random.Random(f"{SEED}:refs:{project.name}"))
+        refs = await references(
+            peer, ci, scored, random.Random(f"{SEED}:refs:{project.name}"), project.roots
+        )
     except (ServerGone, TimeoutError, OSError) as exc:
         report["error"] = f"code-intel failed: {exc!r}"
         refs = None

@@ -17,6 +17,7 @@ from functools import cache
 
 import tree_sitter
 from code_intel.indexing.chunking.php_docblock import docblock_type_names
+from code_intel.indexing.chunking.python_strings import type_string_at
 from code_intel.indexing.languages import GRAMMARS, query
 from code_intel.indexing.model import Range
 from code_intel.indexing.source import SourceDocument
@@ -263,6 +264,14 @@ class _Python(_Language):
             # `f(headers=...)` names the callee's parameter, not any `headers` attribute
             return Site(self.text(node), self.doc.node_range(node), parameter=True)
         return super().site(node)
+
+    def string_site(self, offset: int) -> Site | None:
+        """`"Client"` in `__all__` or a type (`x: "Client"`, `Union["URL", str]`): the name."""
+        found = type_string_at(self.doc.data, self.doc.tree.root_node, offset)  # type: ignore[union-attr]
+        if found is None:
+            return None
+        start, end, name = found
+        return Site(name, self.doc.byte_range(start, end))
 
     def receiver_of(self, node: tree_sitter.Node) -> TypeExpr | None:
         parent = node.parent

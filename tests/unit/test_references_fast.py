@@ -28,6 +28,11 @@ FILES = {
     ),
     "pkg/adds.py": "def add_all():\n    return 0\n",
     "pkg/more.py": "from pkg.sympify import sympify as S\n\n\ndef g():\n    return S(1)\n",
+    "pkg/types.py": (
+        "import typing\n\nfrom .ops import Add\n\n__all__ = [\"Add\", \"AddTypes\"]\n"
+        "AddTypes = typing.Union[\"Add\", int]\nT = typing.TypeVar(\"T\", bound=\"Add\")\n\n\n"
+        "def make(a: \"Add\") -> None:\n    d = {}\n    d[\"Add\"] = \"Add\"\n"
+    ),
 }
 
 
@@ -46,6 +51,7 @@ def test_aliases_are_matched_exactly_not_by_a_case_blind_suffix(live: LiveIndex)
     # before: `Add` matched the imports of `mpf_add` and `add_all`'s module (LIKE ignores
     # case, and `%\Add` escaped the `A`), so every such file was read and resolved
     assert live.store.aliases_of("Add") == []
+    assert live.store.aliases_of("add_all") == []
     assert live.store.aliases_of("sympify") == [("pkg/more.py", "S")]
 
 
@@ -74,3 +80,21 @@ def test_references_through_imports_need_no_parse_of_the_importing_files(
     ]
     # only the defining file (its own uses are not imports) is parsed
     assert len(parsed) == 1
+
+
+def test_names_in_all_and_string_annotations_are_references(live: LiveIndex):
+    # before: `__all__` entries, `Union["Add", int]`, `bound="Add"` and `a: "Add"` were
+    # text; a dictionary key or a printed string still is
+    got = sorted(
+        (r.reference.start_line, r.reference.start_character)
+        for r in references_named(live, "pkg.ops.Add").resolved
+        if r.path == "pkg/types.py"
+    )
+    lines = FILES["pkg/types.py"].splitlines()
+    want = sorted(
+        [(2, lines[2].index("Add"))]
+        + [(n, lines[n].index('"Add"') + 1) for n in (4, 5, 6, 9)]
+    )
+    assert got == want
+    _, found = live.resolve("pkg/types.py", 5, lines[5].index('"Add"') + 2)
+    assert [s.symbol.qualified_name for s in found] == ["pkg.ops.Add"]
