@@ -95,6 +95,7 @@ class Evaluator:
     language: str
     site: Site
     _defs: dict[str, list[StoredSymbol]] = field(default_factory=dict)
+    _soft_external: int = 0
 
     # ---- entry --------------------------------------------------------------------
 
@@ -185,14 +186,21 @@ class Evaluator:
                 return EXTERNAL if open_ else None
             return self.value_types(found, depth, owners)  # type: ignore[arg-type]
         if op == "either":
-            first = self.types_of(expr.base, depth + 1)
+            # the latest binding first; what an outside function returned there is
+            # unknown rather than outside, so the earlier binding gets its say
+            self._soft_external += 1
+            try:
+                first = self.types_of(expr.base, depth + 1)
+            finally:
+                self._soft_external -= 1
             return first if first is not None else self.types_of(expr.alt, depth + 1)
         if op == "returns":
             callees = self.callees(expr.base, depth + 1)
             if callees is EXTERNAL:
                 # `str(x)` is an outside instance; what an outside function returns
-                # (`next(flow)`, `flow.send(r)`) may well be a workspace object
-                return EXTERNAL if _constructs(expr.base) else None
+                # (`next(flow)`, `flow.send(r)`) may be a workspace object when an
+                # earlier binding says so, else it is taken as outside (`b64encode(x)`)
+                return None if self._soft_external and not _constructs(expr.base) else EXTERNAL
             if not callees:
                 return callees
             out: list[StoredSymbol] = []
