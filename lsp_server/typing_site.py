@@ -651,6 +651,13 @@ class _Php(_Language):
             if parent.type in _PHP_SCOPED_PARENTS and parent.named_children[0] != node:
                 return None
             return self.text(node)
+        if (
+            parent.type == "binary_expression"
+            and parent.child_by_field_name("right") == node
+            and (op := parent.child_by_field_name("operator")) is not None
+            and op.type == "instanceof"
+        ):  # `$x instanceof Response`: a class, by PHP's name rules
+            return self.text(node)
         if parent.type == "namespace_use_clause" and parent.child_by_field_name("alias") != node:
             return "\\" + self.text(node)
         return None

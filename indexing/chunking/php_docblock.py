@@ -11,7 +11,8 @@ import re
 
 _TAG = re.compile(
     rb"@(?:phpstan-|psalm-)?(param|return|var|throws|mixin|property(?:-read|-write)?|method|see|"
-    rb"extends|implements|use|template-extends|template-implements)\b[ \t]*"
+    rb"extends|implements|use|template-extends|template-implements|"
+    rb"template(?:-covariant|-contravariant)?[ \t]+\w+[ \t]+of|type[ \t]+\w+(?:[ \t]*=)?)(?![\w-])[ \t]*"
 )
 _NAME = re.compile(rb"\\?[A-Za-z_][A-Za-z0-9_]*(?:\\[A-Za-z_][A-Za-z0-9_]*)*")
 _OPEN, _CLOSE = b"<({[", b">)}]"

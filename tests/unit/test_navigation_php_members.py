@@ -44,6 +44,7 @@ FILES = {
         "    public function run($value, Date $d)\n    {\n"
         "        $now = Date::now();\n"
         "        $label = $d->label;\n"
+        "        $isRequest = $value instanceof Request;\n"
         "        return $value instanceof Socket ? $value->connection() : null;\n"
         "    }\n}\n"
     ),
@@ -75,9 +76,9 @@ def defs(live: LiveIndex, needle: str, word: str) -> list[str]:
 
 
 def test_docblock_type_names_skip_pseudo_types_keys_and_descriptions():
-    text = (b"/**\n * @param  \\App\\X|null  $x  the User\n * @return array<int, Foo>|class-string<Bar> list of Things\n"
+    text = (b"/**\n * @template TModel of \\App\\M\n * @param  \\App\\X|null  $x  the User\n * @return array<int, Foo>|class-string<Bar> list of Things\n"
             b" * @var array{key: Baz, other?: int}\n * @method static \\A\\B make(\\C $c)\n */")
-    assert [w for _, _, w in docblock_type_names(text)] == ["\\App\\X", "Foo", "Bar", "Baz", "\\A\\B", "\\C"]
+    assert [w for _, _, w in docblock_type_names(text)] == ["\\App\\M", "\\App\\X", "Foo", "Bar", "Baz", "\\A\\B", "\\C"]
 
 
 def test_docblock_types_resolve_by_namespace_and_use(live: LiveIndex):
@@ -122,3 +123,8 @@ def test_parent_is_the_extended_class_not_an_interface(live: LiveIndex):
 def test_instanceof_narrows_the_receiver(live: LiveIndex):
     # before: an untyped `$value` listed every `connection()` method
     assert narrow_defs(live, "$value->connection()", "connection") == ["App\\Http\\Socket::connection method"]
+
+
+def test_instanceof_names_a_class_by_php_rules(live: LiveIndex):
+    # before: `instanceof Request` was a plain name ranked among both `Request` classes
+    assert narrow_defs(live, "$value instanceof Request", "Request") == ["App\\Http\\Request class"]
