@@ -28,6 +28,9 @@ Setup (once):
 Run:
     python benchmarks/navigation_bench.py --code-intel /work/main/.venv/bin/code-intel
     python benchmarks/navigation_bench.py --languages python --projects httpx --json out.json
+    # the peers' answers saved once, then any build re-scored against the same truth:
+    python benchmarks/navigation_bench.py --code-intel A/.venv/bin/code-intel --peer-cache peers.json
+    python benchmarks/navigation_bench.py --code-intel B/.venv/bin/code-intel --peer-cache peers.json
 """
 
 from __future__ import annotations
