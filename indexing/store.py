@@ -27,7 +27,8 @@ from .private import private_dir, tighten
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2  # 2: Python `self.x` fields, module names under if/try, nested imports
+SCHEMA_VERSION = 3  # 2: Python `self.x` fields, module names under if/try, nested imports;
+# 3: PHP docblock type references and @method/@property members, Python `__all__`/string-type references
 DB_FILE = "index.db"
 
 _SCHEMA = """

@@ -377,9 +377,12 @@ class PhpStrategy(TreeSitterStrategy):
     ) -> FileAnalysis:
         _memo.cache = {}
         try:
-            return super().analyze(doc, settings, lazy)
+            analysis = super().analyze(doc, settings, lazy)
         finally:
             _memo.cache = None
+        # with the definitions, so an open buffer's lazy analysis has them too
+        analysis.symbols.extend(_magic_members(doc, analysis.symbols))
+        return analysis
 
     def _references(
         self, doc: SourceDocument, root: tree_sitter.Node, defs: list[_Def]
@@ -499,7 +502,6 @@ class PhpStrategy(TreeSitterStrategy):
         """Docblocks join their chunks, and a `namespace` chunk holds the file header
         (namespace + `use` lines), so neither is re-chunked as an anonymous block."""
         self._attach_docblocks(doc, analysis, defs, settings)
-        analysis.symbols.extend(_magic_members(doc, defs))
         root = doc.tree.root_node  # type: ignore[union-attr]
         header = [
             c
@@ -724,18 +726,23 @@ _RELATED_QUERY = """
 """
 
 
-def _magic_members(doc: SourceDocument, defs: list[_Def]) -> list[Symbol]:
+def _magic_members(doc: SourceDocument, symbols: list[Symbol]) -> list[Symbol]:
     """`@method static Carbon now()` / `@property string $name` in a class docblock: members
     of that class, placed on the tag (where intelephense goes for `Date::now()`)."""
     out: list[Symbol] = []
-    for d in defs:
-        if d.symbol.kind not in (SymbolKind.CLASS, SymbolKind.INTERFACE, SymbolKind.TRAIT):
+    if doc.tree is None or (b"@method" not in doc.data and b"@property" not in doc.data):
+        return out
+    root = doc.tree.root_node
+    for sym in symbols:
+        if sym.kind not in (SymbolKind.CLASS, SymbolKind.INTERFACE, SymbolKind.TRAIT):
             continue
-        comment = docblock(doc, d.node)
+        r = sym.selection_range.start  # the class's name (byte column = character: ASCII)
+        decl = _ancestor_declaration(root.named_descendant_for_point_range((r.line, r.character), (r.line, r.character)))
+        comment = docblock(doc, decl) if decl is not None else None
         if comment is None:
             continue
         text = doc.data[comment.start_byte : comment.end_byte]
-        owner = d.symbol.qualified_name
+        owner = sym.qualified_name
         for kind, name, s, e, line in magic_members(text):
             rng = doc.byte_range(comment.start_byte + s, comment.start_byte + e)
             out.append(Symbol(
@@ -743,6 +750,15 @@ def _magic_members(doc: SourceDocument, defs: list[_Def]) -> list[Symbol]:
                 f"{owner}::{name}", owner, line,
             ))
     return out
+
+
+_DECLARATIONS = frozenset({"class_declaration", "interface_declaration", "trait_declaration"})
+
+
+def _ancestor_declaration(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
+    while node is not None and node.type not in _DECLARATIONS:
+        node = node.parent
+    return node
 
 
 def docblock_references(doc: SourceDocument, root: tree_sitter.Node) -> list[Reference]:
