@@ -274,6 +274,20 @@ class Navigator:
         doc = self.document(fn.path)
         return doc.node_text(ret).lstrip(":").strip() if ret is not None and doc is not None else None
 
+    def alias_value(self, alias: StoredSymbol) -> str | None:
+        """What a TS `type X = …` aliases, read from its file's tree (the stored
+        signature is cut at the first line)."""
+        return self._memoized("alias", f"{alias.path}:{alias.symbol.qualified_name}",
+                              lambda: self._alias_value(alias))
+
+    def _alias_value(self, alias: StoredSymbol) -> str | None:
+        node = self._node_at(alias.path, alias.symbol.selection_range.start)
+        while node is not None and node.type != "type_alias_declaration":
+            node = node.parent
+        value = node.child_by_field_name("value") if node is not None else None
+        doc = self.document(alias.path)
+        return doc.node_text(value) if value is not None and doc is not None else None
+
     def _node_at(self, rel: str, pos: Position):  # type: ignore[no-untyped-def]
         doc = self.document(rel)
         if doc is None or doc.tree is None or pos.line >= len(doc.line_starts):

@@ -78,6 +78,7 @@ class Lookup(Protocol):
     def class_traits(self, cls: StoredSymbol) -> list[str]: ...
     def assigned_type(self, member: StoredSymbol) -> str | None: ...
     def declared_return(self, fn: StoredSymbol) -> str | None: ...
+    def alias_value(self, alias: StoredSymbol) -> str | None: ...
 
 
 Ranker = Callable[[list[StoredSymbol], str, dict[str, str], str, str], list[StoredSymbol]]
@@ -450,6 +451,12 @@ class Evaluator:
         names = base_names(cls.symbol.signature or "", cls.language, parent_only)
         if cls.language == "php" and not parent_only:
             names += self.lookup.class_traits(cls)
+        if cls.symbol.kind is SymbolKind.TYPE and cls.language != "php":
+            # `type Internal = Required<Omit<Options, 'x'>> & {…}`: the aliased types'
+            # members are the alias's (its own `{…}` members are indexed under it)
+            value = self.lookup.alias_value(cls)
+            if value:
+                names += [n for n in type_names(value, cls.language) if n != cls.symbol.name]
         out: list[StoredSymbol] = []
         open_ = False
         for n in names:
@@ -550,9 +557,9 @@ def type_names(text: str, language: str) -> list[str]:
     if m:
         inner = m.group(1)
         return type_names(inner.split(",")[0] if t.startswith(("Annotated", "typing.Annotated")) else inner, language)
-    m = re.fullmatch(r"(?:Required|Partial|Readonly|NonNullable|Promise|Awaited|PromiseLike)<(.*)>", t)
-    if m:  # TS wrappers that keep the members of what they wrap
-        return type_names(_split_top(m.group(1))[0], language)
+    inner = _ts_wrapped(t)
+    if inner is not None:  # TS wrappers that keep (some of) the members of what they wrap
+        return type_names(_split_top(inner)[0], language)
     m = re.fullmatch(r"(?:typing\.)?Union\[(.*)\]", t)
     if m:
         t = m.group(1).replace(",", "|")
@@ -575,10 +582,37 @@ def type_names(text: str, language: str) -> list[str]:
         p = p.strip().lstrip("?").strip().strip("'\"")
         if not p or p in _NULLISH or p.endswith("[]"):
             continue
+        if len(parts) > 1 and _ts_wrapped(p) is not None:  # `Required<Omit<A, 'x'>> & {…}`
+            out.extend(type_names(p, language))
+            continue
         p = re.split(r"[<\[(]", p, maxsplit=1)[0].strip()
         if re.fullmatch(r"[\\\w.$#]+", p):
             out.append(p)
     return out
+
+
+_TS_WRAPPER = re.compile(
+    r"(?:Required|Partial|Readonly|NonNullable|Promise|Awaited|PromiseLike|Omit|Pick|Except|"
+    r"Simplify|SetRequired|SetOptional|Writable|ReadonlyDeep|PartialDeep)<"
+)
+
+
+def _ts_wrapped(text: str) -> str | None:
+    """`Required<X>` -> `X` when the wrapper's brackets span the whole text (not
+    `Required<A> & Pick<B>`)."""
+    m = _TS_WRAPPER.match(text)
+    if m is None:
+        return None
+    depth = 0
+    for i in range(m.end() - 1, len(text)):
+        c = text[i]
+        if c in "<([{":
+            depth += 1
+        elif c in ">)]}":
+            depth -= 1
+            if depth == 0:
+                return text[m.end() : i] if i == len(text) - 1 else None
+    return None
 
 
 def return_type(signature: str, language: str) -> str | None:

@@ -1,0 +1,61 @@
+"""TypeScript receivers typed through type aliases and utility types, the way ky and got
+write their options: `type Internal = Required<Omit<Options, 'retry'>> & {retry: …}`,
+`Required<Omit<RetryOptions, 'x'>> & Pick<RetryOptions, 'y'>`. Real tree-sitter, real index."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from code_intel.lsp_server.live_index import LiveIndex
+
+FILES = {
+    "src/types.ts": (
+        "export interface RetryOptions {\n    jitter?: boolean;\n    limit?: number;\n}\n\n"
+        "export interface KyOptions {\n    timeout?: number;\n    retry?: RetryOptions | number;\n}\n\n"
+        "export interface Options extends KyOptions {\n    method?: string;\n}\n\n"
+        "export type InternalOptions = Required<Omit<Options, 'retry'>, 'timeout'> & {\n"
+        "    retry: Required<Omit<RetryOptions, 'limit'>> & Pick<RetryOptions, 'limit'>;\n};\n"
+    ),
+    "src/other.ts": (
+        "export interface Timer {\n    timeout: number;\n    jitter: boolean;\n}\n"
+    ),
+    "src/ky.ts": (
+        "import type {InternalOptions} from './types.js';\n\n"
+        "export class Ky {\n    readonly #options: InternalOptions;\n\n"
+        "    constructor(options: InternalOptions) {\n        this.#options = options;\n    }\n\n"
+        "    run(): number {\n"
+        "        const wait = this.#options.timeout;\n"
+        "        return this.#options.retry.jitter ? wait : 0;\n"
+        "    }\n}\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> LiveIndex:
+    root: Path = tmp_path_factory.mktemp("ts") / "repo"
+    for rel, text in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    index = LiveIndex(root)
+    index.sync()
+    return index
+
+
+def defs(live: LiveIndex, needle: str, word: str) -> list[str]:
+    lines = FILES["src/ky.ts"].splitlines()
+    n = next(i for i, line in enumerate(lines) if needle in line)
+    _, found = live.resolve("src/ky.ts", n, lines[n].index(word, lines[n].index(needle)) + 1)
+    return [s.symbol.qualified_name for s in found]
+
+
+def test_members_through_a_type_alias_of_utility_types(live: LiveIndex):
+    # before: the alias had no bases, so `timeout` was ranked among every `timeout`
+    assert defs(live, "this.#options.timeout", "timeout") == ["types.KyOptions.timeout"]
+
+
+def test_intersection_of_wrapped_types_keeps_the_wrapped_members(live: LiveIndex):
+    # before: `Required<A> & Pick<B>` was read as one wrapper around `A> & Pick<B` and
+    # answered nothing
+    assert defs(live, "this.#options.retry.jitter", "jitter") == ["types.RetryOptions.jitter"]
