@@ -274,6 +274,21 @@ class Navigator:
         doc = self.document(fn.path)
         return doc.node_text(ret).lstrip(":").strip() if ret is not None and doc is not None else None
 
+    def is_default_import(self, rel: str, name: str) -> bool:
+        """`import name from '…'` / `import name, {…} from '…'` in the file."""
+        pattern = re.compile(r"^\s*import\s+(?:type\s+)?" + re.escape(name) + r"\s*(?:,|from\b)")
+        return any(pattern.match(line) for line in self._memoized("lines", rel, lambda: self._read_lines(rel)))
+
+    def default_export_name(self, rel: str) -> str | None:
+        """The name a module's `export default x;` (or `export default class X`) gives."""
+        def find() -> str | None:
+            for line in self._memoized("lines", rel, lambda: self._read_lines(rel)):
+                m = _DEFAULT_EXPORT.match(line)
+                if m:
+                    return m.group(1)
+            return None
+        return self._memoized("default", rel, find)
+
     def alias_value(self, alias: StoredSymbol) -> str | None:
         """What a TS `type X = …` aliases, read from its file's tree (the stored
         signature is cut at the first line)."""
@@ -318,6 +333,7 @@ class Navigator:
         return out
 
 
+_DEFAULT_EXPORT = re.compile(r"^export\s+default\s+(?:abstract\s+)?(?:class\s+|function\s*\*?\s*|async\s+function\s+)?([A-Za-z_$][\w$]*)")
 _FROM_IMPORT = re.compile(r"\s*from\s+(\.*[\w.]*)\s+import\b")
 
 

@@ -79,6 +79,8 @@ class Lookup(Protocol):
     def assigned_type(self, member: StoredSymbol) -> str | None: ...
     def declared_return(self, fn: StoredSymbol) -> str | None: ...
     def alias_value(self, alias: StoredSymbol) -> str | None: ...
+    def is_default_import(self, rel: str, name: str) -> bool: ...
+    def default_export_name(self, rel: str) -> str | None: ...
 
 
 Ranker = Callable[[list[StoredSymbol], str, dict[str, str], str, str], list[StoredSymbol]]
@@ -257,7 +259,24 @@ class Evaluator:
                     text = _doc_tag(e.symbol.doc, "var")
                 if text:
                     results.append(self.named(text, e.path, self.owner_class(e)))
+                elif depth < 4 and e.language != "php":
+                    results.append(self.called_value(e, depth))
         return _combine(results)
+
+    def called_value(self, e: StoredSymbol, depth: int) -> Result:
+        """`const got = create(defaults)`: what the called function declares it returns."""
+        m = _CALLED.search(e.symbol.signature or "")
+        if m is None or m.group(1) == e.symbol.name:
+            return None
+        callees = self.global_name(m.group(1), e.path)
+        if not isinstance(callees, list):
+            return None
+        out: list[Result] = []
+        for c in callees:
+            if c.symbol.kind in CALLABLE_KINDS:
+                text = self.returns_of(c)
+                out.append(self.named(text, c.path, self.owner_class(c)) if text else None)
+        return _combine(out)
 
     def returns_of(self, fn: StoredSymbol) -> str | None:
         """The declared return type: from the stored signature, or from the file's tree
@@ -355,6 +374,9 @@ class Evaluator:
             matched = [c for c in candidates if _ends_with(c.symbol.qualified_name, wanted)]
             if matched:
                 return matched
+            exported = self.default_export(target, name, path)
+            if exported is not None:
+                return exported
             return None if self.in_workspace(target) else EXTERNAL
         same_file = [c for c in candidates if c.path == path]
         if same_file:
@@ -365,6 +387,21 @@ class Evaluator:
             return None
         ranked = self.rank(candidates, path, imports, name, self.language)
         return ranked[:1] if len(ranked) > 1 else ranked
+
+    def default_export(self, target: str, name: str, path: str) -> Result:
+        """`import baseGot from '../source/index.js'` (JS/TS): what that module's
+        `export default got;` names, resolved in the module."""
+        if self.language not in ("javascript", "typescript", "tsx", "jsx"):
+            return None
+        module_name = target.rsplit(".", 1)[0]
+        if not self.lookup.is_default_import(path, name):
+            return None
+        module = self.lookup.module_symbol(module_name, self.language)
+        exported = self.lookup.default_export_name(module.path) if module is not None else None
+        if not exported or module is None or module.path == path:
+            return None
+        found = self.global_name(exported, module.path)
+        return found if isinstance(found, list) and found else None
 
     def in_workspace(self, target: str) -> bool:
         """Whether an import target names workspace code: its module (or the module
@@ -467,6 +504,8 @@ class Evaluator:
                 open_ = True
         return out, open_
 
+
+_CALLED = re.compile(r"=\s*(?:await\s+)?([A-Za-z_$][\w$]*)\s*\(")
 
 _PY_TYPES = frozenset({
     "str", "int", "float", "bool", "bytes", "bytearray", "list", "dict", "set", "frozenset",

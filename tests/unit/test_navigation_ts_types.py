@@ -17,8 +17,19 @@ FILES = {
         "export type InternalOptions = Required<Omit<Options, 'retry'>, 'timeout'> & {\n"
         "    retry: Required<Omit<RetryOptions, 'limit'>> & Pick<RetryOptions, 'limit'>;\n};\n"
     ),
+    "src/create.ts": (
+        "import type {KyOptions} from './types.js';\n\n"
+        "export type Instance = {\n    defaults: KyOptions;\n};\n\n"
+        "export default function create(options: KyOptions): Instance {\n    return {defaults: options};\n}\n"
+    ),
+    "src/index.ts": (
+        "import create from './create.js';\n\nconst ky = create({});\n\nexport default ky;\n"
+    ),
+    "test/main.ts": (
+        "import client from '../src/index.js';\n\nclient.defaults.timeout;\n"
+    ),
     "src/other.ts": (
-        "export interface Timer {\n    timeout: number;\n    jitter: boolean;\n}\n"
+        "export interface Timer {\n    timeout: number;\n    jitter: boolean;\n    defaults: Timer;\n}\n"
     ),
     "src/ky.ts": (
         "import type {InternalOptions} from './types.js';\n\n"
@@ -59,3 +70,15 @@ def test_intersection_of_wrapped_types_keeps_the_wrapped_members(live: LiveIndex
     # before: `Required<A> & Pick<B>` was read as one wrapper around `A> & Pick<B` and
     # answered nothing
     assert defs(live, "this.#options.retry.jitter", "jitter") == ["types.RetryOptions.jitter"]
+
+
+def test_default_import_and_a_constant_built_by_a_typed_function(live: LiveIndex):
+    # before: `import client from '…/index.js'` named nothing (the module's default export
+    # is `ky`), and `const ky = create({})` had no type, so `.defaults` was ranked by name
+    lines = FILES["test/main.ts"].splitlines()
+    _, found = live.resolve("test/main.ts", 0, lines[0].index("client") + 1)
+    assert [s.symbol.qualified_name for s in found] == ["index.ky"]
+    _, found = live.resolve("test/main.ts", 2, lines[2].index("defaults") + 1)
+    assert [s.symbol.qualified_name for s in found] == ["create.Instance.defaults"]
+    _, found = live.resolve("test/main.ts", 2, lines[2].index("timeout") + 1)
+    assert [s.symbol.qualified_name for s in found] == ["types.KyOptions.timeout"]
