@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from code_intel.indexing.analyze import parse
 from code_intel.indexing.chunking.javascript import module_name as js_module_name
+from code_intel.indexing.chunking.javascript import resolve_specifier
 from code_intel.indexing.chunking.python import module_name as py_module_name
 from code_intel.indexing.model import Position, Range, Symbol, SymbolKind
 from code_intel.indexing.source import SourceDocument
@@ -289,6 +290,18 @@ class Navigator:
             return None
         return self._memoized("default", rel, find)
 
+    def star_exports(self, rel: str) -> list[str]:
+        """Modules a JS/TS file re-exports whole (`export * from './core/errors.js'`), as
+        module names."""
+        def find() -> list[str]:
+            out = []
+            for line in self._memoized("lines", rel, lambda: self._read_lines(rel)):
+                m = _STAR_EXPORT.match(line)
+                if m:
+                    out.append(resolve_specifier(m.group(1), rel))
+            return out
+        return self._memoized("stars", rel, find)
+
     def alias_value(self, alias: StoredSymbol) -> str | None:
         """What a TS `type X = …` aliases, read from its file's tree (the stored
         signature is cut at the first line)."""
@@ -333,6 +346,7 @@ class Navigator:
         return out
 
 
+_STAR_EXPORT = re.compile(r"""^\s*export\s+(?:type\s+)?\*\s+from\s+['"]([^'"]+)['"]""")
 _DEFAULT_EXPORT = re.compile(r"^export\s+default\s+(?:abstract\s+)?(?:class\s+|function\s*\*?\s*|async\s+function\s+)?([A-Za-z_$][\w$]*)")
 _FROM_IMPORT = re.compile(r"\s*from\s+(\.*[\w.]*)\s+import\b")
 

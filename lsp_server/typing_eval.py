@@ -80,6 +80,7 @@ class Lookup(Protocol):
     def declared_return(self, fn: StoredSymbol) -> str | None: ...
     def alias_value(self, alias: StoredSymbol) -> str | None: ...
     def is_default_import(self, rel: str, name: str) -> bool: ...
+    def star_exports(self, rel: str) -> list[str]: ...
     def default_export_name(self, rel: str) -> str | None: ...
 
 
@@ -374,8 +375,8 @@ class Evaluator:
             matched = [c for c in candidates if _ends_with(c.symbol.qualified_name, wanted)]
             if matched:
                 return matched
-            exported = self.default_export(target, name, path)
-            if exported is not None:
+            exported = self.default_export(target, name, path) or self.reexported(target, 0)
+            if exported:
                 return exported
             return None if self.in_workspace(target) else EXTERNAL
         same_file = [c for c in candidates if c.path == path]
@@ -402,6 +403,27 @@ class Evaluator:
             return None
         found = self.global_name(exported, module.path)
         return found if isinstance(found, list) and found else None
+
+    def reexported(self, target: str, depth: int) -> list[StoredSymbol] | None:
+        """`import {TimeoutError} from './index.js'` where index.ts re-exports it
+        (`export {X} from …`, `export * from './core/errors.js'`): the definition behind."""
+        if depth > 3 or self.language not in ("javascript", "typescript", "tsx", "jsx"):
+            return None
+        module_name, _, name = target.rpartition(".")
+        module = self.lookup.module_symbol(module_name, self.language) if module_name else None
+        if module is None or not name:
+            return None
+        named = self.lookup.imports_of(module.path).get(name)
+        candidates = [c for c in self.defs(name) if _is_top_level(c)]
+        if named is not None:
+            found = [c for c in candidates if _ends_with(c.symbol.qualified_name, named)]
+            return found or self.reexported(named, depth + 1)
+        for star in self.lookup.star_exports(module.path):
+            found = [c for c in candidates if _ends_with(c.symbol.qualified_name, f"{star}.{name}")]
+            found = found or self.reexported(f"{star}.{name}", depth + 1) or []
+            if found:
+                return found
+        return None
 
     def in_workspace(self, target: str) -> bool:
         """Whether an import target names workspace code: its module (or the module

@@ -24,9 +24,13 @@ FILES = {
     ),
     "src/index.ts": (
         "import create from './create.js';\n\nconst ky = create({});\n\nexport default ky;\n"
+        "export * from './errors.js';\n"
     ),
+    "src/errors.ts": "export class TimeoutError extends Error {}\n",
+    "src/timed-out.ts": "export class TimeoutError extends Error {}\n",
     "test/main.ts": (
-        "import client from '../src/index.js';\n\nclient.defaults.timeout;\n"
+        "import client, {TimeoutError} from '../src/index.js';\n\nclient.defaults.timeout;\n"
+        "throw new TimeoutError();\n"
     ),
     "src/other.ts": (
         "export interface Timer {\n    timeout: number;\n    jitter: boolean;\n    defaults: Timer;\n}\n"
@@ -82,3 +86,11 @@ def test_default_import_and_a_constant_built_by_a_typed_function(live: LiveIndex
     assert [s.symbol.qualified_name for s in found] == ["create.Instance.defaults"]
     _, found = live.resolve("test/main.ts", 2, lines[2].index("timeout") + 1)
     assert [s.symbol.qualified_name for s in found] == ["types.KyOptions.timeout"]
+
+
+def test_names_a_module_re_exports_with_export_star(live: LiveIndex):
+    # before: `{TimeoutError}` from index.ts (`export * from './errors.js'`) was ranked
+    # between both `TimeoutError` classes
+    lines = FILES["test/main.ts"].splitlines()
+    _, found = live.resolve("test/main.ts", 3, lines[3].index("TimeoutError") + 1)
+    assert [s.path for s in found] == ["src/errors.ts"]
