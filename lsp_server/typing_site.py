@@ -504,6 +504,15 @@ class _Js(_Language):
             return TypeExpr("named", self.text(ann).lstrip(":").strip())
         if holder.type == "variable_declarator":
             return self.expr_type(holder.child_by_field_name("value"), depth + 1)
+        if holder.type in ("object_pattern", "pair_pattern"):
+            # `const {options} = request` / `const {options: o} = this`: that member
+            key = bound if holder.type == "object_pattern" else holder.child_by_field_name("key")
+            pattern = holder if holder.type == "object_pattern" else holder.parent
+            decl = pattern.parent if pattern is not None else None
+            if key is None or decl is None or decl.type != "variable_declarator" or decl.child_by_field_name("name") != pattern:
+                return None
+            base = self.expr_type(decl.child_by_field_name("value"), depth + 1)
+            return TypeExpr("member", self.text(key), base) if base is not None else None
         return None
 
     def binding(self, node: tree_sitter.Node, name: str) -> tree_sitter.Node | None:

@@ -39,7 +39,12 @@ FILES = {
         "import type {InternalOptions} from './types.js';\n\n"
         "export class Ky {\n    readonly #options: InternalOptions;\n\n"
         "    constructor(options: InternalOptions) {\n        this.#options = options;\n    }\n\n"
+        "    get opts(): InternalOptions {\n        return this.#options;\n    }\n\n"
         "    run(): number {\n"
+        "        const {opts} = this;\n"
+        "        const {opts: renamed} = this;\n"
+        "        opts.timeout;\n"
+        "        renamed.timeout;\n"
         "        const wait = this.#options.timeout;\n"
         "        return this.#options.retry.jitter ? wait : 0;\n"
         "    }\n}\n"
@@ -94,3 +99,9 @@ def test_names_a_module_re_exports_with_export_star(live: LiveIndex):
     lines = FILES["test/main.ts"].splitlines()
     _, found = live.resolve("test/main.ts", 3, lines[3].index("TimeoutError") + 1)
     assert [s.path for s in found] == ["src/errors.ts"]
+
+
+def test_object_destructuring_takes_the_member_type(live: LiveIndex):
+    # before: `const {opts} = this` left `opts` untyped
+    assert defs(live, "        opts.timeout;", "timeout") == ["types.KyOptions.timeout"]
+    assert defs(live, "renamed.timeout", "timeout") == ["types.KyOptions.timeout"]
