@@ -156,7 +156,7 @@ class Navigator:
         if language == "python" and not re.search(r"\bas\s*$", text[:character]):
             target = _from_import_target(text, character, rel)
         target = target or self.imports_of(rel).get(name)
-        if target is None:
+        if target is None or self._may_shadow(rel, name, language):
             return None
         before = text[:character].rstrip()
         after = text[character + len(name):].lstrip()
@@ -172,6 +172,26 @@ class Navigator:
             if (q := d.symbol.qualified_name.replace("\\", ".")) == wanted or q.endswith("." + wanted)
         ]
         return found or None
+
+    def _may_shadow(self, rel: str, name: str, language: str) -> bool:
+        """Whether the file may bind `name` locally too (a parameter, a local, a loop
+        variable): then an occurrence is not decided by the import alone (`async (t,
+        server, got) => got.extend()` is the parameter, not the imported `got`)."""
+        def look() -> bool:
+            n = re.escape(name)
+            if language == "python":
+                pattern = (
+                    rf"\bdef\s+\w+\s*\([^)]*\b{n}\b|^[ \t]+{n}\s*(?::[^=\n]*)?=(?!=)|"
+                    rf"\bfor\s+[^:\n]*\b{n}\b[^:\n]*\bin\b|^[ \t]+.*\bas\s+{n}\b|\blambda\b[^:\n]*\b{n}\b"
+                )
+            else:
+                pattern = (
+                    rf"\b(?:const|let|var|function|class)\s+{n}\b|[(,]\s*{n}\s*[,):=]|"
+                    rf"\{{[^}}]*\b{n}\b[^}}]*\}}\s*=[^=]|\b{n}\s*=>"
+                )
+            text = "\n".join(self._memoized("lines", rel, lambda: self._read_lines(rel)))
+            return re.search(pattern, text, re.MULTILINE) is not None
+        return self._memoized("shadow", f"{rel}\0{name}", look)
 
     def _line(self, rel: str, line: int) -> str:
         lines = self._memoized("lines", rel, lambda: self._read_lines(rel))

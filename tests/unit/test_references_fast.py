@@ -27,6 +27,15 @@ FILES = {
         "    return sympify(y), mpf_add(1, 2), add_all()\n"
     ),
     "pkg/adds.py": "def add_all():\n    return 0\n",
+    "pkg/shadow.py": (
+        "from .sympify import sympify\n\n\ndef h(sympify):\n    return sympify(2)\n\n\n"
+        "def k():\n    return sympify(3)\n"
+    ),
+    "web/client.ts": "export default function got(url: string): string {\n    return url;\n}\n",
+    "web/use.ts": (
+        "import got from './client.js';\n\ngot('a');\n"
+        "test('x', async (t, got) => {\n    got('b');\n});\n"
+    ),
     "pkg/more.py": "from pkg.sympify import sympify as S\n\n\ndef g():\n    return S(1)\n",
     "pkg/types.py": (
         "import typing\n\nfrom .ops import Add\n\n__all__ = [\"Add\", \"AddTypes\"]\n"
@@ -68,7 +77,9 @@ def test_references_through_imports_need_no_parse_of_the_importing_files(
     monkeypatch.setattr(navigator, "parse", counting)
     live.navigator._trees.clear()
     answer = references_named(live, "sympify")
-    got = sorted((r.path, r.reference.start_line, r.reference.name) for r in answer.resolved)
+    got = sorted(
+        (r.path, r.reference.start_line, r.reference.name) for r in answer.resolved if r.path != "pkg/shadow.py"
+    )
     # the module part of `from .sympify import sympify` is the module, not the function
     assert got == [
         ("pkg/more.py", 0, "S"),
@@ -78,8 +89,9 @@ def test_references_through_imports_need_no_parse_of_the_importing_files(
         ("pkg/ops.py", 10, "sympify"),
         ("pkg/sympify.py", 5, "sympify"),
     ]
-    # only the defining file (its own uses are not imports) is parsed
-    assert len(parsed) == 1
+    # only the defining file (its own uses are not imports) and the one file whose
+    # parameter may shadow the import are parsed
+    assert len(parsed) == 2
 
 
 def test_names_in_all_and_string_annotations_are_references(live: LiveIndex):
@@ -98,3 +110,12 @@ def test_names_in_all_and_string_annotations_are_references(live: LiveIndex):
     assert got == want
     _, found = live.resolve("pkg/types.py", 5, lines[5].index('"Add"') + 2)
     assert [s.symbol.qualified_name for s in found] == ["pkg.ops.Add"]
+
+
+def test_a_parameter_shadowing_an_import_is_not_a_reference_of_it(live: LiveIndex):
+    # before: the import map decided every bare `sympify` / `got` of the file, the
+    # parameters of `h(sympify)` and `async (t, got) =>` included
+    py = {(r.path, r.reference.start_line) for r in references_named(live, "pkg.sympify.sympify").resolved}
+    assert ("pkg/shadow.py", 8) in py and ("pkg/shadow.py", 4) not in py
+    ts = {(r.path, r.reference.start_line) for r in references_named(live, "got").resolved}
+    assert ("web/use.ts", 2) in ts and ("web/use.ts", 4) not in ts
