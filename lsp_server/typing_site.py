@@ -448,9 +448,35 @@ class _Js(_Language):
     """
     identifiers = frozenset({
         "identifier", "property_identifier", "private_property_identifier", "type_identifier",
-        "shorthand_property_identifier",
+        "shorthand_property_identifier", "shorthand_property_identifier_pattern",
     })
     class_types = frozenset({"class_declaration", "class", "abstract_class_declaration"})
+
+    def site(self, node: tree_sitter.Node) -> Site:
+        key = self.destructured_key(node)
+        if key is not None:
+            # `const {url} = options`: the name reads the member `url` of `options`
+            base = super().site(node)
+            return replace(base, receiver=key, local=None)
+        return super().site(node)
+
+    def destructured_key(self, node: tree_sitter.Node) -> TypeExpr | None:
+        """The member a destructuring pattern's key reads (`{url}` / `{url: u}` in a
+        `const … = value`), as a receiver type expression."""
+        parent = node.parent
+        if node.type == "shorthand_property_identifier_pattern" and parent is not None and parent.type == "object_pattern":
+            pattern = parent
+        elif (
+            node.type == "property_identifier" and parent is not None and parent.type == "pair_pattern"
+            and parent.child_by_field_name("key") == node
+        ):
+            pattern = parent.parent
+        else:
+            return None
+        decl = pattern.parent if pattern is not None else None
+        if decl is None or decl.type != "variable_declarator" or decl.child_by_field_name("name") != pattern:
+            return None
+        return self.expr_type(decl.child_by_field_name("value"), 0) or TypeExpr("unknown")
     function_types = frozenset({
         "function_declaration", "function_expression", "arrow_function", "method_definition",
         "generator_function_declaration", "function", "generator_function",

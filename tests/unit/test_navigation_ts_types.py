@@ -105,3 +105,9 @@ def test_object_destructuring_takes_the_member_type(live: LiveIndex):
     # before: `const {opts} = this` left `opts` untyped
     assert defs(live, "        opts.timeout;", "timeout") == ["types.KyOptions.timeout"]
     assert defs(live, "renamed.timeout", "timeout") == ["types.KyOptions.timeout"]
+
+
+def test_a_destructured_key_is_the_member_it_reads(live: LiveIndex):
+    # before: `{opts}` in `const {opts} = this` was a plain name (a reference of nothing)
+    assert defs(live, "const {opts} = this", "opts") == ["ky.Ky.opts"]
+    assert defs(live, "const {opts: renamed} = this", "opts") == ["ky.Ky.opts"]
