@@ -180,17 +180,20 @@ class Navigator:
         def look() -> bool:
             n = re.escape(name)
             if language == "python":
-                pattern = (
-                    rf"\bdef\s+\w+\s*\([^)]*\b{n}\b|^[ \t]+{n}\s*(?::[^=\n]*)?=(?!=)|"
-                    rf"\bfor\s+[^:\n]*\b{n}\b[^:\n]*\bin\b|^[ \t]+.*\bas\s+{n}\b|\blambda\b[^:\n]*\b{n}\b"
+                pattern = (  # a parameter (on the def's line), a local, a loop target, `as n`, lambda
+                    rf"^\s*(?:async\s+)?def\s+\w+\s*\((?:.*,)?\s*\**{n}\s*(?:[,)=]|:(?!=))|"
+                    rf"^[ \t]+{n}\s*(?::[^=\n]*)?=(?!=)|\bfor\s+[\w\s,()*]*\b{n}\b[\w\s,()*]*\bin\b|"
+                    rf"^[ \t]+.*\bas\s+{n}\b|\blambda\b[^:\n]*\b{n}\b"
                 )
             else:
-                pattern = (
-                    rf"\b(?:const|let|var|function|class)\s+{n}\b|[(,]\s*{n}\s*[,):=]|"
+                pattern = (  # a declaration, a parameter list before `=>` or a body, destructuring
+                    rf"\b(?:const|let|var|function|class)\s+{n}\b|\([^()]*\b{n}\b[^()]*\)\s*(?::[^=;]*?)?(?:=>|\{{)|"
                     rf"\{{[^}}]*\b{n}\b[^}}]*\}}\s*=[^=]|\b{n}\s*=>"
                 )
-            text = "\n".join(self._memoized("lines", rel, lambda: self._read_lines(rel)))
-            return re.search(pattern, text, re.MULTILINE) is not None
+            compiled = re.compile(pattern)
+            lines = self._memoized("lines", rel, lambda: self._read_lines(rel))
+            # only the lines holding the name (a few) meet the regex, one line at a time
+            return any(compiled.search(line) for line in lines if name in line)
         return self._memoized("shadow", f"{rel}\0{name}", look)
 
     def _line(self, rel: str, line: int) -> str:
