@@ -28,6 +28,9 @@ Setup (once):
 Run:
     python benchmarks/navigation_bench.py --code-intel /work/main/.venv/bin/code-intel
     python benchmarks/navigation_bench.py --languages python --projects httpx --json out.json
+    # the peers' answers saved once, then any build re-scored against the same truth:
+    python benchmarks/navigation_bench.py --code-intel A/.venv/bin/code-intel --peer-cache peers.json
+    python benchmarks/navigation_bench.py --code-intel B/.venv/bin/code-intel --peer-cache peers.json
 """
 
 from __future__ import annotations
@@ -345,7 +348,9 @@ async def start_peer(language: str, peers: Path, root: Path, scratch: Path) -> L
         }
         server.settings = {"intelephense": {"files": {"maxSize": 5_000_000}}}
     elif language == "python":
-        server.settings = {"python.analysis": {"diagnosticMode": "openFilesOnly"}}
+        # pyright finds references only in the files it checks: all of them, not the
+        # few the bench has open (openFilesOnly cut its references to those files)
+        server.settings = {"python.analysis": {"diagnosticMode": "workspace"}}
     await server.start(options, timeout=120)
     if language == "php" and not await server.wait_notification(intelephense_indexed, 600):
         raise ServerGone("intelephense never sent indexingEnded")
@@ -800,6 +805,63 @@ class Asker:
         return to_targets(result, self.root)
 
 
+class CachedPeer:
+    """The reference server's answers, read from and written to `--peer-cache`: the peer
+    is started only when an answer is missing, so re-measuring code-intel after a change
+    costs no peer time and scores against exactly the same ground truth. External targets
+    are stored with their absolute path and map back onto the scratch directory."""
+
+    def __init__(
+        self, project: Project, args: argparse.Namespace, root: Path, scratch: Path
+    ) -> None:
+        self.project, self.args, self.root, self.scratch = project, args, root, scratch
+        self.path: Path | None = args.peer_cache
+        self.answers: dict[str, Any] = {}
+        if self.path is not None and self.path.exists():
+            self.answers = json.loads(self.path.read_text(encoding="utf-8")).get(project.name, {})
+        self.asker: Asker | None = None
+        self.name = "cached"
+        self.start_s = 0.0
+        self.dirty = False
+
+    @property
+    def latencies(self) -> list[float]:
+        return self.asker.latencies if self.asker else []
+
+    @property
+    def errors(self) -> Counter[str]:
+        return self.asker.errors if self.asker else Counter()
+
+    @property
+    def cold(self) -> float:
+        return self.asker.cold if self.asker else 0.0
+
+    async def ask(
+        self, method: str, occ: Occurrence, extra: dict[str, Any] | None = None, timeout: float = 20
+    ) -> list[Target] | None:
+        key = f"{method}|{occ.rel}|{occ.line}|{occ.char}"
+        if key in self.answers:
+            stored = self.answers[key]
+            return None if stored is None else [Target(**t) for t in stored]
+        if self.asker is None:
+            t = time.monotonic()
+            server = await start_peer(self.project.language, self.args.peers, self.root, self.scratch)
+            self.name, self.start_s = server.name, round(time.monotonic() - t, 1)
+            self.asker = Asker(server, self.root)
+        found = await self.asker.ask(method, occ, extra, timeout)
+        if found is not None or not self.asker.errors:  # a timeout is not cached
+            self.answers[key] = None if found is None else [asdict(t) for t in found]
+            self.dirty = True
+        return found
+
+    def save(self) -> None:
+        if self.path is None or not self.dirty:
+            return
+        data = json.loads(self.path.read_text(encoding="utf-8")) if self.path.exists() else {}
+        data[self.project.name] = self.answers
+        self.path.write_text(json.dumps(data), encoding="utf-8")
+
+
 @dataclass
 class Position:
     occ: Occurrence
@@ -843,7 +905,7 @@ def verdict(occ: Occurrence, targets: list[Target] | None, imports: ImportSpans)
 
 
 async def sample_with_peer(
-    peer: Asker, occs: list[Occurrence], imports: ImportSpans, want: int, deadline: float
+    peer: CachedPeer | Asker, occs: list[Occurrence], imports: ImportSpans, want: int, deadline: float
 ) -> tuple[list[Position], list[Position], dict[str, int]]:
     """Ask the peer about the seeded sample until `want` in-workspace answers (at most 4x
     asked). Batches are asked in file order, so a file is opened once per batch, not once
@@ -903,9 +965,20 @@ async def classify_miss(ci: LspProcess, pos: Position) -> str:
 
 
 async def references(
-    peer: Asker, ci: Asker, positions: list[Position], rng: random.Random
+    peer: CachedPeer | Asker,
+    ci: Asker,
+    positions: list[Position],
+    rng: random.Random,
+    roots: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """Precision/recall of code-intel's references against the peer's, on REF_SYMBOLS symbols."""
+    """Precision/recall of code-intel's references against the peer's, on REF_SYMBOLS symbols.
+    Both sides are compared inside the project's roots (the peer's project: ky's tsconfig
+    holds source/ only, click's examples/ are no part of its package), so an occurrence
+    the peer cannot see does not count against code-intel's precision."""
+
+    def inside(t: Target) -> bool:
+        return t.internal and (not roots or any(t.path.startswith(r.rstrip("/") + "/") for r in roots))
+
     order = positions[:]
     rng.shuffle(order)
     seen: set[tuple[str, int]] = set()
@@ -922,9 +995,11 @@ async def references(
         want = await peer.ask("textDocument/references", pos.occ, extra, timeout=60)
         if not want:
             continue
-        want = [t for t in want if t.internal]
+        want = [t for t in want if inside(t)]
+        if not want:
+            continue
         got = await ci.ask("textDocument/references", pos.occ, extra, timeout=60) or []
-        got = [t for t in got if t.internal]
+        got = [t for t in got if inside(t)]
         hit_ci = sum(any(overlaps(g, w) for w in want) for g in got)
         hit_peer = sum(any(overlaps(w, g) for g in got) for w in want)
         tp += hit_ci
@@ -936,6 +1011,8 @@ async def references(
                 "name": pos.occ.text,
                 "peer": len(want),
                 "code_intel": len(got),
+                "missing": [f"{w.path}:{w.line + 1}:{w.char + 1}" for w in want if not any(overlaps(w, g) for g in got)],
+                "extra": [f"{g.path}:{g.line + 1}:{g.char + 1}" for g in got if not any(overlaps(g, w) for w in want)],
                 "precision": hit_ci / len(got) if got else 0.0,
                 "recall": hit_peer / len(want) if want else 0.0,
             }
@@ -1009,13 +1086,9 @@ async def run_project(project: Project, args: argparse.Namespace, scratch: Path)
     )
 
     # the reference server first, alone
-    peer_srv = None
+    peer = CachedPeer(project, args, root, scratch)
     try:
         t = time.monotonic()
-        peer_srv = await start_peer(project.language, args.peers, root, scratch)
-        report["peer"] = peer_srv.name
-        report["peer_start_s"] = round(time.monotonic() - t, 1)
-        peer = Asker(peer_srv, root)
         scored, external, dropped = await sample_with_peer(
             peer, occs, imports, args.per_project, time.monotonic() + args.project_timeout
         )
@@ -1029,6 +1102,8 @@ async def run_project(project: Project, args: argparse.Namespace, scratch: Path)
         report["error"] = f"reference server failed: {exc!r}"
         await stop_all()
         return report
+    finally:
+        peer.save()
 
     ci_srv = None
     ci: Asker | None = None
@@ -1043,15 +1118,20 @@ async def run_project(project: Project, args: argparse.Namespace, scratch: Path)
             score(pos)
             if pos.outcome != "exact":
                 pos.miss_class = await classify_miss(ci_srv, pos)
-        refs = await references(peer, ci, scored, random.Random(f"{SEED}:refs:{project.name}"))
+        refs = await references(
+            peer, ci, scored, random.Random(f"{SEED}:refs:{project.name}"), project.roots
+        )
     except (ServerGone, TimeoutError, OSError) as exc:
         report["error"] = f"code-intel failed: {exc!r}"
         refs = None
     finally:
         await stop_all()
+        peer.save()
 
     report.update(
         {
+            "peer": peer.name,
+            "peer_start_s": peer.start_s,
             "dropped": dropped,
             "positions": [_pos_json(p) for p in scored],
             "external": [_pos_json(p) for p in external],
@@ -1323,6 +1403,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--project-timeout", type=float, default=900, help="seconds of peer sampling per project"
     )
     ap.add_argument("--json", help="also write the full results (every position) to this file")
+    ap.add_argument(
+        "--peer-cache",
+        type=Path,
+        help="JSON file of the reference servers' answers: read when present, completed when not "
+        "(re-measure code-intel against the same ground truth without the peers)",
+    )
     ap.add_argument("--keep", action="store_true", help="keep the scratch copies and server logs")
     ap.add_argument(
         "--report", nargs="+", metavar="JSON", help="only print the tables of saved --json results"
@@ -1338,7 +1424,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     if not exe and not args.report:
         ap.error(f"code-intel executable {args.code_intel!r} not found; pass --code-intel PATH")
-    args.code_intel = exe
+    # absolute: the servers run in the project's scratch copy
+    args.code_intel = str(Path(exe).resolve()) if exe else exe
     return args
 
 

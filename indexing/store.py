@@ -26,7 +26,8 @@ from .private import in_cache, private_dir, store_dir, tighten
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2  # 2: Python `self.x` fields, module names under if/try, nested imports
+SCHEMA_VERSION = 3  # 2: Python `self.x` fields, module names under if/try, nested imports;
+# 3: PHP docblock type references and @method/@property members, Python `__all__`/string-type references
 DB_FILE = "index.db"
 
 _SCHEMA = """
@@ -474,12 +475,28 @@ class IndexStore:
         name (`use App\\Jobs\\LikeArticleJob as Like`, `import { a as b }`): its
         references there are spelled with the alias."""
         short = _short_name(name, keep_dollar=True)
+        # LIKE only narrows (it ignores case); the exact last segment is checked here
         rows = self.conn.execute(
-            "SELECT path, alias FROM imports WHERE alias != ? AND (target = ? OR target LIKE ? ESCAPE '\\' "
+            "SELECT path, alias, target FROM imports WHERE alias != ? AND (target = ? OR target LIKE ? ESCAPE '\\' "
             "OR target LIKE ? ESCAPE '\\')",
-            (short, short, "%." + _escape_like(short), "%\\" + _escape_like(short)),
+            (short, short, "%." + _escape_like(short), "%\\\\" + _escape_like(short)),
         )
-        return [(r[0], r[1]) for r in rows]
+        return [
+            (r[0], r[1]) for r in rows
+            if r[2] == short or r[2].endswith(("." + short, "\\" + short, "/" + short))
+        ]
+
+    def references_named_in(self, name: str, paths: Iterable[str]) -> list[StoredReference]:
+        """Occurrences of exactly `name` in the given files (an import alias's uses),
+        without reading the files' other references."""
+        wanted = set(paths)
+        if not wanted:
+            return []
+        rows = self.conn.execute(
+            "SELECT path, name, sl, sc, el, ec, container FROM refs WHERE name = ? ORDER BY path, sl, sc",
+            (name,),
+        )
+        return [StoredReference(r[0], Reference(*r[1:])) for r in rows if r[0] in wanted]
 
     def imports_of(self, path: str) -> dict[str, str]:
         rows = self.conn.execute("SELECT alias, target FROM imports WHERE path=?", (path,))

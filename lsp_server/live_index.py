@@ -65,6 +65,9 @@ class SyncStatus:
 _FILE_LEVEL_KINDS = frozenset({"class", "interface", "trait", "enum", "struct", "type", "function", "module", "namespace"})
 
 
+_CALLABLE = frozenset({"method", "function", "constructor"})
+
+
 def _is_file_level(s: StoredSymbol) -> bool:
     """A definition at file level (a module function, a class), not a member."""
     return s.symbol.kind.value in _FILE_LEVEL_KINDS
@@ -258,6 +261,9 @@ class LiveIndex:
         if answer is not None and answer.member:
             # `x.timeout` is a member of something, never the module-level `timeout`
             candidates = [c for c in candidates if not _is_file_level(c)] or candidates
+        if answer is not None and answer.call is not None:
+            # PHP: `$x->m()` is a method, `$x->m` a property
+            candidates = [c for c in candidates if (c.symbol.kind.value in _CALLABLE) == answer.call] or candidates
         if not candidates:
             return name, []
         return name, rank_definitions(

@@ -8,6 +8,7 @@ files imports point at.
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,14 +17,15 @@ from typing import TYPE_CHECKING, Any
 
 from code_intel.indexing.analyze import parse
 from code_intel.indexing.chunking.javascript import module_name as js_module_name
+from code_intel.indexing.chunking.javascript import resolve_specifier
 from code_intel.indexing.chunking.python import module_name as py_module_name
 from code_intel.indexing.model import Position, Range, Symbol, SymbolKind
 from code_intel.indexing.source import SourceDocument
 from code_intel.indexing.store import StoredSymbol
 
 from .documents import utf16_to_byte
-from .typing_eval import EXTERNAL, Evaluator
-from .typing_site import Site, handler_for, site_at
+from .typing_eval import EXTERNAL, Evaluator, absolute_module
+from .typing_site import Site, handler_for, has_reader, site_at
 
 if TYPE_CHECKING:
     from .live_index import LiveIndex
@@ -42,6 +44,7 @@ class Answer:
     decided: bool
     reason: str = ""
     member: bool = False  # a member access (`x.a`): only members can answer it
+    call: bool | None = None  # PHP: a method call (True) or a property access (False)
 
 
 class Navigator:
@@ -116,13 +119,13 @@ class Navigator:
     def resolve(self, rel: str, line: int, character: int) -> Answer | None:
         """None when the language has no syntax-aware resolver (the caller then uses
         the name alone)."""
+        declared = self.declared_at(rel, line, character)  # from the index: no parse
+        if declared is not None and has_reader(self.live._language_of(rel) or ""):
+            return Answer(declared.symbol.name, [declared], True, "declaration")
         site = self.site(rel, line, character)
         if site is None:
             return None
         language = self.live._language_of(rel) or ""
-        declared = self.declared_at(rel, line, character)
-        if declared is not None:
-            return Answer(declared.symbol.name, [declared], True, "declaration")
         if site.local is not None:
             return Answer(site.name, [_local_symbol(rel, language, site)], True, "local")
         ev = Evaluator(self, _rank, rel, language, site)
@@ -133,7 +136,7 @@ class Navigator:
             return Answer(site.name, [], True, "external")
         if result:
             return Answer(site.name, result, True, "member" if site.receiver else "name")  # type: ignore[arg-type]
-        return Answer(site.name, [], False, "undecided", member=site.receiver is not None)
+        return Answer(site.name, [], False, "undecided", member=site.receiver is not None, call=site.call)
 
     def quick_import(self, rel: str, line: int, character: int, name: str) -> list[StoredSymbol] | None:
         """A bare name the file imports decides without parsing the file: what the
@@ -143,10 +146,18 @@ class Navigator:
         language = self.live._language_of(rel) or ""
         if language != "python" and language not in JS_FAMILY:
             return None
-        target = self.imports_of(rel).get(name)
-        if target is None:
-            return None
         text = self._line(rel, line)
+        if language == "python":
+            module = _from_module_at(text, character, name)
+            if module is not None:  # `from .sympify import …`: the module part names a file
+                found = self.module_symbol(absolute_module(module, rel), language)
+                return [found] if found is not None else []
+        target = None
+        if language == "python" and not re.search(r"\bas\s*$", text[:character]):
+            target = _from_import_target(text, character, rel)
+        target = target or self.imports_of(rel).get(name)
+        if target is None or self._may_shadow(rel, name, language):
+            return None
         before = text[:character].rstrip()
         after = text[character + len(name):].lstrip()
         if before.endswith((".", "->", "::", "def", "class")):
@@ -161,6 +172,29 @@ class Navigator:
             if (q := d.symbol.qualified_name.replace("\\", ".")) == wanted or q.endswith("." + wanted)
         ]
         return found or None
+
+    def _may_shadow(self, rel: str, name: str, language: str) -> bool:
+        """Whether the file may bind `name` locally too (a parameter, a local, a loop
+        variable): then an occurrence is not decided by the import alone (`async (t,
+        server, got) => got.extend()` is the parameter, not the imported `got`)."""
+        def look() -> bool:
+            n = re.escape(name)
+            if language == "python":
+                pattern = (  # a parameter (on the def's line), a local, a loop target, `as n`, lambda
+                    rf"^\s*(?:async\s+)?def\s+\w+\s*\((?:.*,)?\s*\**{n}\s*(?:[,)=]|:(?!=))|"
+                    rf"^[ \t]+{n}\s*(?::[^=\n]*)?=(?!=)|\bfor\s+[\w\s,()*]*\b{n}\b[\w\s,()*]*\bin\b|"
+                    rf"^[ \t]+.*\bas\s+{n}\b|\blambda\b[^:\n]*\b{n}\b"
+                )
+            else:
+                pattern = (  # a declaration, a parameter list before `=>` or a body, destructuring
+                    rf"\b(?:const|let|var|function|class)\s+{n}\b|\([^()]*\b{n}\b[^()]*\)\s*(?::[^=;]*?)?(?:=>|\{{)|"
+                    rf"\{{[^}}]*\b{n}\b[^}}]*\}}\s*=[^=]|\b{n}\s*=>"
+                )
+            compiled = re.compile(pattern)
+            lines = self._memoized("lines", rel, lambda: self._read_lines(rel))
+            # only the lines holding the name (a few) meet the regex, one line at a time
+            return any(compiled.search(line) for line in lines if name in line)
+        return self._memoized("shadow", f"{rel}\0{name}", look)
 
     def _line(self, rel: str, line: int) -> str:
         lines = self._memoized("lines", rel, lambda: self._read_lines(rel))
@@ -264,6 +298,47 @@ class Navigator:
         doc = self.document(fn.path)
         return doc.node_text(ret).lstrip(":").strip() if ret is not None and doc is not None else None
 
+    def is_default_import(self, rel: str, name: str) -> bool:
+        """`import name from '…'` / `import name, {…} from '…'` in the file."""
+        pattern = re.compile(r"^\s*import\s+(?:type\s+)?" + re.escape(name) + r"\s*(?:,|from\b)")
+        return any(pattern.match(line) for line in self._memoized("lines", rel, lambda: self._read_lines(rel)))
+
+    def default_export_name(self, rel: str) -> str | None:
+        """The name a module's `export default x;` (or `export default class X`) gives."""
+        def find() -> str | None:
+            for line in self._memoized("lines", rel, lambda: self._read_lines(rel)):
+                m = _DEFAULT_EXPORT.match(line)
+                if m:
+                    return m.group(1)
+            return None
+        return self._memoized("default", rel, find)
+
+    def star_exports(self, rel: str) -> list[str]:
+        """Modules a JS/TS file re-exports whole (`export * from './core/errors.js'`), as
+        module names."""
+        def find() -> list[str]:
+            out = []
+            for line in self._memoized("lines", rel, lambda: self._read_lines(rel)):
+                m = _STAR_EXPORT.match(line)
+                if m:
+                    out.append(resolve_specifier(m.group(1), rel))
+            return out
+        return self._memoized("stars", rel, find)
+
+    def alias_value(self, alias: StoredSymbol) -> str | None:
+        """What a TS `type X = …` aliases, read from its file's tree (the stored
+        signature is cut at the first line)."""
+        return self._memoized("alias", f"{alias.path}:{alias.symbol.qualified_name}",
+                              lambda: self._alias_value(alias))
+
+    def _alias_value(self, alias: StoredSymbol) -> str | None:
+        node = self._node_at(alias.path, alias.symbol.selection_range.start)
+        while node is not None and node.type != "type_alias_declaration":
+            node = node.parent
+        value = node.child_by_field_name("value") if node is not None else None
+        doc = self.document(alias.path)
+        return doc.node_text(value) if value is not None and doc is not None else None
+
     def _node_at(self, rel: str, pos: Position):  # type: ignore[no-untyped-def]
         doc = self.document(rel)
         if doc is None or doc.tree is None or pos.line >= len(doc.line_starts):
@@ -292,6 +367,33 @@ class Navigator:
                     doc.node_text(n) for n in child.named_children if n.type in ("name", "qualified_name")
                 )
         return out
+
+
+_STAR_EXPORT = re.compile(r"""^\s*export\s+(?:type\s+)?\*\s+from\s+['"]([^'"]+)['"]""")
+_DEFAULT_EXPORT = re.compile(r"^export\s+default\s+(?:abstract\s+)?(?:class\s+|function\s*\*?\s*|async\s+function\s+)?([A-Za-z_$][\w$]*)")
+_FROM_IMPORT = re.compile(r"\s*from\s+(\.*[\w.]*)\s+import\b")
+
+
+def _from_module_at(text: str, character: int, name: str) -> str | None:
+    """The module a `from X import` line names up to the identifier at `character`,
+    when the identifier is part of X (`from .a.b import c` at `a` -> `.a`)."""
+    m = _FROM_IMPORT.match(text)
+    if m is None or not m.start(1) <= character < m.end(1):
+        return None
+    end = character + len(name)
+    if text[character:end] != name or (end < m.end(1) and text[end] != "."):
+        return None
+    return text[m.start(1):end]
+
+
+def _from_import_target(text: str, character: int, rel: str) -> str | None:
+    """The module a name imported by `from X import a as b` lives in, when the position
+    is after `import` (the alias map knows `b`, not `a`)."""
+    m = _FROM_IMPORT.match(text)
+    if m is None or character < m.end():
+        return None
+    word = re.match(r"\w+", text[character:])
+    return f"{absolute_module(m.group(1), rel)}.{word.group()}" if word else None
 
 
 def _local_symbol(rel: str, language: str, site: Site) -> StoredSymbol:

@@ -67,9 +67,15 @@ def references_named(live: LiveIndex, name: str, limit: int = 1000) -> Reference
 
 def aliased(live: LiveIndex, name: str) -> list[StoredReference]:
     """Occurrences of the names files import the symbol under (`use X as Y` -> `Y`)."""
-    out: list[StoredReference] = []
+    by_alias: dict[str, set[str]] = {}
     for path, alias in live.store.aliases_of(name):
-        out.extend(r for r in live.file_references(path) if r.reference.name == alias)
+        by_alias.setdefault(alias, set()).add(path)
+    out: list[StoredReference] = []
+    for alias, paths in by_alias.items():
+        open_ = {p for p in paths if p in live.overlays}
+        out.extend(live.store.references_named_in(alias, paths - open_))
+        for path in open_:
+            out.extend(r for r in live.file_references(path) if r.reference.name == alias)
     return out
 
 

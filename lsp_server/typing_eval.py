@@ -78,6 +78,10 @@ class Lookup(Protocol):
     def class_traits(self, cls: StoredSymbol) -> list[str]: ...
     def assigned_type(self, member: StoredSymbol) -> str | None: ...
     def declared_return(self, fn: StoredSymbol) -> str | None: ...
+    def alias_value(self, alias: StoredSymbol) -> str | None: ...
+    def is_default_import(self, rel: str, name: str) -> bool: ...
+    def star_exports(self, rel: str) -> list[str]: ...
+    def default_export_name(self, rel: str) -> str | None: ...
 
 
 Ranker = Callable[[list[StoredSymbol], str, dict[str, str], str, str], list[StoredSymbol]]
@@ -95,13 +99,19 @@ class Evaluator:
     language: str
     site: Site
     _defs: dict[str, list[StoredSymbol]] = field(default_factory=dict)
+    _soft_external: int = 0
 
     # ---- entry --------------------------------------------------------------------
 
     def resolve(self) -> Result:
         site = self.site
         if site.receiver is not None:
-            return self.member_of(site.receiver, site.name)
+            found = self.member_of(site.receiver, site.name)
+            if isinstance(found, list) and site.call is not None:
+                # `$this->connection` is the property, `$this->connection()` the method;
+                # when only one exists (Eloquent's `$post->author` relation) it answers
+                found = [d for d in found if (d.symbol.kind in CALLABLE_KINDS) == site.call] or found
+            return found
         if site.class_name is not None:
             return self.php_class(site.class_name, self.rel)
         if site.parameter:
@@ -161,7 +171,8 @@ class Evaluator:
             cls = self.enclosing_class()
             if cls is None:
                 return None
-            bases, open_ = self.bases(cls)
+            # PHP's `parent::` is the class it extends, never an interface or a trait
+            bases, open_ = self.bases(cls, parent_only=self.language == "php")
             return bases or (EXTERNAL if open_ else None)
         if op == "named":
             return self.named(expr.arg, self.rel, self.enclosing_class())
@@ -178,9 +189,23 @@ class Evaluator:
             if not found:
                 return EXTERNAL if open_ else None
             return self.value_types(found, depth, owners)  # type: ignore[arg-type]
+        if op == "either":
+            # the latest binding first; what an outside function returned there is
+            # unknown rather than outside, so the earlier binding gets its say
+            self._soft_external += 1
+            try:
+                first = self.types_of(expr.base, depth + 1)
+            finally:
+                self._soft_external -= 1
+            return first if first is not None else self.types_of(expr.alt, depth + 1)
         if op == "returns":
             callees = self.callees(expr.base, depth + 1)
-            if callees is EXTERNAL or not callees:
+            if callees is EXTERNAL:
+                # `str(x)` is an outside instance; what an outside function returns
+                # (`next(flow)`, `flow.send(r)`) may be a workspace object when an
+                # earlier binding says so, else it is taken as outside (`b64encode(x)`)
+                return None if self._soft_external and not _constructs(expr.base) else EXTERNAL
+            if not callees:
                 return callees
             out: list[StoredSymbol] = []
             for c in callees:  # type: ignore[union-attr]
@@ -235,7 +260,24 @@ class Evaluator:
                     text = _doc_tag(e.symbol.doc, "var")
                 if text:
                     results.append(self.named(text, e.path, self.owner_class(e)))
+                elif depth < 4 and e.language != "php":
+                    results.append(self.called_value(e, depth))
         return _combine(results)
+
+    def called_value(self, e: StoredSymbol, depth: int) -> Result:
+        """`const got = create(defaults)`: what the called function declares it returns."""
+        m = _CALLED.search(e.symbol.signature or "")
+        if m is None or m.group(1) == e.symbol.name:
+            return None
+        callees = self.global_name(m.group(1), e.path)
+        if not isinstance(callees, list):
+            return None
+        out: list[Result] = []
+        for c in callees:
+            if c.symbol.kind in CALLABLE_KINDS:
+                text = self.returns_of(c)
+                out.append(self.named(text, c.path, self.owner_class(c)) if text else None)
+        return _combine(out)
 
     def returns_of(self, fn: StoredSymbol) -> str | None:
         """The declared return type: from the stored signature, or from the file's tree
@@ -333,6 +375,9 @@ class Evaluator:
             matched = [c for c in candidates if _ends_with(c.symbol.qualified_name, wanted)]
             if matched:
                 return matched
+            exported = self.default_export(target, name, path) or self.reexported(target, 0)
+            if exported:
+                return exported
             return None if self.in_workspace(target) else EXTERNAL
         same_file = [c for c in candidates if c.path == path]
         if same_file:
@@ -343,6 +388,42 @@ class Evaluator:
             return None
         ranked = self.rank(candidates, path, imports, name, self.language)
         return ranked[:1] if len(ranked) > 1 else ranked
+
+    def default_export(self, target: str, name: str, path: str) -> Result:
+        """`import baseGot from '../source/index.js'` (JS/TS): what that module's
+        `export default got;` names, resolved in the module."""
+        if self.language not in ("javascript", "typescript", "tsx", "jsx"):
+            return None
+        module_name = target.rsplit(".", 1)[0]
+        if not self.lookup.is_default_import(path, name):
+            return None
+        module = self.lookup.module_symbol(module_name, self.language)
+        exported = self.lookup.default_export_name(module.path) if module is not None else None
+        if not exported or module is None or module.path == path:
+            return None
+        found = self.global_name(exported, module.path)
+        return found if isinstance(found, list) and found else None
+
+    def reexported(self, target: str, depth: int) -> list[StoredSymbol] | None:
+        """`import {TimeoutError} from './index.js'` where index.ts re-exports it
+        (`export {X} from …`, `export * from './core/errors.js'`): the definition behind."""
+        if depth > 3 or self.language not in ("javascript", "typescript", "tsx", "jsx"):
+            return None
+        module_name, _, name = target.rpartition(".")
+        module = self.lookup.module_symbol(module_name, self.language) if module_name else None
+        if module is None or not name:
+            return None
+        named = self.lookup.imports_of(module.path).get(name)
+        candidates = [c for c in self.defs(name) if _is_top_level(c)]
+        if named is not None:
+            found = [c for c in candidates if _ends_with(c.symbol.qualified_name, named)]
+            return found or self.reexported(named, depth + 1)
+        for star in self.lookup.star_exports(module.path):
+            found = [c for c in candidates if _ends_with(c.symbol.qualified_name, f"{star}.{name}")]
+            found = found or self.reexported(f"{star}.{name}", depth + 1) or []
+            if found:
+                return found
+        return None
 
     def in_workspace(self, target: str) -> bool:
         """Whether an import target names workspace code: its module (or the module
@@ -425,10 +506,16 @@ class Evaluator:
             if _is_top_level(c)
         ]
 
-    def bases(self, cls: StoredSymbol) -> tuple[list[StoredSymbol], bool]:
-        names = base_names(cls.symbol.signature or "", cls.language)
-        if cls.language == "php":
+    def bases(self, cls: StoredSymbol, parent_only: bool = False) -> tuple[list[StoredSymbol], bool]:
+        names = base_names(cls.symbol.signature or "", cls.language, parent_only)
+        if cls.language == "php" and not parent_only:
             names += self.lookup.class_traits(cls)
+        if cls.symbol.kind is SymbolKind.TYPE and cls.language != "php":
+            # `type Internal = Required<Omit<Options, 'x'>> & {…}`: the aliased types'
+            # members are the alias's (its own `{…}` members are indexed under it)
+            value = self.lookup.alias_value(cls)
+            if value:
+                names += [n for n in type_names(value, cls.language) if n != cls.symbol.name]
         out: list[StoredSymbol] = []
         open_ = False
         for n in names:
@@ -438,6 +525,23 @@ class Evaluator:
             else:
                 open_ = True
         return out, open_
+
+
+_CALLED = re.compile(r"=\s*(?:await\s+)?([A-Za-z_$][\w$]*)\s*\(")
+
+_PY_TYPES = frozenset({
+    "str", "int", "float", "bool", "bytes", "bytearray", "list", "dict", "set", "frozenset",
+    "tuple", "object", "type", "complex", "range", "memoryview",
+})
+
+
+def _constructs(callee: TypeExpr | None) -> bool:
+    """Whether calling this outside name builds an instance of it (a class by the usual
+    spelling: `Path(...)`, `str(...)`), rather than returning something unknown."""
+    if callee is None or callee.op not in ("global", "member", "named"):
+        return False
+    name = callee.arg.rsplit(".", 1)[-1].rsplit("\\", 1)[-1]
+    return name[:1].isupper() or name in _PY_TYPES
 
 
 def _doc_tag(doc: str | None, tag: str) -> str | None:
@@ -514,9 +618,9 @@ def type_names(text: str, language: str) -> list[str]:
     if m:
         inner = m.group(1)
         return type_names(inner.split(",")[0] if t.startswith(("Annotated", "typing.Annotated")) else inner, language)
-    m = re.fullmatch(r"(?:Required|Partial|Readonly|NonNullable|Promise|Awaited|PromiseLike)<(.*)>", t)
-    if m:  # TS wrappers that keep the members of what they wrap
-        return type_names(_split_top(m.group(1))[0], language)
+    inner = _ts_wrapped(t)
+    if inner is not None:  # TS wrappers that keep (some of) the members of what they wrap
+        return type_names(_split_top(inner)[0], language)
     m = re.fullmatch(r"(?:typing\.)?Union\[(.*)\]", t)
     if m:
         t = m.group(1).replace(",", "|")
@@ -539,13 +643,43 @@ def type_names(text: str, language: str) -> list[str]:
         p = p.strip().lstrip("?").strip().strip("'\"")
         if not p or p in _NULLISH or p.endswith("[]"):
             continue
+        if len(parts) > 1 and _ts_wrapped(p) is not None:  # `Required<Omit<A, 'x'>> & {…}`
+            out.extend(type_names(p, language))
+            continue
         p = re.split(r"[<\[(]", p, maxsplit=1)[0].strip()
         if re.fullmatch(r"[\\\w.$#]+", p):
             out.append(p)
     return out
 
 
+_TS_WRAPPER = re.compile(
+    r"(?:Required|Partial|Readonly|NonNullable|Promise|Awaited|PromiseLike|Omit|Pick|Except|"
+    r"Simplify|SetRequired|SetOptional|Writable|ReadonlyDeep|PartialDeep)<"
+)
+
+
+def _ts_wrapped(text: str) -> str | None:
+    """`Required<X>` -> `X` when the wrapper's brackets span the whole text (not
+    `Required<A> & Pick<B>`)."""
+    m = _TS_WRAPPER.match(text)
+    if m is None:
+        return None
+    depth = 0
+    for i in range(m.end() - 1, len(text)):
+        c = text[i]
+        if c in "<([{":
+            depth += 1
+        elif c in ">)]}":
+            depth -= 1
+            if depth == 0:
+                return text[m.end() : i] if i == len(text) - 1 else None
+    return None
+
+
 def return_type(signature: str, language: str) -> str | None:
+    if signature.startswith("@method"):  # a PHP docblock method: `@method static Foo now()`
+        m = re.match(r"@method\s+(?:static\s+)?([^\s(]+)\s+\w+\s*\(", signature)
+        return m.group(1) if m else None
     if language == "python":
         m = re.search(r"->\s*(.+?)\s*:?\s*$", signature)
         return m.group(1) if m else None
@@ -571,7 +705,7 @@ def value_type(signature: str, name: str, language: str) -> str | None:
     return None
 
 
-def base_names(signature: str, language: str) -> list[str]:
+def base_names(signature: str, language: str, parent_only: bool = False) -> list[str]:
     if language == "python":
         m = re.search(r"class\s+\w+\s*(?:\[[^\]]*\])?\s*\((.*)\)", signature)
         if not m:
@@ -584,7 +718,7 @@ def base_names(signature: str, language: str) -> list[str]:
             names.append(re.split(r"\[", part, maxsplit=1)[0].strip())
         return names
     names = []
-    for kw in ("extends", "implements"):
+    for kw in ("extends",) if parent_only else ("extends", "implements"):
         m = re.search(kw + r"\s+(.+?)(?:\s+(?:extends|implements)\s|\s*\{|$)", signature)
         if m:
             names.extend(re.split(r"[<(]", p.strip(), maxsplit=1)[0].strip() for p in _split_top(m.group(1)))

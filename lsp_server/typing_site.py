@@ -12,15 +12,18 @@ functions, `self`/`this`/`$this`/`static`/`parent`/`super`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 import tree_sitter
+from code_intel.indexing.chunking.php_docblock import docblock_type_names
+from code_intel.indexing.chunking.python_strings import type_string_at
 from code_intel.indexing.languages import GRAMMARS, query
 from code_intel.indexing.model import Range
 from code_intel.indexing.source import SourceDocument
 
-# How far a chain of assignments (`a = b; b = c.d()`) is followed.
+# How far a chain of assignments (`a = b; b = c.d()`) is followed: only following a
+# binding counts, not the nesting of one expression (`await httpx.AsyncClient().get()`).
 _MAX_DEPTH = 6
 
 
@@ -37,6 +40,8 @@ class TypeExpr:
     op: str
     arg: str = ""
     base: TypeExpr | None = None
+    # `either`: `base`, or when that says nothing, `alt` (an earlier binding of the name)
+    alt: TypeExpr | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +62,9 @@ class Site:
     module: str | None = None
     # a keyword argument's name: the callee's parameter (parameters are not indexed)
     parameter: bool = False
+    # PHP keeps methods and properties apart: `$x->m()` is a method, `$x->m` a property
+    # (None: the syntax does not say)
+    call: bool | None = None
 
 
 def site_at(doc: SourceDocument, line: int, byte_col: int) -> Site | None:
@@ -227,6 +235,9 @@ def _python_module_ref(doc: SourceDocument, node: tree_sitter.Node) -> str | Non
     return prefix + upto
 
 
+_PY_ASSIGNMENTS = frozenset({"assignment", "augmented_assignment"})
+
+
 class _Python(_Language):
     binding_query = """
     (assignment left: (_) @t)
@@ -253,6 +264,14 @@ class _Python(_Language):
             # `f(headers=...)` names the callee's parameter, not any `headers` attribute
             return Site(self.text(node), self.doc.node_range(node), parameter=True)
         return super().site(node)
+
+    def string_site(self, offset: int) -> Site | None:
+        """`"Client"` in `__all__` or a type (`x: "Client"`, `Union["URL", str]`): the name."""
+        found = type_string_at(self.doc.data, self.doc.tree.root_node, offset)  # type: ignore[union-attr]
+        if found is None:
+            return None
+        start, end, name = found
+        return Site(name, self.doc.byte_range(start, end))
 
     def receiver_of(self, node: tree_sitter.Node) -> TypeExpr | None:
         parent = node.parent
@@ -289,21 +308,37 @@ class _Python(_Language):
             bound = self.binding(node, name)
             if bound is None or _is_import_binding(bound):
                 return TypeExpr("global", name)
-            return self.binding_type(bound, depth)
+            # `request = next(flow)` says nothing: an earlier `request = Request(...)`
+            # does (a name mostly keeps its type). A call's result is known only once
+            # evaluated, so earlier bindings stay as alternatives behind it.
+            found = [self.binding_type(bound, depth)]
+            for _ in range(3):
+                if found[-1] is not None and found[-1].op != "returns":
+                    break
+                earlier = self.binding(node, name, bound.start_byte - 1)
+                if earlier is None or earlier.start_byte >= bound.start_byte or _is_import_binding(earlier):
+                    break
+                bound = earlier
+                found.append(self.binding_type(bound, depth))
+            result: TypeExpr | None = None
+            for t in reversed(found):
+                if t is not None:
+                    result = t if result is None else TypeExpr("either", base=t, alt=result)
+            return result
         if t == "attribute":
-            base = self.expr_type(node.child_by_field_name("object"), depth + 1)
+            base = self.expr_type(node.child_by_field_name("object"), depth)
             attr = self.text(node.child_by_field_name("attribute"))
             return TypeExpr("member", attr, base) if base is not None else None
         if t == "call":
             fn = node.child_by_field_name("function")
             if fn is not None and fn.type == "identifier" and self.text(fn) == "super":
                 return TypeExpr("super")
-            callee = self.expr_type(fn, depth + 1)
+            callee = self.expr_type(fn, depth)
             return TypeExpr("returns", base=callee) if callee is not None else None
         if t in ("parenthesized_expression", "await", "conditional_expression") and node.named_child_count:
             # `await c.get()`: an async def's declared type is what await gives;
             # `A() if c else b`: the first branch
-            return self.expr_type(node.named_children[0], depth + 1)
+            return self.expr_type(node.named_children[0], depth)
         literal = _PY_LITERALS.get(t)
         return TypeExpr("named", literal) if literal else None
 
@@ -328,16 +363,28 @@ class _Python(_Language):
                 return self.expr_type(pattern.named_children[0], depth + 1)
         return None
 
-    def binding(self, node: tree_sitter.Node, name: str) -> tree_sitter.Node | None:
+    def binding(self, node: tree_sitter.Node, name: str, before: int | None = None) -> tree_sitter.Node | None:
+        """The binding in effect at `node` (or at byte `before` of its function)."""
         scope = _ancestor(node, self.function_types)
         while scope is not None:
-            found = self._bound_in(scope, name, node.start_byte)
+            found = self._bound_in(scope, name, node.start_byte if before is None else before)
             if found is not None:
+                stmt = _ancestor(found, _PY_ASSIGNMENTS)
+                left = stmt.child_by_field_name("left") if stmt is not None else None
+                right = stmt.child_by_field_name("right") if stmt is not None else None
+                if (
+                    left is not None and right is not None
+                    and left.start_byte <= found.start_byte < left.end_byte
+                    and right.start_byte <= node.start_byte < right.end_byte
+                ):
+                    # `url = url.copy_with(...)`: the right side reads the binding before it
+                    return self.binding(node, name, stmt.start_byte - 1)  # type: ignore[union-attr]
                 return found
             scope = _ancestor(scope, self.function_types)
         return None
 
     def _bound_in(self, scope: tree_sitter.Node, name: str, before: int) -> tree_sitter.Node | None:
+        param = None
         params = scope.child_by_field_name("parameters")
         if params is not None:
             for p in params.named_children:
@@ -347,8 +394,13 @@ class _Python(_Language):
                     )
                 )
                 if ident is not None and ident.type == "identifier" and self.text(ident) == name:
-                    return ident
-        return self.bound_in_body(scope, name, before)
+                    param = ident
+                    break
+        body = self.bound_in_body(scope, name, before)
+        # `url = httpx.URL(url)` rebinds the parameter for what follows
+        if body is not None and (param is None or body.start_byte <= before):
+            return body
+        return param
 
     def names_bound(self, capture: str, node: tree_sitter.Node) -> list[tree_sitter.Node]:
         if capture == "i":
@@ -396,9 +448,35 @@ class _Js(_Language):
     """
     identifiers = frozenset({
         "identifier", "property_identifier", "private_property_identifier", "type_identifier",
-        "shorthand_property_identifier",
+        "shorthand_property_identifier", "shorthand_property_identifier_pattern",
     })
     class_types = frozenset({"class_declaration", "class", "abstract_class_declaration"})
+
+    def site(self, node: tree_sitter.Node) -> Site:
+        key = self.destructured_key(node)
+        if key is not None:
+            # `const {url} = options`: the name reads the member `url` of `options`
+            base = super().site(node)
+            return replace(base, receiver=key, local=None)
+        return super().site(node)
+
+    def destructured_key(self, node: tree_sitter.Node) -> TypeExpr | None:
+        """The member a destructuring pattern's key reads (`{url}` / `{url: u}` in a
+        `const … = value`), as a receiver type expression."""
+        parent = node.parent
+        if node.type == "shorthand_property_identifier_pattern" and parent is not None and parent.type == "object_pattern":
+            pattern = parent
+        elif (
+            node.type == "property_identifier" and parent is not None and parent.type == "pair_pattern"
+            and parent.child_by_field_name("key") == node
+        ):
+            pattern = parent.parent
+        else:
+            return None
+        decl = pattern.parent if pattern is not None else None
+        if decl is None or decl.type != "variable_declarator" or decl.child_by_field_name("name") != pattern:
+            return None
+        return self.expr_type(decl.child_by_field_name("value"), 0) or TypeExpr("unknown")
     function_types = frozenset({
         "function_declaration", "function_expression", "arrow_function", "method_definition",
         "generator_function_declaration", "function", "generator_function",
@@ -428,17 +506,17 @@ class _Js(_Language):
                 return TypeExpr("global", name)
             return self.binding_type(bound, depth)
         if t == "member_expression":
-            base = self.expr_type(node.child_by_field_name("object"), depth + 1)
+            base = self.expr_type(node.child_by_field_name("object"), depth)
             prop = self.text(node.child_by_field_name("property"))
             return TypeExpr("member", prop, base) if base is not None else None
         if t == "call_expression":
-            callee = self.expr_type(node.child_by_field_name("function"), depth + 1)
+            callee = self.expr_type(node.child_by_field_name("function"), depth)
             return TypeExpr("returns", base=callee) if callee is not None else None
         if t == "new_expression":
             ctor = node.child_by_field_name("constructor")
             return TypeExpr("named", self.text(ctor)) if ctor is not None else None
         if t in ("parenthesized_expression", "non_null_expression", "await_expression") and node.named_child_count:
-            return self.expr_type(node.named_children[0], depth + 1)
+            return self.expr_type(node.named_children[0], depth)
         if t in ("as_expression", "satisfies_expression") and node.named_child_count > 1:
             return TypeExpr("named", self.text(node.named_children[1]))
         return None
@@ -452,6 +530,15 @@ class _Js(_Language):
             return TypeExpr("named", self.text(ann).lstrip(":").strip())
         if holder.type == "variable_declarator":
             return self.expr_type(holder.child_by_field_name("value"), depth + 1)
+        if holder.type in ("object_pattern", "pair_pattern"):
+            # `const {options} = request` / `const {options: o} = this`: that member
+            key = bound if holder.type == "object_pattern" else holder.child_by_field_name("key")
+            pattern = holder if holder.type == "object_pattern" else holder.parent
+            decl = pattern.parent if pattern is not None else None
+            if key is None or decl is None or decl.type != "variable_declarator" or decl.child_by_field_name("name") != pattern:
+                return None
+            base = self.expr_type(decl.child_by_field_name("value"), depth + 1)
+            return TypeExpr("member", self.text(key), base) if base is not None else None
         return None
 
     def binding(self, node: tree_sitter.Node, name: str) -> tree_sitter.Node | None:
@@ -532,13 +619,25 @@ class _Php(_Language):
         base = super().site(node)
         written = self.class_name_at(node)
         if written is None:
+            if base.receiver is not None:
+                holder = node.parent.parent if node.parent is not None and node.parent.type == "variable_name" else node.parent
+                kind = holder.type if holder is not None else ""
+                if kind in _PHP_CALLS:
+                    return replace(base, call=True)
+                if kind in _PHP_VALUES:
+                    return replace(base, call=False)
             return base
         return Site(base.name, base.range, base.receiver, base.local, base.enclosing_class,
                     base.class_line, written)
 
     def string_site(self, offset: int) -> Site | None:
         """`[Foo::class, 'method']` (a route action, a callable): the string is the
-        method `method` of the class `Foo`."""
+        method `method` of the class `Foo`. In a docblock, a class name of a type tag
+        (`@param \\App\\Foo $x`) is that class, resolved like code."""
+        root = self.doc.tree.root_node  # type: ignore[union-attr]
+        comment = root.named_descendant_for_byte_range(offset, offset)
+        if comment is not None and comment.type == "comment":
+            return self.docblock_site(comment, offset)
         node = _identifier_at(self.doc, offset, frozenset({"string_content"}))
         element = node.parent.parent if node is not None and node.parent is not None else None
         array = element.parent if element is not None else None
@@ -552,6 +651,22 @@ class _Php(_Language):
         if self.text(constant).lower() != "class":
             return None
         return Site(self.text(node), self.doc.node_range(node), self.scope_type(scope))
+
+    def docblock_site(self, comment: tree_sitter.Node, offset: int) -> Site | None:
+        text = self.doc.data[comment.start_byte : comment.end_byte]
+        at = offset - comment.start_byte
+        for s, e, written in docblock_type_names(text):
+            if s <= at <= e:
+                rng = self.doc.byte_range(comment.start_byte + s, comment.start_byte + e)
+                cls = _ancestor(comment, self.class_types)
+                cls_name = cls.child_by_field_name("name") if cls is not None else None
+                return Site(
+                    written.rsplit("\\", 1)[-1], rng,
+                    enclosing_class=self.text(cls_name) or None,
+                    class_line=cls_name.start_point[0] if cls_name is not None else None,
+                    class_name=written,
+                )
+        return None
 
     def class_name_at(self, node: tree_sitter.Node) -> str | None:
         parent = node.parent
@@ -571,6 +686,13 @@ class _Php(_Language):
             if parent.type in _PHP_SCOPED_PARENTS and parent.named_children[0] != node:
                 return None
             return self.text(node)
+        if (
+            parent.type == "binary_expression"
+            and parent.child_by_field_name("right") == node
+            and (op := parent.child_by_field_name("operator")) is not None
+            and op.type == "instanceof"
+        ):  # `$x instanceof Response`: a class, by PHP's name rules
+            return self.text(node)
         if parent.type == "namespace_use_clause" and parent.child_by_field_name("alias") != node:
             return "\\" + self.text(node)
         return None
@@ -585,12 +707,29 @@ class _Php(_Language):
                 return self.scope_type(holder.child_by_field_name("scope"))
             return None
         if parent.type in _PHP_MEMBER_PARENTS and parent.child_by_field_name("name") == node:
-            return self.expr_type(parent.child_by_field_name("object"), 0) or TypeExpr("unknown")
+            obj = parent.child_by_field_name("object")
+            return self.narrowed(obj) or self.expr_type(obj, 0) or TypeExpr("unknown")
         if parent.type in _PHP_SCOPED_PARENTS:
             scope = parent.child_by_field_name("scope") or parent.named_children[0]
             if scope is not None and scope != node and (parent.child_by_field_name("name") == node or parent.named_children[-1] == node):
                 return self.scope_type(scope)
         return None
+
+    def narrowed(self, obj: tree_sitter.Node | None) -> TypeExpr | None:
+        """`$x instanceof Foo ? $x->m() : …`, `if (! $x instanceof Foo) { return; }`:
+        the last `instanceof` check of the receiver before the use, in its function."""
+        if obj is None or obj.type not in ("variable_name", "member_access_expression"):
+            return None
+        scope = _ancestor(obj, self.function_types)
+        start = scope.start_byte if scope is not None else 0
+        head = self.doc.data[start : obj.start_byte]
+        if b"instanceof" not in head:
+            return None
+        written = re.escape(self.doc.data[obj.start_byte : obj.end_byte])
+        found = None
+        for found in re.finditer(written + rb"\s+instanceof\s+([\\\w]+)", head):
+            pass
+        return TypeExpr("named", found.group(1).decode()) if found else None
 
     def scope_type(self, scope: tree_sitter.Node | None) -> TypeExpr | None:
         if scope is None:
@@ -613,11 +752,11 @@ class _Php(_Language):
             bound = self.binding(node, name)
             return self.binding_type(bound, depth) if bound is not None else None
         if t in ("member_access_expression", "nullsafe_member_access_expression"):
-            base = self.expr_type(node.child_by_field_name("object"), depth + 1)
+            base = self.expr_type(node.child_by_field_name("object"), depth)
             name = self.text(node.child_by_field_name("name"))
             return TypeExpr("member", name, base) if base is not None else None
         if t in ("member_call_expression", "nullsafe_member_call_expression"):
-            base = self.expr_type(node.child_by_field_name("object"), depth + 1)
+            base = self.expr_type(node.child_by_field_name("object"), depth)
             name = self.text(node.child_by_field_name("name"))
             return TypeExpr("returns", base=TypeExpr("member", name, base)) if base is not None else None
         if t == "scoped_call_expression":
@@ -636,7 +775,7 @@ class _Php(_Language):
                 return TypeExpr("returns", base=TypeExpr("global", self.text(fn)))
             return None
         if t == "parenthesized_expression" and node.named_child_count:
-            return self.expr_type(node.named_children[0], depth + 1)
+            return self.expr_type(node.named_children[0], depth)
         return None
 
     def binding_type(self, bound: tree_sitter.Node, depth: int) -> TypeExpr | None:
@@ -688,6 +827,13 @@ class _Php(_Language):
         return self.text(ident).lstrip("$") == name
 
 
+_PHP_CALLS = frozenset({"member_call_expression", "nullsafe_member_call_expression", "scoped_call_expression"})
+_PHP_VALUES = frozenset({
+    "member_access_expression", "nullsafe_member_access_expression", "scoped_property_access_expression",
+    "class_constant_access_expression",
+})
+
+
 def _doc_tag_type(comment: str, var: str) -> str | None:
     m = re.search(r"@(?:var|param)\s+([\\\w|?<>\[\], ]+?)\s+\$?" + re.escape(var.lstrip("$")) + r"\b", comment)
     if m:
@@ -710,6 +856,11 @@ _HANDLERS: dict[str, type[_Language]] = {
 def _handler_class(language: str) -> type[_Language] | None:
     grammar = GRAMMARS.get(language)
     return _HANDLERS.get(grammar) if grammar is not None else None
+
+
+def has_reader(language: str) -> bool:
+    """Whether the language has a syntax reader (else navigation ranks by name)."""
+    return _handler_class(language) is not None
 
 
 def handler_for(doc: SourceDocument) -> _Language | None:

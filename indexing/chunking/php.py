@@ -33,6 +33,7 @@ from .base import (
     _Def,
     split_oversized,
 )
+from .php_docblock import docblock_type_names, magic_members
 from .walks import attach_leading_lines, defines_line
 
 # Members are joined with `::`, namespaces and the types/functions in them with `\`.
@@ -378,9 +379,12 @@ class PhpStrategy(TreeSitterStrategy):
     ) -> FileAnalysis:
         _memo.cache = {}
         try:
-            return super().analyze(doc, settings, lazy)
+            analysis = super().analyze(doc, settings, lazy)
         finally:
             _memo.cache = None
+        # with the definitions, so an open buffer's lazy analysis has them too
+        analysis.symbols.extend(_magic_members(doc, analysis.symbols))
+        return analysis
 
     def _references(
         self, doc: SourceDocument, root: tree_sitter.Node, defs: list[_Def]
@@ -391,6 +395,7 @@ class PhpStrategy(TreeSitterStrategy):
         # Laravel hook: route and relation names passed as strings (`route('home')`,
         # `->with('author')`, `TextColumn::make('customer.name')`).
         refs.extend(laravel_string_references(doc, root))
+        refs.extend(docblock_references(doc, root))
         return refs
 
     # ---- hooks -------------------------------------------------------------------
@@ -692,6 +697,63 @@ _RELATED_QUERY = """
     object: (variable_name (name) @_this (#eq? @_this "this"))
     name: (name) @this_prop)
 """
+
+
+def _magic_members(doc: SourceDocument, symbols: list[Symbol]) -> list[Symbol]:
+    """`@method static Carbon now()` / `@property string $name` in a class docblock: members
+    of that class, placed on the tag (where intelephense goes for `Date::now()`)."""
+    out: list[Symbol] = []
+    if doc.tree is None or (b"@method" not in doc.data and b"@property" not in doc.data):
+        return out
+    root = doc.tree.root_node
+    for sym in symbols:
+        if sym.kind not in (SymbolKind.CLASS, SymbolKind.INTERFACE, SymbolKind.TRAIT):
+            continue
+        r = sym.selection_range.start  # the class's name (byte column = character: ASCII)
+        decl = _ancestor_declaration(root.named_descendant_for_point_range((r.line, r.character), (r.line, r.character)))
+        comment = docblock(doc, decl) if decl is not None else None
+        if comment is None:
+            continue
+        text = doc.data[comment.start_byte : comment.end_byte]
+        owner = sym.qualified_name
+        for kind, name, s, e, line in magic_members(text):
+            rng = doc.byte_range(comment.start_byte + s, comment.start_byte + e)
+            out.append(Symbol(
+                name, SymbolKind.METHOD if kind == "method" else SymbolKind.PROPERTY, rng, rng,
+                f"{owner}::{name}", owner, line,
+            ))
+    return out
+
+
+_DECLARATIONS = frozenset({"class_declaration", "interface_declaration", "trait_declaration"})
+
+
+def _ancestor_declaration(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
+    while node is not None and node.type not in _DECLARATIONS:
+        node = node.parent
+    return node
+
+
+def docblock_references(doc: SourceDocument, root: tree_sitter.Node) -> list[Reference]:
+    """Class names in `/** @param … @return … */` tags, placed in the file (the comment
+    nodes come from a query run in C; only docblocks with a tag reach the regex)."""
+    out: list[Reference] = []
+    cursor = tree_sitter.QueryCursor(query("php", "(comment) @c"))
+    for node in cursor.captures(root).get("c", ()):
+        text = doc.data[node.start_byte : node.end_byte]
+        if not text.startswith(b"/**"):
+            continue
+        row0, col0 = node.start_point
+        for s, e, written in docblock_type_names(text):
+            nl = text.rfind(b"\n", 0, s)
+            row = row0 + text.count(b"\n", 0, s)
+            col = col0 + s if nl == -1 else s - nl - 1
+            end_col = col + (e - s)
+            if row in doc.non_ascii_rows:
+                col = doc.position((row, col)).character
+                end_col = doc.position((row, end_col)).character
+            out.append(Reference(written.rsplit("\\", 1)[-1], row, col, row, end_col, None))
+    return out
 
 
 def _enclosing_class(node: tree_sitter.Node) -> tree_sitter.Node | None:

@@ -10,9 +10,10 @@ from pathlib import PurePosixPath
 import tree_sitter
 
 from ..languages import query
-from ..model import FileAnalysis, SymbolKind
+from ..model import FileAnalysis, Reference, SymbolKind
 from ..source import SourceDocument
 from .base import FileWork, TreeSitterStrategy, _Def
+from .python_strings import type_strings
 from .walks import defines_line
 
 _NESTED_IMPORTS = "[(import_statement) (import_from_statement)] @import"
@@ -55,6 +56,16 @@ class PythonStrategy(TreeSitterStrategy):
     ((assignment left: (attribute object: (identifier) @_self attribute: (identifier) @name))
         @definition.field (#eq? @_self "self"))
     """
+
+    def _references(
+        self, doc: SourceDocument, root: tree_sitter.Node, defs: list[_Def]
+    ) -> list[Reference]:
+        refs = super()._references(doc, root, defs)
+        # `__all__` entries and forward references (`x: "Client"`) name code too
+        for start, end, name in type_strings(doc.data, root):
+            r = doc.byte_range(start, end)
+            refs.append(Reference(name, r.start.line, r.start.character, r.end.line, r.end.character, None))
+        return refs
 
     def module_prefix(self, doc: SourceDocument, analysis: FileAnalysis) -> str | None:
         """The module name. It runs first, so it also records the imports."""

@@ -175,8 +175,9 @@ def _refs(live: LiveIndex, name: str) -> tuple[list[tuple[str, int]], list[tuple
 def test_references_of_a_php_class_keep_to_its_namespace(live: LiveIndex):
     shop, _ = _refs(live, "App\\Models\\Shop\\Category")
     blog, _ = _refs(live, "App\\Models\\Blog\\Category")
-    uses = ["use App\\Models\\Shop\\Category;", "private Category $category", "list(Category $c)",
-            "Category::create()"]
+    # docblock types are uses too (`@var Category`, `@return Category`), as PHP tools read them
+    uses = ["use App\\Models\\Shop\\Category;", "private Category $category", "@var Category",
+            "@return Category", "list(Category $c)", "Category::create()"]
     assert shop == [(CATALOG, line_of(CATALOG, u)) for u in uses]
     assert (CATALOG, line_of(CATALOG, "as BlogCategory")) in blog
 

@@ -1,0 +1,86 @@
+"""Python strings that name code: entries of `__all__` and forward references in type
+expressions (`x: "Client"`, `Union["URL", str]`, `TypeVar("T", bound="Base")`).
+Type checkers read them as uses of those names (pyright lists them as references), so
+the index records them and a definition request on one resolves the name.
+
+Cheap by construction: a byte regex finds candidate strings first (most files have
+none), and only those are checked against the tree.
+"""
+
+from __future__ import annotations
+
+import re
+
+import tree_sitter
+
+# a quoted identifier-ish text: `"URL"`, `'pkg.Client'`, `"A | None"`
+_CANDIDATE = re.compile(rb"""(["'])([A-Za-z_][\w.]*(?:\s*\|\s*[A-Za-z_][\w.]*)*)\1""")
+_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+_NOT_TYPES = frozenset({"None"})
+
+
+def _in_type_context(node: tree_sitter.Node) -> bool:
+    """Whether a string node stands where a type (or an `__all__` entry) does."""
+    cur = node.parent
+    for _ in range(8):
+        if cur is None:
+            return False
+        t = cur.type
+        if t == "type":
+            return True
+        if t == "keyword_argument":
+            name = cur.child_by_field_name("name")
+            return name is not None and name.text == b"bound"
+        if t == "subscript":
+            value = cur.child_by_field_name("value")
+            text = value.text or b"" if value is not None else b""
+            last = text.rsplit(b".", 1)[-1]
+            return last[:1].isupper()  # `Union[...]`, `typing.Optional[...]`, not `d["k"]`
+        if t == "assignment":
+            left = cur.child_by_field_name("left")
+            return left is not None and left.text == b"__all__"
+        if t in ("call", "function_definition", "class_definition", "block", "module"):
+            return False
+        cur = cur.parent
+    return False
+
+
+def _names(data: bytes, node: tree_sitter.Node) -> list[tuple[int, int, str]]:
+    m = _CANDIDATE.fullmatch(data, node.start_byte, node.end_byte)
+    if m is None:
+        return []
+    start = m.start(2)
+    out = []
+    for n in _NAME.finditer(m.group(2).decode("utf-8", errors="replace")):
+        if n.group() in _NOT_TYPES:
+            continue
+        last = n.group().rsplit(".", 1)[-1]
+        s = start + n.end() - len(last)
+        out.append((s, s + len(last), last))
+    return out
+
+
+def type_strings(data: bytes, root: tree_sitter.Node) -> list[tuple[int, int, str]]:
+    """(start byte, end byte, name) of each name written in such a string; a dotted name
+    counts as its last segment's occurrence (`"pkg.Client"` -> `Client`)."""
+    out: list[tuple[int, int, str]] = []
+    for m in _CANDIDATE.finditer(data):
+        node = root.named_descendant_for_byte_range(*m.span(2))
+        while node is not None and node.type != "string":
+            node = node.parent
+        if node is None or node.start_byte != m.start() or not _in_type_context(node):
+            continue
+        out.extend(_names(data, node))
+    return out
+
+
+def type_string_at(data: bytes, root: tree_sitter.Node, offset: int) -> tuple[int, int, str] | None:
+    """The name of such a string under `offset`, or None."""
+    node = root.named_descendant_for_byte_range(offset, offset)
+    while node is not None and node.type != "string":
+        if node.type not in ("string_content", "string_start", "string_end"):
+            return None
+        node = node.parent
+    if node is None or not _in_type_context(node):
+        return None
+    return next(((s, e, n) for s, e, n in _names(data, node) if s <= offset <= e), None)
