@@ -27,7 +27,7 @@ from code_intel.indexing.sync import sync_workspace
 from code_intel.indexing.vectors import VectorIndex
 from history_eval import LABELS as HISTORY_LABELS
 from history_eval import MODES as HISTORY_MODES
-from history_eval import find_git_dir, lay_tree, metrics
+from history_eval import find_git_dir, is_test, lay_tree, metrics
 from tables import table
 
 CODE_SUFFIXES = (".php", ".py", ".ts", ".tsx", ".js", ".jsx", ".vue")
@@ -67,7 +67,10 @@ def run(sets: list[dict[str, Any]], corpora: list[Path], work: Path, spec: str,
         root = work / f"requests-{app['app']}"
         root.mkdir(parents=True, exist_ok=True)
         lay_tree(git_dir, app["commit"], root)
-        config = Config(embedding_model=embedder.spec if embedder else spec, vector_store=VectorStoreConfig())
+        # Test files are neither candidates nor answers (issue 18's protocol), so they
+        # are not embedded either: that only saves time.
+        config = Config(embedding_model=embedder.spec if embedder else spec, vector_store=VectorStoreConfig(),
+                        embed_exclude_patterns=[*Config().embed_exclude_patterns, "tests/**", "**/tests/**"])
         store = IndexStore.for_workspace(root)
         lexical = LexicalIndex.for_workspace(root)
         s = time.perf_counter()
@@ -89,7 +92,7 @@ def run(sets: list[dict[str, Any]], corpora: list[Path], work: Path, spec: str,
                     else:
                         res = hybrid_query(case[lang], store=store, lexical=lexical, vectors=vectors,
                                            top=100, signals=MODES[m])
-                        ranked = [f.path for f in res.files]
+                        ranked = [f.path for f in res.files if not is_test(f.path)]
                     rank = next((i for i, p in enumerate(ranked, 1) if p in gold), None)
                     for split in ("all", case.get("split", "tune")):
                         ranks[(app["app"], lang, m, split)].append(rank)
