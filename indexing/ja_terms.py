@@ -24,7 +24,7 @@ import re
 import sqlite3
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -410,3 +410,45 @@ def glosses(text: str) -> list[Gloss]:
     if not has_japanese(text):
         return []
     return _BRIDGE.glosses(text)
+
+
+#: A long request is translated from its first characters only (the lead says what it asks).
+MAX_TRANSLATED_CHARS = 4_000
+
+
+@dataclass(frozen=True)
+class Translation:
+    """What the word signals search for a request's Japanese."""
+
+    terms: tuple[str, ...] = ()  # English terms for BM25, best first
+    sources: dict[str, str] = field(default_factory=dict)  # term → the Japanese word it came from
+    phrase: str = ""  # names for the definition signal (see definition_phrase)
+    note: str = ""  # for the answer's notes: what was searched, or why nothing was
+
+    def marked(self, matched: Iterable[str]) -> dict[str, str]:
+        """The matched terms that came from Japanese, with their source words."""
+        return {t: self.sources[t] for t in matched if t in self.sources}
+
+
+def translate_request(text: str, literal: Iterable[str] = ()) -> Translation:
+    """English terms for the Japanese words of a request (none when it has none). Terms
+    the request already writes (`literal`) stay literal evidence, not translated."""
+    if not has_japanese(text):
+        return Translation()
+    try:
+        found = glosses(text[:MAX_TRANSLATED_CHARS])
+    except JapaneseUnavailable as exc:
+        return Translation(note=f"Japanese words were searched by meaning only: {exc}")
+    except (OSError, sqlite3.Error) as exc:
+        return Translation(note=f"Japanese words were searched by meaning only: the dictionary failed ({exc})")
+    literal = set(literal)
+    terms = tuple(t for t in english_terms(found) if t not in literal)
+    sources: dict[str, str] = {}
+    for g in found:
+        if g.origin != "literal":
+            for t in g.terms:
+                if t in terms:
+                    sources.setdefault(t, g.source)
+    shown = ", ".join(f"{g.source}→{g.terms[0]}" for g in found if g.origin != "literal" and g.terms)
+    note = f"Japanese searched as English words too: {shown}" if shown else ""
+    return Translation(terms, sources, definition_phrase(found) if terms else "", note)
