@@ -102,6 +102,7 @@ SOFTWARE_TERMS: dict[str, tuple[str, ...]] = {
     "いいね": ("like",),            # MeCab reads いい + ね ("good")
     "登録": ("register", "registration"),  # "registration" (the stemmer keeps it apart)
     "更新": ("update",),            # "renewal; update; innovation"
+    "商品": ("product", "item"),    # "commodity; goods; merchandise"
 }
 
 _SOFTWARE_RE = re.compile("|".join(sorted(map(re.escape, SOFTWARE_TERMS), key=len, reverse=True)))
