@@ -103,6 +103,8 @@ SOFTWARE_TERMS: dict[str, tuple[str, ...]] = {
     "登録": ("register", "registration"),  # "registration" (the stemmer keeps it apart)
     "更新": ("update",),            # "renewal; update; innovation"
     "商品": ("product", "item"),    # "commodity; goods; merchandise"
+    "返金": ("refund",),            # "repayment"
+    "決済": ("payment", "checkout"),  # "settlement (of an account)"
 }
 
 _SOFTWARE_RE = re.compile("|".join(sorted(map(re.escape, SOFTWARE_TERMS), key=len, reverse=True)))
