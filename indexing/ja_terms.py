@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .lexical import query_terms
+
 _JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
 _KANA_ONLY = re.compile(r"^[\u3040-\u30ff\u30fc]+$")
 _KATAKANA = re.compile(r"^[\u30a0-\u30ff]+$")
@@ -103,6 +105,7 @@ SOFTWARE_TERMS: dict[str, tuple[str, ...]] = {
     "登録": ("register", "registration"),  # "registration" (the stemmer keeps it apart)
     "更新": ("update",),            # "renewal; update; innovation"
     "商品": ("product", "item"),    # "commodity; goods; merchandise"
+    "既読": ("read", "mark"),       # "already read": code marks things as read
     "返金": ("refund",),            # "repayment"
     "決済": ("payment", "checkout"),  # "settlement (of an account)"
 }
@@ -445,7 +448,12 @@ def translate_request(text: str, literal: Iterable[str] = ()) -> Translation:
     except (OSError, sqlite3.Error) as exc:
         return Translation(note=f"Japanese words were searched by meaning only: the dictionary failed ({exc})")
     literal = set(literal)
-    terms = tuple(t for t in english_terms(found) if t not in literal)
+    # ASCII words written inside Japanese ("BANを解除", "GitHubで") are one run with the
+    # kana to the word tokenizer: searched here as the literal words they are.
+    written = [t for t in query_terms(" ".join(g.source for g in found if g.origin == "literal"))
+               if t not in literal]
+    literal.update(written)
+    terms = tuple(dict.fromkeys([*written, *(t for t in english_terms(found) if t not in literal)]))
     sources: dict[str, str] = {}
     for g in found:
         if g.origin != "literal":

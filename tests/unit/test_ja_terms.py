@@ -78,6 +78,13 @@ def test_translation_marks_sources_and_keeps_literal_words_literal():
     assert t.marked(["user", "ban"]) == {"user": "ユーザー"}
 
 
+def test_ascii_words_inside_japanese_are_searched_as_written():
+    # "ユーザーをBANする処理" is one word to the tokenizer: BAN would be lost
+    t = ja_terms.translate_request("ユーザーをBANする処理", literal=["ユーザーをbanする処理"])
+    assert t.terms[:2] == ("ban", "user")
+    assert "ban" not in t.sources  # written, not translated
+
+
 def test_the_segmenter_and_dictionary_load_only_for_japanese():
     code = (
         "import sys\n"
