@@ -28,16 +28,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .lexical import query_terms
+from .lexical import STOPWORDS, query_terms
 
 _JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
 _KANA_ONLY = re.compile(r"^[\u3040-\u30ff\u30fc]+$")
+_ASCII_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _KATAKANA = re.compile(r"^[\u30a0-\u30ff]+$")
 _GLOSS_WORD = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 _PARENS = re.compile(r"\([^)]*\)")
 
 #: Per Japanese word, at most this many English terms.
-TERMS_PER_WORD = 4
+TERMS_PER_WORD = 3
 #: A gloss longer than this many words describes rather than names: skipped.
 MAX_GLOSS_WORDS = 2
 
@@ -106,6 +107,9 @@ SOFTWARE_TERMS: dict[str, tuple[str, ...]] = {
     "更新": ("update",),            # "renewal; update; innovation"
     "商品": ("product", "item"),    # "commodity; goods; merchandise"
     "既読": ("read", "mark"),       # "already read": code marks things as read
+    "状態": ("status", "state"),    # "state; condition; situation"
+    "整形": ("format",),            # "orthopedics; shaping"
+    "形式": ("format",),            # "form; formality; method"
     "返金": ("refund",),            # "repayment"
     "決済": ("payment", "checkout"),  # "settlement (of an account)"
 }
@@ -143,7 +147,7 @@ def gloss_terms(glosses: Iterable[str], limit: int = TERMS_PER_WORD) -> list[str
     out: list[str] = []
     for g in glosses:
         text = _PARENS.sub(" ", g.lower())
-        words = [w for w in _GLOSS_WORD.findall(text) if w not in _EN_STOP]
+        words = [w for w in _GLOSS_WORD.findall(text) if w not in _EN_STOP and w not in STOPWORDS]
         if text.strip().startswith("to ") and words[:1] == ["to"]:
             words = words[1:]
         if not words or len(words) > MAX_GLOSS_WORDS:
@@ -450,7 +454,7 @@ def translate_request(text: str, literal: Iterable[str] = ()) -> Translation:
     literal = set(literal)
     # ASCII words written inside Japanese ("BANを解除", "GitHubで") are one run with the
     # kana to the word tokenizer: searched here as the literal words they are.
-    written = [t for t in query_terms(" ".join(g.source for g in found if g.origin == "literal"))
+    written = [t for t in query_terms(" ".join(_ASCII_WORD.findall(text[:MAX_TRANSLATED_CHARS])))
                if t not in literal]
     literal.update(written)
     terms = tuple(dict.fromkeys([*written, *(t for t in english_terms(found) if t not in literal)]))
