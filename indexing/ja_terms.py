@@ -423,7 +423,7 @@ def glosses(text: str) -> list[Gloss]:
 
 
 #: A long request is translated from its first characters only (the lead says what it asks).
-MAX_TRANSLATED_CHARS = 4_000
+MAX_TRANSLATED_CHARS = 2_000
 
 
 @dataclass(frozen=True)
