@@ -118,7 +118,7 @@ def report(ranks: dict[tuple[str, str, str, str], list[int | None]], info: dict[
                  "Acc@5 en"],
                 rows)
     n = {app: len(ranks[(app, "ja", modes[0], "all")]) for app in {k[0] for k in ranks}}
-    return out + "\n    " + ", ".join(f"{a}: {n[a]} requests, indexed in {t:.0f}s ({c} chunks embedded)"
+    return out + "\n    " + ", ".join(f"{a}: {n.get(a, 0)} requests, indexed in {t:.0f}s ({c} chunks embedded)"
                                        for a, (t, c) in info.items())
 
 
