@@ -41,6 +41,8 @@ _PARENS = re.compile(r"\([^)]*\)")
 TERMS_PER_WORD = 3
 #: A gloss longer than this many words describes rather than names: skipped.
 MAX_GLOSS_WORDS = 2
+#: A loanword MeCab split is rejoined from at most this many pieces.
+MAX_KATAKANA_PARTS = 4
 
 # Words a request about code uses to frame what it asks, not to name it.
 _JA_STOP = frozenset(
@@ -267,7 +269,7 @@ class _Bridge:
             j = i
             while j < len(tokens) and _KATAKANA.match(tokens[j].surface):
                 j += 1
-            for end in range(j, i + 1, -1):  # longest known run first
+            for end in range(min(j, i + MAX_KATAKANA_PARTS), i + 1, -1):  # longest known first
                 joined = "".join(t.surface for t in tokens[i:end])
                 known = self._lookup(joined)
                 if known or joined in SOFTWARE_TERMS:
@@ -419,7 +421,8 @@ def glosses(text: str) -> list[Gloss]:
     has no Japanese). Raises JapaneseUnavailable when the segmenter or dictionary is missing."""
     if not has_japanese(text):
         return []
-    return _BRIDGE.glosses(text)
+    # MeCab takes UTF-8: a lone surrogate (valid in a JSON string) becomes "?"
+    return _BRIDGE.glosses(text.encode("utf-8", "replace").decode("utf-8"))
 
 
 #: A long request is translated from its first characters only (the lead says what it asks).

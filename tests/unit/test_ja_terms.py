@@ -52,6 +52,11 @@ def test_a_reversal_verb_prefixes_its_object_as_english_code_does():
     assert "unuser" not in terms("ユーザーのBANを解除する")  # only the word it undoes
 
 
+def test_odd_input_never_breaks_the_bridge():
+    assert "user" in terms("ユーザー\ud800を\x00削除😀")  # a lone surrogate is valid JSON
+    ja_terms.translate_request("ア" * 3000)  # a long katakana run is cut into pieces, not tried whole
+
+
 def test_definition_phrase_gives_both_word_orders():
     phrase = ja_terms.definition_phrase(ja_terms.glosses("スレッドを削除する"))
     assert "thread delete" in phrase and "delete thread" in phrase  # → DeleteThread
