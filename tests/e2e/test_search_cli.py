@@ -88,6 +88,19 @@ def test_without_a_server_a_request_without_words_still_gets_vectors(shop):
     assert any("vector" in s["evidence"] for s in answer["symbols"])
 
 
+def test_a_japanese_request_finds_english_code_by_its_translated_words_without_vectors(shop):
+    proc = run("search", "支払いゲートウェイで返金する", "--json", "--wait-model", "0", cwd=shop)
+    assert proc.returncode == 0, proc.stderr
+    answer = json.loads(proc.stdout)
+    assert answer["status"] == "partial"  # no vector signal: words alone
+    files = [f["path"] for f in answer["files"]]
+    assert "app/Interfaces/PaymentGateway.php" in files[:3], files
+    lexical = answer["files"][files.index("app/Interfaces/PaymentGateway.php")]["evidence"]["lexical"]
+    assert lexical["translated"]["payment"] == "支払い"
+    assert any(s["symbol"] == "refund" for s in answer["symbols"][:5])
+    assert any("支払い→payment" in n for n in answer["notes"])
+
+
 def test_a_second_search_embeds_nothing_new(shop):
     before = (shop / ".code-intel" / "vectors.db").stat().st_mtime_ns
     proc = run("search", "商品のフォーム", "--json", "--no-sync", "--wait-model", "120", cwd=shop)

@@ -1,0 +1,472 @@
+"""English search terms for a Japanese request: the bridge from Japanese to the words code is written in.
+
+Why: BM25 and the definition signal match words, and a Japanese request ("スレッドを削除する")
+shares no word with English code (`DeleteThread`). The request is segmented by MeCab (fugashi
+with UniDic-lite), each content word is looked up in JMdict (the jamdict-data package's
+SQLite copy, read directly) and its first glosses become search terms. Katakana loanwords
+take their English origin from UniDic's lemma (`ユーザー-user`) before the dictionary.
+
+A short list of software terms (`SOFTWARE_TERMS`) comes first where JMdict's everyday
+sense is not what code calls it (作成 "drawing up" → create, 一覧 "glance" → list).
+Reversal verbs (解除, 取り消す, 外す) make prefixed terms of the words around them
+(ブロックを解除 → unblock), because English code negates with a prefix where Japanese
+uses a verb.
+
+Everything heavy is imported and opened on first use, and only for a request that
+contains Japanese: the LSP, hook and definition paths never import MeCab or open the
+dictionary.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sqlite3
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .lexical import STOPWORDS, query_terms
+
+_JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
+_KANA_ONLY = re.compile(r"^[\u3040-\u30ff\u30fc]+$")
+_ASCII_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_KATAKANA = re.compile(r"^[\u30a0-\u30ff]+$")
+_GLOSS_WORD = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+_PARENS = re.compile(r"\([^)]*\)")
+
+#: Per Japanese word, at most this many English terms.
+TERMS_PER_WORD = 3
+#: A gloss longer than this many words describes rather than names: skipped.
+MAX_GLOSS_WORDS = 2
+#: A loanword MeCab split is rejoined from at most this many pieces.
+MAX_KATAKANA_PARTS = 4
+
+# Words a request about code uses to frame what it asks, not to name it.
+_JA_STOP = frozenset(
+    ["する", "為る", "ある", "有る", "いる", "居る", "なる", "成る", "できる", "出来る", "れる", "られる", "せる", "させる", "こと", "事", "もの", "物", "ため", "為", "よう", "様", "処理", "機能", "部分", "場合", "時", "とき", "方法", "方", "所", "ところ", "箇所", "どこ", "何", "なに", "実装", "コード", "ファイル", "関数", "メソッド", "クラス", "感じ", "行う", "おこなう", "使う", "使用", "利用", "それ", "これ", "ここ", "そこ", "際", "中", "後", "前", "上", "下", "的", "等", "など", "仕組み", "流れ", "場所", "教える", "知る", "済み", "済", "見る", "いう", "言う", "思う", "欲しい", "ほしい", "一つ", "全て", "すべて", "全部", "もう", "ない", "無い", "過ぎる", "すぎる"]
+)
+
+# English gloss words that carry no search intent (on top of BM25's own stopwords).
+_EN_STOP = frozenset(
+    ["a", "an", "the", "of", "to", "in", "on", "at", "for", "from", "by", "with", "and", "or", "not", "is", "are", "be", "one's", "someone", "something", "some", "etc", "eg", "e.g.", "oneself", "thing", "things", "kind", "sort", "way", "making", "being", "having", "doing", "one"]
+)
+
+# Where JMdict's first, everyday sense is not what code calls the thing. Each entry says
+# what the dictionary gives first; the dictionary's own terms follow these.
+SOFTWARE_TERMS: dict[str, tuple[str, ...]] = {
+    "作成": ("create",),            # "drawing up; preparing; writing"
+    "新規作成": ("create", "new"),
+    "一覧": ("list", "index"),      # "look; glance; sight"
+    "取得": ("get", "fetch"),       # "acquisition; obtaining"
+    "表示": ("show", "display"),    # "indication; expression"
+    "保存": ("save", "store"),      # "preservation; conservation"
+    "設定": ("settings", "config"),  # "establishment; creation"
+    "認証": ("auth", "verify"),      # "certification"
+    "管理者": ("admin",),            # "manager; landlord; warden"
+    "管理": ("admin", "manage"),    # "control; management"
+    "管理画面": ("admin", "dashboard"),
+    "検証": ("validate", "verify"),  # "verification; inspection"
+    "変換": ("convert",),           # "change; conversion"
+    "判定": ("check",),             # "judgement; decision"
+    "削除": ("delete", "remove"),   # "deletion; elimination"
+    "編集": ("edit", "update"),     # "editing; compilation"
+    "追加": ("add",),               # "addition; supplement"
+    "公開": ("publish", "public"),  # "opening to the public"
+    "非公開": ("private",),
+    "発行": ("create", "issue"),    # "publication; issue"
+    "連携": ("connect", "integration"),  # "cooperation; coordination"
+    "送信": ("send",),              # "transmission"
+    "受信": ("receive",),
+    "通知": ("notify", "notification"),  # "notice; notification"
+    "有効": ("enable", "active"),   # "valid; effective"
+    "無効": ("disable", "inactive"),
+    "失敗": ("fail", "failure"),    # "failure; mistake"
+    "並べる": ("sort", "order"),    # "to line up"
+    "並び替え": ("sort", "order"),
+    "並べ替え": ("sort", "order"),
+    "絞り込み": ("filter",),
+    "集計": ("count", "aggregate"),  # "totalization"
+    "件数": ("count",),
+    "一括": ("bulk", "batch"),      # "lump; bundle"
+    "重複": ("duplicate",),         # "duplication; repetition"
+    "一意": ("unique",),            # "one meaning; one thought"
+    "閲覧": ("view", "read"),       # "inspection; reading; perusal"
+    "一日": ("daily", "day"),       # "one day"
+    "確認": ("confirm", "check"),   # framing word in requests, a verb in code
+    "探す": ("find", "search"),     # "to search; to seek"
+    "検索": ("search", "find"),     # "looking up; retrieval"
+    "承認": ("approve",),           # "recognition; acknowledgement"
+    "却下": ("reject", "decline"),  # "rejection; dismissal"
+    "購読": ("subscribe", "subscription"),  # "buying and reading"
+    "投稿": ("post", "submit"),     # "contribution; submission"
+    "同期": ("sync",),              # "same period; same year"
+    "生成": ("generate",),          # "creation; generation"
+    "いいね": ("like",),            # MeCab reads いい + ね ("good")
+    "登録": ("register", "registration"),  # "registration" (the stemmer keeps it apart)
+    "更新": ("update",),            # "renewal; update; innovation"
+    "商品": ("product", "item"),    # "commodity; goods; merchandise"
+    "既読": ("read", "mark"),       # "already read": code marks things as read
+    "状態": ("status", "state"),    # "state; condition; situation"
+    "整形": ("format",),            # "orthopedics; shaping"
+    "形式": ("format",),            # "form; formality; method"
+    "返金": ("refund",),            # "repayment"
+    "決済": ("payment", "checkout"),  # "settlement (of an account)"
+}
+
+_SOFTWARE_RE = re.compile("|".join(sorted(map(re.escape, SOFTWARE_TERMS), key=len, reverse=True)))
+
+# Verbs that undo what their object names: English code writes unX / disX.
+_REVERSAL = frozenset(["解除", "取り消す", "取り消し", "外す", "キャンセル", "取り下げる", "撤回"])
+_PREFIXES = ("un", "dis")
+
+
+class JapaneseUnavailable(RuntimeError):
+    """The segmenter or the dictionary is not installed (or unreadable)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Gloss:
+    """One Japanese word of a request and the English terms it is searched by."""
+
+    source: str  # the word as the request writes it
+    terms: tuple[str, ...]  # most likely first
+    # "software" | "loanword" | "dictionary" | "reversal" | "literal" (an ASCII word of
+    # the request, kept for word order: it is searched as written, not translated)
+    origin: str
+
+
+def has_japanese(text: str) -> bool:
+    """Does the text hold kana or kanji (and so need the bridge)?"""
+    return bool(_JAPANESE.search(text))
+
+
+def gloss_terms(glosses: Iterable[str], limit: int = TERMS_PER_WORD) -> list[str]:
+    """Search terms from dictionary glosses, in order: parentheses and "to " dropped,
+    descriptive glosses (more than MAX_GLOSS_WORDS words) skipped, stopwords out."""
+    out: list[str] = []
+    for g in glosses:
+        text = _PARENS.sub(" ", g.lower())
+        words = [w for w in _GLOSS_WORD.findall(text) if w not in _EN_STOP and w not in STOPWORDS]
+        if text.strip().startswith("to ") and words[:1] == ["to"]:
+            words = words[1:]
+        if not words or len(words) > MAX_GLOSS_WORDS:
+            continue
+        for w in words:
+            for t in _word_forms(w):
+                if t not in out and len(t) >= 2:
+                    out.append(t)
+        if len(out) >= limit:
+            break
+    return out[:limit]
+
+
+def _word_forms(word: str) -> list[str]:
+    """The gloss word and, for a nominalisation the porter stemmer does not join to its
+    verb, the verb code names (notification → notify, subscription → subscribe)."""
+    for suffix, verb in (("ification", "ify"), ("ription", "ribe"), ("version", "vert"),
+                         ("ission", "it")):
+        if word.endswith(suffix) and len(word) > len(suffix) + 2:
+            return [word, word[: -len(suffix)] + verb]
+    return [word]
+
+
+def english_terms(glosses: list[Gloss], limit: int = 24) -> list[str]:
+    """All translated terms, breadth first (each word's best term before any second term)."""
+    out: list[str] = []
+    glosses = [g for g in glosses if g.origin != "literal"]
+    depth = max((len(g.terms) for g in glosses), default=0)
+    for i in range(depth):
+        for g in glosses:
+            if i < len(g.terms) and g.terms[i] not in out:
+                out.append(g.terms[i])
+    return out[:limit]
+
+
+def definition_phrase(glosses: list[Gloss]) -> str:
+    """Each word's best term in the request's order and reversed: Japanese puts the
+    object first (スレッドを削除 → "thread delete"), English names put the verb first
+    (`DeleteThread`), so both orders give the definition signal its adjacent pairs."""
+    words = [g.terms[0] for g in glosses if g.terms and g.origin != "reversal"]
+    prefixed = [t for g in glosses if g.origin == "reversal" for t in g.terms]
+    return " ".join(words) + " . " + " ".join(reversed(words)) + (" . " + " ".join(prefixed) if prefixed else "")
+
+
+# ---- segmentation and dictionary (lazy, shared, thread-safe) -----------------------------
+
+
+class _Bridge:
+    """MeCab tagger + JMdict connection, opened once on the first Japanese request."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._tagger: Any = None
+        self._db: sqlite3.Connection | None = None
+        self._cache: dict[str, tuple[str, ...]] = {}
+
+    def _open(self) -> None:
+        if self._tagger is not None:
+            return
+        try:
+            import fugashi  # heavy: only for a request with Japanese
+            import unidic_lite  # noqa: F401
+        except ImportError as exc:
+            raise JapaneseUnavailable(
+                f"the Japanese segmenter is not installed ({exc.name}): reinstall code-intel "
+                "(`pip install -e .` installs fugashi and unidic-lite)") from exc
+        spec = importlib.util.find_spec("jamdict_data")
+        db = Path(spec.origin).parent / "jamdict.db" if spec and spec.origin else None
+        if db is None or not db.is_file():
+            raise JapaneseUnavailable(
+                "the Japanese-English dictionary (jamdict-data) is not installed: reinstall code-intel")
+        self._db = sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True, check_same_thread=False)
+        self._tagger = fugashi.Tagger()
+
+    def glosses(self, text: str) -> list[Gloss]:
+        with self._lock:
+            self._open()
+            words: list[_Word] = []
+            for segment, is_term in software_spans(text):
+                if is_term:
+                    words.append(_Word(segment, segment, "", "noun", software=True))
+                else:
+                    words.extend(_words(self._merge_katakana(list(self._tagger(segment)))))
+            out: list[Gloss] = []
+            reversed_object = ""
+            for w in _with_compounds(words):
+                if w.kind == "ascii":
+                    out.append(Gloss(w.surface, (w.surface.lower(),), "literal"))
+                    continue
+                if w.base in _REVERSAL or w.surface in _REVERSAL:
+                    reversed_object = reversed_object or _object_before(words, w)
+                    continue
+                out.extend(self._gloss(w))
+            if reversed_object:
+                obj = next((g.terms[0] for g in out if g.source == reversed_object and g.terms),
+                           reversed_object.lower() if reversed_object.isascii() else "")
+                if obj.isalpha():
+                    out.append(Gloss(reversed_object, tuple(p + obj for p in _PREFIXES), "reversal"))
+            return out
+
+    def _gloss(self, w: _Word) -> list[Gloss]:
+        terms = list(SOFTWARE_TERMS.get(w.base, SOFTWARE_TERMS.get(w.surface, ())))
+        origin = "software" if terms else ("loanword" if w.english else "dictionary")
+        if w.english:
+            terms += [t for t in _GLOSS_WORD.findall(w.english.lower()) if t not in terms]
+        for t in self._lookup(w.base) or self._lookup(w.surface):
+            if t not in terms:
+                terms.append(t)
+        return [Gloss(w.surface, tuple(terms[:TERMS_PER_WORD]), origin)] if terms else []
+
+    def _merge_katakana(self, tokens: list[Any]) -> list[Any]:
+        """MeCab splits loanwords it does not know (ウィジェット → ウィ + ジェット); a run of
+        katakana tokens the dictionary knows as one word becomes one token again."""
+        out: list[Any] = []
+        i = 0
+        while i < len(tokens):
+            j = i
+            while j < len(tokens) and _KATAKANA.match(tokens[j].surface):
+                j += 1
+            for end in range(min(j, i + MAX_KATAKANA_PARTS), i + 1, -1):  # longest known first
+                joined = "".join(t.surface for t in tokens[i:end])
+                known = self._lookup(joined)
+                if known or joined in SOFTWARE_TERMS:
+                    # サイト + マップ ("site map") → also "sitemap", glued as code glues
+                    # names; not when the parts' origins misspell the word (ウィ + ジェット)
+                    origins = [_loanword_origin(t) for t in tokens[i:end]]
+                    glued = "".join(origins) if all(origins) else ""
+                    out.append(_Joined(joined, glued if glued == "".join(known[:len(origins)]) else ""))
+                    i = end
+                    break
+            else:
+                out.append(tokens[i])
+                i += 1
+        return out
+
+    def _lookup(self, word: str) -> tuple[str, ...]:
+        if word in self._cache:
+            return self._cache[word]
+        assert self._db is not None
+        kana = bool(_KANA_ONLY.match(word))
+        rows = self._db.execute(
+            "SELECT idseq, MAX(pri), MAX(kana_only) FROM ("
+            " SELECT k.idseq AS idseq, EXISTS(SELECT 1 FROM KJP p WHERE p.kid = k.ID) AS pri, 0 AS kana_only"
+            " FROM Kanji k WHERE k.text = ?"
+            " UNION ALL SELECT n.idseq, EXISTS(SELECT 1 FROM KNP p WHERE p.kid = n.ID),"
+            " NOT EXISTS(SELECT 1 FROM Kanji k2 WHERE k2.idseq = n.idseq)"
+            "  OR EXISTS(SELECT 1 FROM Sense s JOIN misc m ON m.sid = s.ID WHERE s.idseq = n.idseq"
+            "            AND m.text LIKE '%kana alone%')"
+            " FROM Kana n WHERE n.text = ?"
+            ") GROUP BY idseq ORDER BY " + ("MAX(kana_only) DESC, " if kana else "") + "MAX(pri) DESC, idseq LIMIT 1",
+            (word, word),
+        ).fetchall()
+        terms: tuple[str, ...] = ()
+        if rows:
+            senses = self._db.execute("SELECT ID FROM Sense WHERE idseq = ? ORDER BY ID LIMIT 2",
+                                      (rows[0][0],)).fetchall()
+            glosses = [g for (sid,) in senses for (g,) in self._db.execute(
+                "SELECT text FROM SenseGloss WHERE sid = ? ORDER BY rowid LIMIT 4", (sid,))]
+            terms = tuple(gloss_terms(glosses))
+        if len(self._cache) < 50_000:
+            self._cache[word] = terms
+        return terms
+
+
+@dataclass(frozen=True, slots=True)
+class _Word:
+    surface: str
+    base: str  # dictionary form (orthBase: 超え → 超える)
+    english: str  # a loanword's English origin from UniDic's lemma (ユーザー-user → user)
+    kind: str  # "noun" | "suffix" | "word" | "ascii"
+    software: bool = False
+
+
+class _Joined:
+    """A token rebuilt from a katakana run (no UniDic features: looked up by its text)."""
+
+    def __init__(self, surface: str, english: str) -> None:
+        self.surface = surface
+        self.english = english
+        self.feature = None
+
+
+def software_spans(text: str) -> list[tuple[str, bool]]:
+    """The text cut at SOFTWARE_TERMS (longest first): (piece, is a software term).
+    Matched before segmentation because MeCab may split them (いいね → いい + ね)."""
+    if not _SOFTWARE_RE.pattern:
+        return [(text, False)]
+    out: list[tuple[str, bool]] = []
+    pos = 0
+    for m in _SOFTWARE_RE.finditer(text):
+        if m.start() > pos:
+            out.append((text[pos:m.start()], False))
+        out.append((m.group(0), True))
+        pos = m.end()
+    if pos < len(text):
+        out.append((text[pos:], False))
+    return out
+
+
+def _words(tokens: Iterable[Any]) -> Iterable[_Word]:
+    """Content words (and ASCII words, which name a reversal's object: BANを解除 → unban)."""
+    for tok in tokens:
+        surface = tok.surface
+        f = tok.feature
+        if surface.isascii():
+            if surface.isalnum():
+                yield _Word(surface, surface, "", "ascii")
+            continue
+        pos1 = (getattr(f, "pos1", "") or "") if f is not None else "名詞"
+        pos2 = (getattr(f, "pos2", "") or "") if f is not None else ""
+        base = (getattr(f, "orthBase", None) or surface) if f is not None else surface
+        origin = _loanword_origin(tok)
+        if (pos1 not in ("名詞", "動詞", "形容詞", "形状詞", "接尾辞") or pos2 == "数詞"
+                or not _JAPANESE.search(surface) or base in _JA_STOP or surface in _JA_STOP
+                or (len(surface) == 1 and _KANA_ONLY.match(surface))):
+            yield _Word(surface, base, "", "other")
+            continue
+        kind = "noun" if pos1 == "名詞" else "suffix" if pos1 == "接尾辞" else "word"
+        yield _Word(surface, base, origin, kind)
+
+
+def _loanword_origin(tok: Any) -> str:
+    """UniDic writes a loanword's source word into its lemma: ユーザー-user → user."""
+    if isinstance(tok, _Joined):
+        return tok.english
+    lemma = getattr(tok.feature, "lemma", None) or ""
+    origin = lemma.split("-", 1)[1] if "-" in lemma else ""
+    return origin if origin.isascii() and origin.replace("-", "").isalpha() else ""
+
+
+def _with_compounds(words: list[_Word]) -> Iterable[_Word]:
+    """Content words in order; a run of adjacent nouns (閲覧 + 数) is offered joined
+    before its parts, and a suffix (者, 数) only as part of the joined word."""
+    run: list[_Word] = []
+
+    def flush() -> Iterable[_Word]:
+        if len(run) > 1 and not any(w.software for w in run):
+            joined = "".join(w.surface for w in run)
+            # loanwords glue as code does: サイト + マップ → sitemap
+            glued = "".join(w.english for w in run) if all(w.english for w in run) else ""
+            yield _Word(joined, joined, glued, "noun")
+        yield from (w for w in run if w.kind != "suffix")
+        run.clear()
+
+    for w in words:
+        if w.kind in ("noun", "suffix"):
+            run.append(w)
+            continue
+        yield from flush()
+        if w.kind in ("word", "ascii"):
+            yield w
+    yield from flush()
+
+
+def _object_before(words: list[_Word], verb: _Word) -> str:
+    """The word a reversal verb undoes: the nearest content or ASCII word before it."""
+    i = next((k for k, w in enumerate(words) if w is verb), len(words))
+    for w in reversed(words[:i]):
+        if w.kind in ("noun", "word", "ascii") and w.base not in _REVERSAL:
+            return w.surface
+    return ""
+
+
+_BRIDGE = _Bridge()
+
+
+def glosses(text: str) -> list[Gloss]:
+    """The Japanese words of `text` with their English search terms (empty when the text
+    has no Japanese). Raises JapaneseUnavailable when the segmenter or dictionary is missing."""
+    if not has_japanese(text):
+        return []
+    # MeCab takes UTF-8: a lone surrogate (valid in a JSON string) becomes "?"
+    return _BRIDGE.glosses(text.encode("utf-8", "replace").decode("utf-8"))
+
+
+#: A long request is translated from its first characters only (the lead says what it asks).
+MAX_TRANSLATED_CHARS = 2_000
+
+
+@dataclass(frozen=True)
+class Translation:
+    """What the word signals search for a request's Japanese."""
+
+    terms: tuple[str, ...] = ()  # English terms for BM25, best first
+    sources: dict[str, str] = field(default_factory=dict)  # term → the Japanese word it came from
+    phrase: str = ""  # names for the definition signal (see definition_phrase)
+    note: str = ""  # for the answer's notes: what was searched, or why nothing was
+
+    def marked(self, matched: Iterable[str]) -> dict[str, str]:
+        """The matched terms that came from Japanese, with their source words."""
+        return {t: self.sources[t] for t in matched if t in self.sources}
+
+
+def translate_request(text: str, literal: Iterable[str] = ()) -> Translation:
+    """English terms for the Japanese words of a request (none when it has none). Terms
+    the request already writes (`literal`) stay literal evidence, not translated."""
+    if not has_japanese(text):
+        return Translation()
+    try:
+        found = glosses(text[:MAX_TRANSLATED_CHARS])
+    except JapaneseUnavailable as exc:
+        return Translation(note=f"Japanese words were searched by meaning only: {exc}")
+    except (OSError, sqlite3.Error) as exc:
+        return Translation(note=f"Japanese words were searched by meaning only: the dictionary failed ({exc})")
+    literal = set(literal)
+    # ASCII words written inside Japanese ("BANを解除", "GitHubで") are one run with the
+    # kana to the word tokenizer: searched here as the literal words they are.
+    written = [t for t in query_terms(" ".join(_ASCII_WORD.findall(text[:MAX_TRANSLATED_CHARS])))
+               if t not in literal]
+    literal.update(written)
+    terms = tuple(dict.fromkeys([*written, *(t for t in english_terms(found) if t not in literal)]))
+    sources: dict[str, str] = {}
+    for g in found:
+        if g.origin != "literal":
+            for t in g.terms:
+                if t in terms:
+                    sources.setdefault(t, g.source)
+    shown = ", ".join(f"{g.source}→{g.terms[0]}" for g in found if g.origin != "literal" and g.terms)
+    note = f"Japanese searched as English words too: {shown}" if shown else ""
+    return Translation(terms, sources, definition_phrase(found) if terms else "", note)

@@ -1,0 +1,137 @@
+"""Japanese request → English search terms, with the real segmenter (fugashi + UniDic-lite)
+and the real dictionary (JMdict from jamdict-data); and a Japanese request found by words
+alone (no vectors) in the Laravel fixture."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from code_intel.indexing import ja_terms
+from code_intel.indexing.config import Config
+from code_intel.indexing.lexical import LexicalIndex
+from code_intel.indexing.search import hybrid_query
+from code_intel.indexing.store import IndexStore
+from code_intel.indexing.sync import sync_workspace
+
+
+def terms(text: str) -> list[str]:
+    return ja_terms.english_terms(ja_terms.glosses(text))
+
+
+@pytest.mark.parametrize(
+    ("request_text", "expected"),
+    [
+        ("スレッドを削除する", {"thread", "delete"}),  # loanword + a software term
+        ("記事の閲覧数を解析サービスから更新する", {"article", "view", "service", "update"}),
+        ("返信の中でメンションされたユーザーに通知する", {"reply", "mention", "user", "notify"}),
+        ("パスワードを変更する", {"password", "change"}),  # dictionary glosses
+        ("コメントを投稿する", {"comment", "post"}),
+        ("管理画面のユーザー統計ウィジェット", {"admin", "user", "statistics", "widget"}),  # ウィ+ジェット rejoined
+        ("サイトマップを生成する", {"sitemap", "generate"}),  # loanwords glued as code glues names
+        ("GitHubでログインする", {"login"}),
+    ],
+)
+def test_japanese_words_become_the_english_words_code_uses(request_text, expected):
+    assert expected <= set(terms(request_text))
+
+
+def test_framing_words_and_particles_are_not_searched():
+    found = terms("ユーザーを登録する処理はどこ")
+    assert "user" in found and "register" in found
+    # 処理 "processing", どこ "where", する "do" frame the request; they name no code
+    assert not {"processing", "treatment", "where", "do", "doing"} & set(found)
+
+
+def test_a_reversal_verb_prefixes_its_object_as_english_code_does():
+    assert "unblock" in terms("ブロックを解除する")
+    assert "unban" in terms("ユーザーのBANを解除する")  # the object may be an ASCII word
+    assert "disapprove" in terms("記事の承認を取り消す")
+    assert "unlike" in terms("記事のいいねを取り消す")
+    assert "unuser" not in terms("ユーザーのBANを解除する")  # only the word it undoes
+
+
+def test_odd_input_never_breaks_the_bridge():
+    assert "user" in terms("ユーザー\ud800を\x00削除😀")  # a lone surrogate is valid JSON
+    ja_terms.translate_request("ア" * 3000)  # a long katakana run is cut into pieces, not tried whole
+
+
+def test_definition_phrase_gives_both_word_orders():
+    phrase = ja_terms.definition_phrase(ja_terms.glosses("スレッドを削除する"))
+    assert "thread delete" in phrase and "delete thread" in phrase  # → DeleteThread
+
+
+def test_gloss_terms_drop_descriptions_and_join_nominalisations_to_verbs():
+    assert ja_terms.gloss_terms(["to exceed", "drawing up (e.g. legal document, contract, will, etc.)"]) == [
+        "exceed", "drawing", "up"]
+    assert ja_terms.gloss_terms(["opening to the public something very long"]) == []
+    assert ja_terms.gloss_terms(["notification"]) == ["notification", "notify"]
+    assert ja_terms.gloss_terms(["subscription"]) == ["subscription", "subscribe"]
+
+
+def test_english_and_code_requests_are_left_alone():
+    assert ja_terms.glosses("delete a thread") == []
+    assert ja_terms.translate_request("findByEmail") == ja_terms.Translation()
+
+
+def test_translation_marks_sources_and_keeps_literal_words_literal():
+    t = ja_terms.translate_request("ユーザーのBANを解除する", literal=["ban"])
+    assert "user" in t.terms and "ban" not in t.terms
+    assert t.sources["user"] == "ユーザー"
+    assert "ユーザー→user" in t.note
+    assert t.marked(["user", "ban"]) == {"user": "ユーザー"}
+
+
+def test_ascii_words_inside_japanese_are_searched_as_written():
+    # "ユーザーをBANする処理" is one word to the tokenizer: BAN would be lost
+    t = ja_terms.translate_request("ユーザーをBANする処理", literal=["ユーザーをbanする処理"])
+    assert t.terms[:2] == ("ban", "user")
+    assert "ban" not in t.sources  # written, not translated
+
+
+def test_the_segmenter_and_dictionary_load_only_for_japanese():
+    code = (
+        "import sys\n"
+        "from code_intel.indexing import search, ja_terms\n"
+        "ja_terms.translate_request('delete a thread')\n"
+        "assert 'fugashi' not in sys.modules, 'loaded for English'\n"
+        "ja_terms.translate_request('スレッドを削除する')\n"
+        "assert 'fugashi' in sys.modules\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.fixture(scope="module")
+def words_only(tmp_path_factory):
+    """The Laravel fixture indexed for words only: no vector store, no model."""
+    import shutil
+    from pathlib import Path
+
+    root = tmp_path_factory.mktemp("ja") / "laravel_app"
+    shutil.copytree(Path(__file__).parents[1] / "fixtures" / "laravel_app", root)
+    store = IndexStore.for_workspace(root)
+    sync_workspace(root, store, Config(workers=1))
+    lexical = LexicalIndex.for_workspace(root)
+    lexical.sync(store)
+    return store, lexical
+
+
+@pytest.mark.parametrize(
+    ("request_text", "path", "source"),
+    [
+        ("支払いゲートウェイ", "app/Interfaces/PaymentGateway.php", "支払い"),
+        ("商品の一覧を表示する", "app/Http/Controllers/ProductController.php", "商品"),
+        ("注文の合計金額を計算する", "app/Models/Order.php", "注文"),
+    ],
+)
+def test_a_japanese_request_finds_english_code_by_words_alone(words_only, request_text, path, source):
+    store, lexical = words_only
+    result = hybrid_query(request_text, store=store, lexical=lexical, vectors=None, top=10)
+    files = [f.path for f in result.files]
+    assert path in files[:3], files
+    ev = result.files[files.index(path)].evidence
+    assert source in ev["lexical"]["translated"].values()
+    assert any(n.startswith("Japanese searched as English words too") for n in result.notes)
