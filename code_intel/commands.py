@@ -431,11 +431,16 @@ def _search_here(query: str, top: int, collection: str | None, fusion: str, incl
 def _words_can_answer(root: Path, query: str) -> bool:
     """Without a server, loading the model (and Chroma) costs seconds per call; the
     words answer in a fraction of one. They are enough once vectors exist (a first
-    search builds them) and the request has words code can contain."""
-    from code_intel.indexing.lexical import query_terms
+    search builds them) and the request has words code can contain, its own or the
+    English of its Japanese ones."""
     from code_intel.indexing.private import store_dir
 
-    return (store_dir(root) / "vectors.db").exists() and any(t.isascii() for t in query_terms(query))
+    if not (store_dir(root) / "vectors.db").exists():
+        return False
+    from code_intel.indexing.ja_terms import translate_request
+    from code_intel.indexing.lexical import query_terms
+
+    return any(t.isascii() for t in query_terms(query)) or bool(translate_request(query).terms)
 
 
 def _search_by_words(ws: Any, query: str, top: int, fusion: str, include_prose: bool,
