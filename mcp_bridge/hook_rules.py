@@ -174,10 +174,6 @@ def from_answer(call: WriteCall, answer: Any) -> Verdict:
             lines.append(f"- {option.get('tool')}({params}): {option.get('description', '')}")
     if answer.get("next_step"):
         lines.append(f"Next: {answer['next_step']}")
-    if answer.get("reason_code") == "unexplored_directory":
-        parent = os.path.dirname(answer.get("relative_path") or "") or "."
-        lines.append(f"A new file needs an explored directory: explore {parent}, then "
-                     f"add_explored_files(paths=[{json.dumps(parent + '/')}]).")
     return Verdict(BLOCK, _bounded("\n".join(lines)))
 
 

@@ -140,7 +140,7 @@ def test_persisted_ready_session_allows_explored_files_only(workspace: Path):
         assert f"code-intel blocked {'Edit' if make is edit else 'MultiEdit'} on {USER}" \
             in refused.reason
         assert "was not explored in this session" in refused.reason
-        assert f'add_explored_files(paths=["{USER}"])' in refused.reason
+        assert f'analyze_structure(path="{USER}")' in refused.reason
         assert "revert_to_exploration(keep_results=true)" in refused.reason
 
     notebook = hook(notebook_edit(workspace, "analysis.ipynb"), workspace)
@@ -150,7 +150,7 @@ def test_persisted_ready_session_allows_explored_files_only(workspace: Path):
     assert new_here.allowed, new_here.reason
     new_there = hook(write(workspace, "app/Jobs/LockAccount.php"), workspace)
     assert new_there.denied and "directory" in new_there.reason
-    assert 'add_explored_files(paths=["app/Jobs/"])' in new_there.reason
+    assert 'add_explored_files(paths=["app/Jobs/LockAccount.php"])' in new_there.reason
     # the refusals are kept for the editor's diagnostics
     engine = persisted_engine(workspace)
     assert USER in {b["path"] for b in engine.blocked_writes(sid)}
@@ -267,7 +267,7 @@ async def test_live_server_decides_and_the_editor_sees_the_blocked_write(editor:
     refused = await run_hook(multi_edit(workspace, USER), workspace)
     assert refused.denied
     assert f"code-intel blocked MultiEdit on {USER}: session {sid}" in refused.reason
-    assert f'add_explored_files(paths=["{USER}"])' in refused.reason
+    assert f'analyze_structure(path="{USER}")' in refused.reason
 
     # the live server took the decision: the editor shows the blocked write
     target = uri(workspace, USER)

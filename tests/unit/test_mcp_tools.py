@@ -399,9 +399,15 @@ def test_answers_become_exit_codes_with_actionable_reasons():
     phase = hook_rules.from_answer(call, {"allowed": False, "reason_code": "phase",
                                           "reason": "only in READY", "next_step": "explore"})
     assert phase.decision == "deny" and "Next: explore" in phase.message
-    new_dir = hook_rules.from_answer(call, {"allowed": False, "relative_path": "app/New/C.php",
-                                            "reason_code": "unexplored_directory", "reason": "r"})
-    assert 'add_explored_files(paths=["app/New/"])' in new_dir.message
+    new_dir = hook_rules.from_answer(call, {
+        "allowed": False, "relative_path": "app/New/C.php", "reason_code": "unexplored_directory",
+        "reason": "r", "recovery_options": [
+            {"tool": "add_explored_files", "params": {"paths": ["app/New/C.php"]},
+             "description": "add the new file"}]})
+    # only the gate's own recovery (one that works): not add_explored_files on a directory
+    # that does not exist, which the gate refuses (issue 14)
+    assert 'add_explored_files(paths=["app/New/C.php"])' in new_dir.message
+    assert "app/New/\"" not in new_dir.message
     assert hook_rules.from_answer(call, "weird").decision == "error"
 
 
