@@ -627,9 +627,7 @@ class GatingEngine:
         agent = inputs.text("agent_session", agent_session, 200)
         name = inputs.text("tool", tool, 100)
         given = inputs.str_list("paths", paths)
-        self.expire_sessions()
-        session = next((s for s in self.store.list_sessions(SessionStatus.ACTIVE)
-                        if s.agent_session == agent), None)
+        session = self._owned_by(agent)
         if session is None:
             return {"session_id": None, "recorded": []}
         rels = [t.rel for t in (resolve_target(self.root, p) for p in given)
@@ -835,26 +833,31 @@ class GatingEngine:
         return session
 
     def _latest(self, agent_session: str | None = None) -> Session:
-        """The most recently active session; of one agent conversation when named (the
-        sessions other conversations started never decide for it)."""
+        """The most recently active session; for a named agent conversation, the one it
+        started (`_owned_by`), so another conversation's session never decides for it."""
+        session = self._owned_by(agent_session)
+        if session is not None:
+            return session
+        raise GatingError(
+            "no_session",
+            "no active code-intel session"
+            + (" in this Claude Code conversation (another conversation's session does not "
+               "count)" if agent_session else "")
+            + ": call start_session (the /code workflow), explore the code, and reach READY "
+            "before editing code files",
+        )
+
+    def _owned_by(self, agent_session: str | None) -> Session | None:
+        """The most recently active session of agent conversation `agent_session`; when
+        it started none, the most recent one no conversation owns (started from an
+        editor, or by a client that does not name its conversation). Without a name,
+        the most recently active session of all."""
         self.expire_sessions()
         active = self.store.list_sessions(SessionStatus.ACTIVE)
-        if agent_session is not None:
-            active = [s for s in active if s.agent_session == agent_session]
-            if not active:
-                raise GatingError(
-                    "no_session",
-                    "this agent conversation has not started a code-intel session (sessions "
-                    "of other conversations do not count): call start_session (the /code "
-                    "workflow), explore the code, and reach READY before editing code files",
-                )
-        if not active:
-            raise GatingError(
-                "no_session",
-                "no active code-intel session: call start_session (the /code workflow), "
-                "explore the code, and reach READY before editing code files",
-            )
-        return active[0]
+        if agent_session is None:
+            return active[0] if active else None
+        return next((s for s in active if s.agent_session == agent_session),
+                    next((s for s in active if s.agent_session is None), None))
 
     def _expire_if_stale(self, session: Session) -> bool:
         if session.status is not SessionStatus.ACTIVE:

@@ -49,6 +49,7 @@ from .hook_rules import (
     from_refusal,
     outside,
     parse_payload,
+    parse_read_payload,
     undecided,
 )
 
@@ -146,6 +147,8 @@ def ask_live_server(root: Path, call: WriteCall, deadline: float) -> Verdict | N
     params: dict[str, Any] = {"file_path": str(call.file_path)}
     if call.creates_files:
         params["allow_new_files"] = True
+    if call.agent_session:
+        params["agent_session"] = call.agent_session
     try:
         answer = hook_client.request(root, CHECK_WRITE_TARGET, params, deadline)
     except hook_client.RpcError as exc:
@@ -218,12 +221,69 @@ def _persisted(root: Path, call: WriteCall) -> Verdict:
         config = Config()  # the gate still holds with the default exemptions
     engine = open_engine(root, config, _NoEmbedder(), index=_WorkspaceFiles(root))
     try:
-        answer = engine.check_write_target(None, str(call.file_path), call.creates_files)
+        answer = engine.check_write_target(None, str(call.file_path), call.creates_files,
+                                           call.agent_session)
     except GatingError as exc:
         return from_refusal(call, exc.code, exc.message, exc.details)
     finally:
         engine.store.close()
     return from_answer(call, answer)
+
+
+# ---- PostToolUse: the agent's own reads count as exploring -------------------------------------
+
+RECORD_READS = "codeIntel/session/record_agent_reads"
+
+
+def main_post(stdin: TextIO | None = None) -> int:
+    """`code-intel hook post-tool-use`: record the files the agent's Read/Grep/Glob
+    showed it in the session its conversation started, so reading a file counts as
+    exploring it. Always exit 0 and silent: it only observes, and never delays the
+    agent by more than its deadline."""
+    stdin = stdin or sys.stdin
+    _quiet_logging()
+    try:
+        buffer = getattr(stdin, "buffer", None)
+        raw = buffer.read().decode("utf-8", "replace") if buffer else stdin.read()
+        record_reads(raw, os.getcwd())
+    except Exception:  # noqa: BLE001, S110 - observing must never disturb the agent
+        pass
+    return 0
+
+
+def record_reads(raw: str, cwd: str) -> bool:
+    """True when the reads were recorded (by the live server, else in sessions.db)."""
+    call = parse_read_payload(raw, cwd)
+    if call is None:
+        return False
+    root = find_workspace(call.as_write(), project_dir=os.environ.get("CLAUDE_PROJECT_DIR"))
+    if root is None or not (root / ".code-intel").is_dir():
+        return False
+    inside = [str(p) for p in call.paths if root in p.parents]
+    if not inside:
+        return False
+    params = {"agent_session": call.agent_session, "tool": call.tool, "paths": inside}
+    deadline = time.monotonic() + LIVE_SECONDS
+    try:
+        hook_client.request(root, RECORD_READS, params, deadline)
+        return True
+    except hook_client.Unreachable:
+        pass
+    except hook_client.RpcError:
+        return False
+    from code_intel.gating.workspace import open_engine
+    from code_intel.indexing.config import Config, ConfigError, load_config
+
+    try:
+        config = load_config(root)
+    except ConfigError:
+        config = Config()
+    engine = open_engine(root, config, _NoEmbedder(), index=_WorkspaceFiles(root))
+    try:
+        engine.record_agent_reads(call.agent_session, call.tool, inside)
+    finally:
+        engine.store.close()
+    return True
 
 
 def _quiet_logging() -> None:

@@ -41,6 +41,29 @@ def _more(data: Mapping[str, Any], what: str) -> list[str]:
             "query)")] if data.get("truncated") and "truncation" not in data else []
 
 
+def _no_definition(name: Any) -> str:
+    return (f"No definition of {name!r} in the index. Try exact=false, a shorter name, "
+            "search_text or query.")
+
+
+_MORE_OF = {"find_definitions": "definitions", "find_references": "references",
+            "get_symbols": "symbols"}
+
+
+def hints(tool: str, data: Any, args: Mapping[str, Any]) -> list[str]:
+    """The advice the text rendering gives beyond the data itself, for the structured
+    result: Claude Code shows the model only `structuredContent` when there is one
+    (checked with 2.1.330), so advice that lives only in the text is never read."""
+    if not isinstance(data, Mapping):
+        return []
+    out: list[str] = []
+    if tool == "find_definitions" and not data.get("definitions"):
+        out.append(_no_definition(data.get("name", args.get("name"))))
+    if tool in _MORE_OF:
+        out += [line.strip("()") for line in _more(data, _MORE_OF[tool])]
+    return out
+
+
 # ---- index tools -------------------------------------------------------------------------
 
 
@@ -48,8 +71,7 @@ def _definitions(data: Mapping[str, Any], args: Mapping[str, Any]) -> list[str]:
     defs = data.get("definitions") or []
     name = data.get("name", args.get("name"))
     if not defs:
-        return [(f"No definition of {name!r} in the index. Try exact=false, a shorter name, "
-                "search_text or query.")]
+        return [_no_definition(name)]
     lines = [f"{_plural(len(defs), 'definition')} of {name}:"]
     for d in defs:
         sig = f"  {one_line(d['signature'], 160)}" if d.get("signature") else ""

@@ -41,6 +41,7 @@ SESSION_TOOLS = (
     "get_session_analysis",
     "get_improvement_insights",
     "list_sessions",
+    "record_agent_reads",
 )
 # Answers that do not change a session: no sessionChanged, no diagnostics refresh.
 _READ_ONLY = {"get_session_status", "get_session_analysis", "get_improvement_insights", "list_sessions"}

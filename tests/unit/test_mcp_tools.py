@@ -17,7 +17,7 @@ from code_intel.mcp_bridge import bounds, hook_rules, replies
 from code_intel.mcp_bridge.connection import ConnectionLost, ServerUnavailable
 from code_intel.mcp_bridge.render import render
 from code_intel.mcp_bridge.requests import ArgumentError, SessionMemory, validate_arguments
-from code_intel.mcp_bridge.server import Bridge
+from code_intel.mcp_bridge.server import Bridge, agent_session_of
 from code_intel.mcp_bridge.tools import SPEC_TOOLS, TOOLS, SessionArg
 from pygls.exceptions import JsonRpcException
 
@@ -279,6 +279,41 @@ async def test_bridge_injects_the_started_session_and_maps_refusals():
     assert (await bridge.call("no_such_tool", {})).structured["error"] == "unknown_tool"
 
 
+async def test_the_bridge_tells_start_session_which_claude_code_conversation_it_serves():
+    """Claude Code 2.1.330 starts one MCP server per conversation with
+    CLAUDE_CODE_SESSION_ID set (the hooks' `session_id`): start_session records it so
+    the hook judges that conversation by its own session."""
+    assert agent_session_of({"CLAUDE_CODE_SESSION_ID": " f62dea42 "}) == "f62dea42"
+    assert agent_session_of({}) is None
+    link = ScriptedLink(**{
+        "codeIntel/session/start_session": {"session_id": "sess_9", "phase": "EXPLORATION"}})
+    bridge = Bridge(Path("/nonexistent"), link, agent_session="f62dea42")  # type: ignore[arg-type]
+    await bridge.call("start_session", {"intent": "MODIFY", "query": "fix X"})
+    assert link.sent[-1] == ("codeIntel/session/start_session",
+                             {"intent": "MODIFY", "query": "fix X", "agent_session": "f62dea42"})
+    assert "agent_session" not in TOOLS["start_session"].input_schema()["properties"]
+
+
+def test_read_payloads_name_the_files_the_agent_saw():
+    root = Path("/repo")
+    read = hook_rules.parse_read_payload(json.dumps({
+        "session_id": "c1", "cwd": "/repo", "tool_name": "Read",
+        "tool_input": {"file_path": "/repo/app/A.php"},
+        "tool_response": {"type": "text", "file": {"filePath": "/repo/app/A.php"}}}), "/")
+    assert read == hook_rules.ReadCall("Read", (root / "app/A.php",), root, "c1")
+    grep = hook_rules.parse_read_payload(json.dumps({
+        "session_id": "c1", "cwd": "/repo", "tool_name": "Grep", "tool_input": {"pattern": "x"},
+        "tool_response": {"mode": "content", "content": "app/B.php:3:x\napp/C.php:9:  x"}}), "/")
+    assert grep is not None and grep.paths == (root / "app/B.php", root / "app/C.php")
+    glob = hook_rules.parse_read_payload(json.dumps({
+        "session_id": "c1", "cwd": "/repo", "tool_name": "Glob", "tool_input": {"pattern": "*"},
+        "tool_response": {"filenames": ["/repo/a.py", "b.py"], "numFiles": 2}}), "/")
+    assert glob is not None and glob.paths == (root / "a.py", root / "b.py")
+    for useless in ("nope", json.dumps({"tool_name": "Read", "tool_input": {"file_path": "/a"}}),
+                    json.dumps({"session_id": "c1", "tool_name": "Bash", "tool_input": {}})):
+        assert hook_rules.parse_read_payload(useless, "/") is None
+
+
 async def test_bridge_reports_a_dead_server_and_a_lost_state_change_clearly():
     link = ScriptedLink(**{
         "codeIntel/findReferences": ServerUnavailable("cannot start the server"),
@@ -309,6 +344,34 @@ async def test_bridge_waits_for_the_first_sync_and_reports_sync_progress(monkeyp
 
     synced = await bridge.call("sync_index", {}, progress)
     assert "1 modified" in synced.text and seen[-1] == (1.0, 1.0, "done")
+
+
+async def test_advice_is_in_the_structured_result_the_model_reads():
+    """Claude Code 2.1.330 sends the model only structuredContent when a result has it
+    (seen in the fake API's request log): hints, notes and next steps must be in it."""
+    link = ScriptedLink(**{
+        "codeIntel/indexStatus": {"state": "indexing", "progress": {"done": 3, "total": 10}},
+        "codeIntel/findDefinitions": {"name": "LoginControler", "definitions": [],
+                                      "truncated": False},
+        "codeIntel/getSymbols": {"symbols": [{"name": "A", "path": "a.py", "line": 1}],
+                                 "truncated": True},
+    })
+    bridge = Bridge(Path("/nonexistent"), link)  # type: ignore[arg-type]
+    bridge.index_ready = False
+    none = (await bridge.call("find_definitions", {"name": "LoginControler"})).structured
+    assert any("still being built" in h for h in none["hints"])
+    assert any("Try exact=false" in h for h in none["hints"])
+    more = (await bridge.call("get_symbols", {})).structured
+    assert any("raise the limit or narrow" in h for h in more["hints"])
+    for reply in (replies.unavailable(TOOLS["query"], "x"),
+                  replies.interrupted(TOOLS["record_outcome"], "x"),
+                  replies.timed_out(TOOLS["query"], 5),
+                  replies.invalid(TOOLS["query"], "text: required"),
+                  replies.no_session(TOOLS["get_session_status"]),
+                  replies.from_rpc_error(TOOLS["query"], -32603, "boom", None),
+                  replies.from_rpc_error(TOOLS["get_session_status"], -32001, "gone",
+                                         {"error": "unknown_session"})):
+        assert reply.structured["next_step"], reply
 
 
 # ---- the hook's rules --------------------------------------------------------------------------
