@@ -15,6 +15,7 @@ from code_intel.gating.phases import TOOL_PHASES
 from code_intel.lsp_server import protocol as lsp_protocol
 from code_intel.mcp_bridge import bounds, hook_rules, replies
 from code_intel.mcp_bridge.connection import ConnectionLost, ServerUnavailable
+from code_intel.mcp_bridge.render import hints as render_hints
 from code_intel.mcp_bridge.render import render
 from code_intel.mcp_bridge.requests import ArgumentError, SessionMemory, validate_arguments
 from code_intel.mcp_bridge.server import Bridge, agent_session_of
@@ -372,6 +373,14 @@ async def test_advice_is_in_the_structured_result_the_model_reads():
                   replies.from_rpc_error(TOOLS["get_session_status"], -32001, "gone",
                                          {"error": "unknown_session"})):
         assert reply.structured["next_step"], reply
+
+
+def test_a_qualified_name_with_exact_false_is_told_what_matches():
+    """The index matches Class::method only with exact=true; with exact=false it is a
+    substring of a short name, so the hint says which form to ask for."""
+    hint, = render_hints("find_definitions", {"name": "LoginController::login",
+                                              "definitions": []}, {"exact": False})
+    assert "'login' with exact=false" in hint and "with exact=true" in hint
 
 
 # ---- the hook's rules --------------------------------------------------------------------------
