@@ -14,9 +14,8 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 CONFIG_DIR = ".code-intel"  # code_intel.indexing.config.CONFIG_DIR, not imported: lean
 WRITE_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
@@ -27,9 +26,10 @@ MAX_PATH = 4096  # PATH_MAX: nothing longer can be written, and it must not cost
 MAX_NAME = 255  # NAME_MAX for one path component
 
 
-@dataclass(frozen=True)
-class Verdict:
-    """`decision` is ALLOW, BLOCK (deny) or ERROR (not a usable hook payload)."""
+class Verdict(NamedTuple):
+    """`decision` is ALLOW, BLOCK (deny) or ERROR (not a usable hook payload).
+    (NamedTuples, not dataclasses, here: importing dataclasses costs the hook — which
+    runs before every write — more than everything else it decides with.)"""
 
     decision: str
     message: str = ""
@@ -46,8 +46,7 @@ class Verdict:
         return 0, "", ""
 
 
-@dataclass(frozen=True)
-class WriteCall:
+class WriteCall(NamedTuple):
     """A write the gate must judge: the tool and the absolute path it writes."""
 
     tool: str
@@ -120,8 +119,7 @@ READ_TOOLS = frozenset({"Read", "Grep", "Glob", "NotebookRead"})
 MAX_READ_PATHS = 200
 
 
-@dataclass(frozen=True)
-class ReadCall:
+class ReadCall(NamedTuple):
     """Files the agent's own Read/Grep/Glob showed it, for the conversation's session."""
 
     tool: str

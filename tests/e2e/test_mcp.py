@@ -195,7 +195,7 @@ async def test_a_session_walk_reaches_ready_with_the_remembered_session(workspac
         refused = await call(session, "check_write_target", file_path=USER)
         assert not refused.is_error and refused.structured_content["allowed"] is False
         assert text_of(refused).startswith(f"REFUSED: {USER}")
-        assert f'add_explored_files({{"paths":["{USER}"]}})' in text_of(refused)
+        assert f'analyze_structure({{"path":"{USER}"}})' in text_of(refused)
         outcome = await call(session, "record_outcome", outcome="success",
                              analysis="the lockout check was in AuthService")
         assert not outcome.is_error, text_of(outcome)
@@ -463,8 +463,10 @@ async def test_the_agent_shares_the_editors_index_and_gate(editor: Editor, works
         warning = editor.warnings(USER)[0]
         assert warning.source == "code-intel"
         assert warning.severity == types.DiagnosticSeverity.Warning and sid in warning.message
-        added = await call(session, "add_explored_files", paths=[USER])
-        assert not added.is_error, text_of(added)
+        unseen = await call(session, "add_explored_files", paths=[USER])
+        assert unseen.is_error and "has not been seen" in text_of(unseen)  # read it first
+        read = await call(session, "analyze_structure", path=USER)
+        assert not read.is_error, text_of(read)
         allowed = await call(session, "check_write_target", file_path=USER)
         assert allowed.structured_content["allowed"] is True
         await wait_for(lambda: editor.warnings(USER) == [])
