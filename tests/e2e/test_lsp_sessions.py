@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from code_intel.lsp_server.client import WorkspaceClient
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from code_intel.lsp_server.client import WorkspaceClient
 from tests.conftest import FIXTURES
 from tests.e2e.lsp_helpers import uri
 
