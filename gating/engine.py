@@ -558,6 +558,7 @@ class GatingEngine:
             rejected_files=rejected_files,
             new_file_addable=target.rel is not None and not target.exists
             and explored_under(self._nearest_dir(target.rel), code),
+            nearest_dir=self._nearest_dir(target.rel) if target.rel else None,
         )
         key = decision.relative_path or path
         if decision.allowed:

@@ -146,7 +146,8 @@ def judge_addition(
 
 
 def recovery_options(
-    rel: str | None, exists: bool = True, parent_explorable: bool = False
+    rel: str | None, exists: bool = True, parent_explorable: bool = False,
+    nearest_dir: str | None = None,
 ) -> tuple[dict[str, Any], ...]:
     """The ways out of a refusal in READY, each naming a tool READY allows: an existing
     file is explored by reading it (that alone admits it); a new file is added with
@@ -176,12 +177,12 @@ def recovery_options(
             "session stays READY",
         }
     else:
+        where = (parent if nearest_dir is None else nearest_dir) or "."
         first = {
             "tool": "get_symbols",
-            "params": {"path": parent or "."},
-            "description": f"explore {parent or '.'} (or the nearest existing directory "
-            f"above it) first, then add_explored_files(paths=[{rel!r}]); the session stays "
-            "READY",
+            "params": {"path": where},
+            "description": f"explore {where} first (then read a file there), then "
+            f"add_explored_files(paths=[{rel!r}]); the session stays READY",
         }
     return (first, revert)
 
@@ -197,9 +198,11 @@ def decide_write(
     exempt: ExemptFiles,
     rejected_files: Collection[str] = (),
     new_file_addable: bool = False,
+    nearest_dir: str | None = None,
 ) -> WriteDecision:
     """`new_file_addable`: for a new file, whether add_explored_files would accept it
-    (code near it was explored), so the recovery offered is one that works."""
+    (code near it was explored); `nearest_dir`: its nearest existing directory. So the
+    recovery offered is one that works."""
 
     def decide(allowed: bool, code: str, reason: str, recover: bool = False) -> WriteDecision:
         return WriteDecision(
@@ -210,7 +213,8 @@ def decide_write(
             session_id=session_id,
             phase=phase,
             relative_path=target.rel,
-            recovery_options=recovery_options(target.rel, target.exists, new_file_addable)
+            recovery_options=recovery_options(target.rel, target.exists, new_file_addable,
+                                              nearest_dir)
             if recover else (),
         )
 

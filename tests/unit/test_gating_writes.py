@@ -279,7 +279,9 @@ def test_a_new_file_in_a_new_directory_has_a_path_that_works(engine):
     assert engine.check_write_target(sid, new_file, allow_new_files=True)["allowed"] is True
     # far from anything explored: refused, and the way out explores first
     r = engine.check_write_target(sid, "database/seeders/UserSeeder.php", allow_new_files=True)
-    assert r["recovery_options"][0]["tool"] == "get_symbols"
+    explore = r["recovery_options"][0]
+    # the nearest directory that exists: database/seeders does not
+    assert explore["tool"] == "get_symbols" and explore["params"] == {"path": "database"}
     with pytest.raises(GatingError, match="database"):
         engine.add_explored_files(sid, ["database/seeders/UserSeeder.php"])
 
