@@ -8,7 +8,8 @@ session that explored one file; each case runs the hook `--runs` times:
 
 * noop: `python -c` reading the payload (interpreter start-up, the floor);
 * no server: the saved sessions decide (an allowed Edit, a refused Edit, a README edit);
-* live server: the same three with a language server running (started here).
+* live server: the same three with a language server running (started here);
+* and in both, the PostToolUse hook after the agent's own Read (it records the file).
 
 Targets (issue 14): p50 ≤ 150 ms with a live server, ≤ 400 ms without one.
 """
@@ -30,12 +31,22 @@ ROOT = Path(__file__).resolve().parents[1]
 CODE_INTEL = str(Path(sys.executable).parent / "code-intel")
 NOOP = [sys.executable, "-c", "import json, sys; json.load(sys.stdin)"]
 HOOK = [CODE_INTEL, "hook", "pre-tool-use"]
+READ_HOOK = [CODE_INTEL, "hook", "post-tool-use"]
+READ = "app/Services/AuthService.php"  # read by the agent itself; neither file above
 
 
 def payload(root: Path, tool: str, rel: str) -> str:
     return json.dumps({"session_id": "bench", "cwd": str(root), "hook_event_name": "PreToolUse",
                        "tool_name": tool, "tool_input": {"file_path": str(root / rel),
                                                          "old_string": "a", "new_string": "b"}})
+
+
+def read_payload(root: Path, rel: str) -> str:
+    """PostToolUse after the agent's own Read, as Claude Code 2.1.330 sends it."""
+    path = str(root / rel)
+    return json.dumps({"session_id": "bench", "cwd": str(root), "hook_event_name": "PostToolUse",
+                       "tool_name": "Read", "tool_input": {"file_path": path},
+                       "tool_response": {"type": "text", "file": {"filePath": path}}})
 
 
 def timed(command: list[str], stdin: str, cwd: Path, runs: int) -> tuple[list[float], str]:
@@ -74,6 +85,8 @@ def run_cases(label: str, root: Path, explored: str, other: str, runs: int) -> N
                       ("README.md Edit", "README.md")):
         times, outcome = timed(HOOK, payload(root, "Edit", rel), root, runs)
         report(f"{label}: {case}", times, outcome)
+    times, outcome = timed(READ_HOOK, read_payload(root, READ), root, runs)
+    report(f"{label}: Read (post-tool-use)", times, outcome)
 
 
 async def with_server(root: Path, explored: str, other: str, runs: int) -> None:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import sys
 
-HOOK_USAGE = "usage: code-intel hook pre-tool-use  (reads Claude Code's hook JSON on stdin)"
+HOOK_USAGE = ("usage: code-intel hook pre-tool-use|post-tool-use  (reads Claude Code's hook "
+              "JSON on stdin)")
 
 
 def configure_logging() -> None:
@@ -40,12 +41,16 @@ def main() -> None:
 
 
 def _hook(args: list[str]) -> int:
-    if args != ["pre-tool-use"]:
-        print(HOOK_USAGE, file=sys.stderr)
-        return 2
-    from code_intel.mcp_bridge.hook import main as run_hook
+    if args == ["pre-tool-use"]:
+        from code_intel.mcp_bridge.hook import main as run_hook
 
-    return run_hook()
+        return run_hook()
+    if args == ["post-tool-use"]:
+        from code_intel.mcp_bridge.hook import main_post
+
+        return main_post()
+    print(HOOK_USAGE, file=sys.stderr)
+    return 2
 
 
 def _mcp() -> int:

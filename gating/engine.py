@@ -14,6 +14,7 @@ file continues where the last one stopped.
 from __future__ import annotations
 
 import functools
+import posixpath
 import secrets
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -87,7 +88,14 @@ from .session import (
     with_resolved_slots,
 )
 from .store import SessionStore
-from .writes import ExemptFiles, decide_write, is_protected, resolve_target
+from .writes import (
+    ExemptFiles,
+    decide_write,
+    explored_under,
+    is_protected,
+    judge_addition,
+    resolve_target,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -135,11 +143,17 @@ class GatingEngine:
     # ==== requests ===================================================================
 
     @_locked
-    def start_session(self, intent: Any, query: Any) -> dict[str, Any]:
+    def start_session(
+        self, intent: Any, query: Any, agent_session: Any = None
+    ) -> dict[str, Any]:
         """SPEC §4.1: a new session in EXPLORATION with the slot extraction prompt,
-        the map short-circuit hint and the index's sync status."""
+        the map short-circuit hint and the index's sync status. `agent_session` is the
+        agent conversation that starts it (Claude Code's session_id, which the MCP
+        bridge reads from CLAUDE_CODE_SESSION_ID): that conversation's write hook is
+        judged by this session."""
         parsed_intent = inputs.intent(intent)
         text = inputs.text("query", query)
+        agent = None if agent_session is None else inputs.text("agent_session", agent_session, 200)
         now = self.clock.now()
         self._purge_learned(now)
         plan = route(parsed_intent, (), self.config.max_plan_tools)
@@ -153,6 +167,7 @@ class GatingEngine:
             frame=QueryFrame(raw_query=text),
             plan=plan,
             base_risk=plan.risk,
+            agent_session=agent,
         )
         self.store.save_session(session)
         self._log_plan(session, "session started")
@@ -382,13 +397,19 @@ class GatingEngine:
         )
         grey = [v.symbol for v in verdicts if v.tier is Tier.GREY]
         answer: dict[str, Any] = {}
-        if grey and not session.risk_forced_high:
+        if session.phase is Phase.READY:
+            # Nothing called in READY demotes the session unless the agent asks
+            # (revert_to_exploration): a weak verdict is reported, not enforced.
+            weak = [*grey, *sorted(rejected)]
+            if weak:
+                answer["warning"] = (
+                    f"{weak} fit the feature only weakly; the session stays READY at risk "
+                    f"{session.risk.value}. If you doubt them, call "
+                    "revert_to_exploration(keep_results=true) and explore again")
+        elif grey and not session.risk_forced_high:
             session.risk_forced_high = True
             self._decide(session, "risk_forced_high", f"grey-zone relevance for {grey}",
                          symbols=grey)
-            if session.phase is Phase.READY and session.understanding is not None:
-                self._evaluate(session)  # the raised requirements may no longer hold
-                answer["missing_requirements"] = [to_json(m) for m in session.missing]
         self._save(session)
         self._decide(
             session,
@@ -500,12 +521,16 @@ class GatingEngine:
 
     @_locked
     def check_write_target(
-        self, session_id: Any, file_path: Any, allow_new_files: Any = False
+        self, session_id: Any, file_path: Any, allow_new_files: Any = False,
+        agent_session: Any = None,
     ) -> dict[str, Any]:
         """SPEC §4.8: may this file be written now? Refusals are kept per session so
         the language server can publish them as diagnostics. Without `session_id` (the
-        Claude Code hook knows none) the most recently active session decides."""
+        Claude Code hook knows none) the most recently active session of the agent
+        conversation `agent_session` decides (Claude Code's session_id from the hook
+        payload), or, when no conversation is named, the most recently active one."""
         path = inputs.text("file_path", file_path, 4096)
+        agent = None if agent_session is None else inputs.text("agent_session", agent_session, 200)
         if session_id is None:
             target = resolve_target(self.root, path)
             if target.rel is not None and target.rel in self.exempt:
@@ -514,21 +539,26 @@ class GatingEngine:
                         "reason": f"{target.rel} matches write_exempt_patterns: "
                         "documentation needs no exploration",
                         "recovery_options": []}
-        session = self._session(session_id) if session_id is not None else self._latest()
+        session = self._session(session_id) if session_id is not None else self._latest(agent)
         allow_new = inputs.flag("allow_new_files", allow_new_files)
         files, dirs = self._explored(session)
         rejected_files = {
             f.subject for f in session.rejected_findings() if f.kind is FindingKind.FILE
         }
+        target = resolve_target(self.root, path)
+        code = [f for f in files if f not in self.exempt]
         decision = decide_write(
             session_id=session.id,
             phase=session.phase,
-            target=resolve_target(self.root, path),
+            target=target,
             explored_files=files,
             explored_directories=dirs,
             allow_new_files=allow_new,
             exempt=self.exempt,
             rejected_files=rejected_files,
+            new_file_addable=target.rel is not None and not target.exists
+            and explored_under(self._nearest_dir(target.rel), code),
+            nearest_dir=self._nearest_dir(target.rel) if target.rel else None,
         )
         key = decision.relative_path or path
         if decision.allowed:
@@ -558,23 +588,24 @@ class GatingEngine:
         session = self._session(session_id)
         self._require_phase(session, "add_explored_files")
         given = inputs.str_list("paths", paths, non_empty=True)
+        files, _ = self._explored(session)
+        code = [f for f in files if f not in self.exempt]
         added, problems = [], []
         for p in given:
-            t = resolve_target(self.root, p)
-            if t.rel is None:
-                problems.append(f"{p!r}: {t.outside_reason}")
-            elif is_protected(t.rel):
-                problems.append(f"{p!r}: .code-intel/ is code-intel's own state")
-            elif not t.exists:
-                problems.append(
-                    f"{p!r} does not exist; to create a new file, add its directory and call "
-                    "check_write_target with allow_new_files=true"
-                )
+            target = resolve_target(self.root, p)
+            entry, problem = judge_addition(target, files, code, self._nearest_dir(target.rel))
+            if entry is not None:
+                added.append(entry)
             else:
-                added.append(t.rel + "/" if t.is_dir else t.rel)
+                problems.append(str(problem))
         if problems:
             raise GatingError(
-                "invalid_paths", "cannot add: " + "; ".join(problems), problems=problems
+                "invalid_paths",
+                "cannot add: " + "; ".join(problems) + ". add_explored_files only adds what "
+                "this session has seen, or new files next to code it explored",
+                problems=problems,
+                next_step="read the files (analyze_structure, get_function_at_line, "
+                "get_symbols or your own Read), then call check_write_target",
             )
         session.explored_extra = tuple(dict.fromkeys((*session.explored_extra, *added)))
         self._save(session)
@@ -590,11 +621,32 @@ class GatingEngine:
         }
 
     @_locked
+    def record_agent_reads(self, agent_session: Any, tool: Any, paths: Any) -> dict[str, Any]:
+        """Files the agent read with its own tools (Claude Code's Read/Grep/Glob, seen
+        by the PostToolUse hook) count as explored in the session that conversation
+        started, like files code-intel's tools returned. No session → nothing to do."""
+        agent = inputs.text("agent_session", agent_session, 200)
+        name = inputs.text("tool", tool, 100)
+        given = inputs.str_list("paths", paths)
+        session = self._owned_by(agent)
+        if session is None:
+            return {"session_id": None, "recorded": []}
+        rels = [t.rel for t in (resolve_target(self.root, p) for p in given)
+                if t.rel is not None and t.exists and not t.is_dir and not is_protected(t.rel)]
+        new = [r for r in dict.fromkeys(rels) if r not in session.seen_files]
+        if new:
+            session.seen_files = (*session.seen_files, *new)
+            self._save(session)
+            self._decide(session, "agent_read", f"{name}: {len(new)} file(s) read", tool=name,
+                         paths=new)
+        return {"session_id": session.id, "recorded": new}
+
+    @_locked
     def revert_to_exploration(self, session_id: Any, keep_results: Any = True) -> dict[str, Any]:
         """SPEC §4.8 recovery: back to EXPLORATION, keeping the findings or not.
 
         `keep_results=false` discards the submitted understanding, relevance verdicts,
-        hypotheses, resolved slots and added files, and calls made so far stop counting
+        hypotheses, resolved slots, added files and the files the agent read, and calls made so far stop counting
         as evidence. Rejected hypotheses and the request's own slots always stay.
         """
         session = self._session(session_id)
@@ -614,6 +666,7 @@ class GatingEngine:
             session.findings = session.rejected_findings()
             session.relevance = {}
             session.explored_extra = ()
+            session.seen_files = ()
             session.log_start_seq = self.store.last_call_seq()
         session.phase = Phase.EXPLORATION
         self._save(session)
@@ -780,16 +833,32 @@ class GatingEngine:
             raise GatingError("session_ended", f"session {sid} has ended; start a new one")
         return session
 
-    def _latest(self) -> Session:
+    def _latest(self, agent_session: str | None = None) -> Session:
+        """The most recently active session; for a named agent conversation, the one it
+        started (`_owned_by`), so another conversation's session never decides for it."""
+        session = self._owned_by(agent_session)
+        if session is not None:
+            return session
+        raise GatingError(
+            "no_session",
+            "no active code-intel session"
+            + (" in this Claude Code conversation (another conversation's session does not "
+               "count)" if agent_session else "")
+            + ": call start_session (the /code workflow), explore the code, and reach READY "
+            "before editing code files",
+        )
+
+    def _owned_by(self, agent_session: str | None) -> Session | None:
+        """The most recently active session of agent conversation `agent_session`; when
+        it started none, the most recent one no conversation owns (started from an
+        editor, or by a client that does not name its conversation). Without a name,
+        the most recently active session of all."""
         self.expire_sessions()
         active = self.store.list_sessions(SessionStatus.ACTIVE)
-        if not active:
-            raise GatingError(
-                "no_session",
-                "no active code-intel session: call start_session (the /code workflow), "
-                "explore the code, and reach READY before editing code files",
-            )
-        return active[0]
+        if agent_session is None:
+            return active[0] if active else None
+        return next((s for s in active if s.agent_session == agent_session),
+                    next((s for s in active if s.agent_session is None), None))
 
     def _expire_if_stale(self, session: Session) -> bool:
         if session.status is not SessionStatus.ACTIVE:
@@ -847,6 +916,13 @@ class GatingEngine:
     def _file_exists(self, rel: str) -> bool:
         return self.index.file_exists(rel) or (self.root / rel).is_file()
 
+    def _nearest_dir(self, rel: str | None) -> str:
+        """The nearest existing directory above `rel` ('' = the workspace root)."""
+        parent = posixpath.dirname(rel or "")
+        while parent and not (self.root / parent).is_dir():
+            parent = posixpath.dirname(parent)
+        return parent
+
     def _workspace_files(self, files: Iterable[str]) -> tuple[list[str], list[str]]:
         rels, problems = [], []
         for f in files:
@@ -873,7 +949,7 @@ class GatingEngine:
             )
 
     def _explored(self, session: Session) -> tuple[set[str], frozenset[str]]:
-        return explored(session, self._counted_calls(session))
+        return explored(session, self._counted_calls(session), self.exempt.__contains__)
 
     def _evaluate(self, session: Session) -> list[dict[str, Any]]:
         """Evaluate the session, apply the result (mapped symbols, a forced HIGH, the
@@ -911,4 +987,5 @@ class GatingEngine:
     def _status(self, session: Session) -> dict[str, Any]:
         calls = self.store.tool_calls(session.id)
         counted = counted_calls(calls, session.log_start_seq)
-        return describe(session, calls, counted, self.store.blocked_writes(session.id))
+        return describe(session, calls, counted, self.store.blocked_writes(session.id),
+                        self.exempt.__contains__)

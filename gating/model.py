@@ -341,6 +341,13 @@ class Session:
     explored_extra: tuple[str, ...] = ()
     log_start_seq: int = 0
     semantic_used: bool = False
+    # The agent conversation that started the session (Claude Code's session_id): its
+    # hook's write checks are judged by this session and no other (two conversations in
+    # one workspace are gated independently).
+    agent_session: str | None = None
+    # Files the agent read with its own tools (Read/Grep/Glob, seen by the PostToolUse
+    # hook): they count as explored like the files code-intel's tools returned.
+    seen_files: tuple[str, ...] = ()
 
     @property
     def risk(self) -> Risk:

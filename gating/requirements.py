@@ -220,8 +220,9 @@ def evaluate(
         missing.append(
             MissingRequirement(
                 Requirement.TARGET_FEATURE,
-                "target_feature is unknown: find the feature in the code and submit it in "
-                "resolved_frame with slot_evidence",
+                "target_feature is unknown: find the feature in the code and give it with "
+                "the call that showed it (in EXPLORATION: resolved_frame + slot_evidence of "
+                "submit_understanding; in SEMANTIC: a kind 'slot' hypothesis)",
                 subject=Slot.TARGET_FEATURE.value,
             )
         )
@@ -231,9 +232,10 @@ def evaluate(
             missing.append(
                 MissingRequirement(
                     Requirement.SLOT_EVIDENCE,
-                    f"slot_evidence for {slot.value}: give its value (request or "
-                    "resolved_frame) and cite the tool call of this session that found it "
-                    "({tool, params, result_summary})",
+                    f"slot_evidence for {slot.value}: give its value and cite the tool "
+                    "call of this session that found it ({tool, params, result_summary}); "
+                    "in EXPLORATION through submit_understanding (resolved_frame, "
+                    "slot_evidence), in SEMANTIC as a kind 'slot' hypothesis",
                     subject=slot.value,
                 )
             )

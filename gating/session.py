@@ -122,23 +122,42 @@ def settle(
     return Phase.READY, ()
 
 
+SLOT_KINDS = (Requirement.SLOT_EVIDENCE, Requirement.TARGET_FEATURE)
+
+
 def next_step(session: Session) -> str:
-    if session.phase is Phase.SEMANTIC and session.missing and all(
-        m.kind is Requirement.TOOLS for m in session.missing
+    """The one next step, naming first a tool the session's phase allows (issue 14: a
+    step that names a refused tool makes the agent loop)."""
+    missing = session.missing
+    if session.phase is Phase.SEMANTIC and missing and all(
+        m.kind is Requirement.TOOLS for m in missing
     ):
         return (
             "only tool use is missing: revert_to_exploration(keep_results=true) and run "
-            + ", ".join(m.subject or "" for m in session.missing)
+            + ", ".join(m.subject or "" for m in missing)
+        )
+    if session.phase is Phase.SEMANTIC and any(m.kind in SLOT_KINDS for m in missing):
+        slots = sorted({m.subject or "" for m in missing if m.kind in SLOT_KINDS})
+        return (
+            f"use semantic_search to find {', '.join(slots)} in the code, then call "
+            "submit_semantic with a hypothesis {kind: 'slot', subject: <slot name>, value, "
+            "evidence} per missing slot (and any others); VERIFICATION then confirms them "
+            "with the call that showed them. Or revert_to_exploration to explore again"
         )
     return phases.NEXT_STEP[session.phase]
 
 
-def explored(session: Session, calls: Iterable[ToolCall]) -> tuple[set[str], frozenset[str]]:
+def explored(
+    session: Session, calls: Iterable[ToolCall], is_doc: Callable[[str], bool] = lambda _: False
+) -> tuple[set[str], frozenset[str]]:
     """Files the session explored (SPEC §4.8: submitted, returned by its counted tool
-    calls, confirmed in VERIFICATION, added) and the directories that admits."""
+    calls, read by the agent itself, confirmed in VERIFICATION, added) and the
+    directories that admits. A documentation file (`is_doc`) is writable anyway and
+    never makes its directory explored: one README read must not open the root."""
     files = set(session.understanding.files if session.understanding else ())
     for call in calls:
         files.update(call.result_files)
+    files.update(session.seen_files)
     files.update(p for p in session.explored_extra if not p.endswith("/"))
     files.update(
         f.subject
@@ -146,7 +165,7 @@ def explored(session: Session, calls: Iterable[ToolCall]) -> tuple[set[str], fro
         if f.kind is FindingKind.FILE and f.status is Source.FACT
     )
     added_dirs = [p.rstrip("/") for p in session.explored_extra if p.endswith("/")]
-    return files, explored_dirs(files, added_dirs)
+    return files, explored_dirs((f for f in files if not is_doc(f)), added_dirs)
 
 
 def rejected_in_use(
@@ -201,9 +220,10 @@ def describe(
     calls: Sequence[ToolCall],
     counted: Sequence[ToolCall],
     blocked: Sequence[BlockedWrite],
+    is_doc: Callable[[str], bool] = lambda _: False,
 ) -> dict[str, Any]:
     """Everything about a session, as `get_session_status` returns it (SPEC §4.1)."""
-    files, dirs = explored(session, counted)
+    files, dirs = explored(session, counted, is_doc)
     return {
         "session_id": session.id,
         "status": session.status.value,

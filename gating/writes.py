@@ -15,7 +15,8 @@ Order of the rules in `decide_write`:
    `add_explored_files`;
 6. a new file needs `allow_new_files` and an explored parent directory.
 
-A refusal carries `recovery_options` (add_explored_files, revert_to_exploration).
+A refusal in READY carries `recovery_options`, each naming a tool READY allows
+(reading the file, add_explored_files for a new file, revert_to_exploration).
 Only `resolve_target` touches the filesystem; `decide_write` is pure.
 """
 
@@ -97,25 +98,93 @@ def explored_dirs(files: Iterable[str], dirs: Iterable[str] = ()) -> frozenset[s
     return frozenset({posixpath.dirname(f) for f in files} | {d.rstrip("/") for d in dirs})
 
 
-def recovery_options(rel: str | None, exists: bool = True) -> tuple[dict[str, Any], ...]:
-    """A file that does not exist yet cannot be explored; its directory can."""
+def explored_under(directory: str, explored_files: Iterable[str]) -> bool:
+    """Has the session explored code under `directory` ('' = the root)? Any depth
+    counts, except at the root, where only a file directly in it does (anything is
+    under the root). Pass only code files: documentation never opens a directory."""
+    if directory == "":
+        return any("/" not in f for f in explored_files)
+    prefix = directory.rstrip("/") + "/"
+    return any(f.startswith(prefix) for f in explored_files)
+
+
+def judge_addition(
+    target: Target, explored_files: Collection[str], code_files: Collection[str],
+    nearest_existing: str,
+) -> tuple[str | None, str | None]:
+    """One path given to add_explored_files → (the entry to add, or None; the problem).
+
+    Only what the session has seen can be added (SPEC §4.8, issue 14): an existing file
+    it explored (its own Read, or a code-intel result), a directory with explored code
+    under it, or a new path (file or `dir/`) whose nearest existing directory
+    `nearest_existing` has explored code under it — the way to a new file in a new
+    directory. `code_files` are the explored files that are not documentation.
+    """
+    rel, given = target.rel, target.given
+    if rel is None:
+        return None, f"{given!r}: {target.outside_reason}"
+    if is_protected(rel):
+        return None, f"{given!r}: .code-intel/ is code-intel's own state"
+    if target.exists and not target.is_dir:
+        if rel in explored_files:
+            return rel, None
+        return None, (f"{rel} has not been seen in this session; only files you have read can "
+                      f"be added: read it (analyze_structure(path={rel!r}), "
+                      "get_function_at_line, or your own Read) — that alone makes it explored")
+    if target.exists:
+        if explored_under(rel, code_files):
+            return rel + "/", None
+        return None, (f"{rel}/ has no explored code in it; explore it first "
+                      f"(get_symbols(path={rel!r}), then read a file there)")
+    entry = rel + "/" if given.endswith("/") else rel
+    if explored_under(nearest_existing, code_files):
+        return entry, None
+    shown = nearest_existing or "."
+    return None, (f"{rel} does not exist and nothing under its nearest existing directory "
+                  f"{shown} has been explored; explore {shown} first "
+                  f"(get_symbols(path={shown!r}), then read a file there) and add {rel} again")
+
+
+def recovery_options(
+    rel: str | None, exists: bool = True, parent_explorable: bool = False,
+    nearest_dir: str | None = None,
+) -> tuple[dict[str, Any], ...]:
+    """The ways out of a refusal in READY, each naming a tool READY allows: an existing
+    file is explored by reading it (that alone admits it); a new file is added with
+    add_explored_files once code near it was explored, else its directory is explored
+    first."""
     if rel is None:
         return ()
-    parent = posixpath.dirname(rel) or "."
-    return (
-        {
+    parent = posixpath.dirname(rel)
+    revert = {
+        "tool": "revert_to_exploration",
+        "params": {"keep_results": True},
+        "description": "go back to EXPLORATION keeping what was found, explore this part "
+        "of the code and submit_understanding again",
+    }
+    if exists:
+        first = {
+            "tool": "analyze_structure",
+            "params": {"path": rel},
+            "description": f"read {rel} (analyze_structure, get_function_at_line or your own "
+            "Read): a file you have read counts as explored; the session stays READY",
+        }
+    elif parent_explorable:
+        first = {
             "tool": "add_explored_files",
-            "params": {"paths": [rel if exists else parent]},
-            "description": f"explore {rel} (or its directory {parent}) with the exploration "
-            "tools, then add it to the explored files; the session stays READY",
-        },
-        {
-            "tool": "revert_to_exploration",
-            "params": {"keep_results": True},
-            "description": "go back to EXPLORATION keeping what was found, explore this part "
-            "of the code and submit_understanding again",
-        },
-    )
+            "params": {"paths": [rel]},
+            "description": f"add the new file {rel} (code near it was explored); the "
+            "session stays READY",
+        }
+    else:
+        where = (parent if nearest_dir is None else nearest_dir) or "."
+        first = {
+            "tool": "get_symbols",
+            "params": {"path": where},
+            "description": f"explore {where} first (then read a file there), then "
+            f"add_explored_files(paths=[{rel!r}]); the session stays READY",
+        }
+    return (first, revert)
 
 
 def decide_write(
@@ -128,7 +197,13 @@ def decide_write(
     allow_new_files: bool,
     exempt: ExemptFiles,
     rejected_files: Collection[str] = (),
+    new_file_addable: bool = False,
+    nearest_dir: str | None = None,
 ) -> WriteDecision:
+    """`new_file_addable`: for a new file, whether add_explored_files would accept it
+    (code near it was explored); `nearest_dir`: its nearest existing directory. So the
+    recovery offered is one that works."""
+
     def decide(allowed: bool, code: str, reason: str, recover: bool = False) -> WriteDecision:
         return WriteDecision(
             allowed=allowed,
@@ -138,7 +213,9 @@ def decide_write(
             session_id=session_id,
             phase=phase,
             relative_path=target.rel,
-            recovery_options=recovery_options(target.rel, target.exists) if recover else (),
+            recovery_options=recovery_options(target.rel, target.exists, new_file_addable,
+                                              nearest_dir)
+            if recover else (),
         )
 
     rel = target.rel

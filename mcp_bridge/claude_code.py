@@ -8,7 +8,8 @@ MCP server is `code-intel mcp` from the PATH (it finds the workspace itself, fro
 `CLAUDE_PROJECT_DIR` or by walking up to `.code-intel/`), and the hook command is a
 small shell guard that runs `code-intel hook pre-tool-use` when code-intel is
 installed and otherwise denies code writes with an install hint (documentation stays
-writable). `.claude/settings.json` also approves this repository's `code-intel` server
+writable); a PostToolUse hook on Read/Grep/Glob records the files the agent reads itself,
+so they count as explored (it never blocks, and does nothing without code-intel). `.claude/settings.json` also approves this repository's `code-intel` server
 and makes Claude Code wait for MCP servers before the first turn
 (`MCP_CONNECTION_NONBLOCKING=0`). The rule that lets the code-intel MCP tools run
 without a prompt per call (`mcp__code-intel`) goes to `.claude/settings.local.json`,
@@ -40,6 +41,13 @@ HOOK_MATCHER = "Edit|Write|MultiEdit|NotebookEdit"
 SERVER_NAME = "code-intel"
 MCP_PERMISSION = "mcp__code-intel"
 HOOK_SUFFIX = "hook pre-tool-use"
+READ_MATCHER = "Read|Grep|Glob|NotebookRead"
+READ_HOOK_SUFFIX = "hook post-tool-use"
+# The agent's own reads count as exploring: recorded after the fact, never blocking
+# (a PostToolUse hook cannot undo a read; without code-intel it does nothing).
+READ_HOOK_COMMAND = (
+    "command -v code-intel >/dev/null 2>&1 && exec code-intel " + READ_HOOK_SUFFIX + "; exit 0"
+)
 INSTALL_HINT = (
     "code-intel is not installed on this machine (no code-intel on the PATH), so code "
     "writes in this repository are blocked. Ask the user to install code-intel as its "
@@ -70,9 +78,21 @@ class InitReport:
     warnings: list[str] = field(default_factory=list)
 
 
-def _is_ours(hook: Any) -> bool:
+def _is_ours(hook: Any, suffix: str = HOOK_SUFFIX) -> bool:
     """Our hook entry, including one an older init wrote with an absolute path."""
-    return isinstance(hook, dict) and HOOK_SUFFIX in str(hook.get("command", ""))
+    return isinstance(hook, dict) and suffix in str(hook.get("command", ""))
+
+
+def _merge_hook(hooks: dict[str, Any], event: str, entry: dict[str, Any], suffix: str,
+                path: Path) -> None:
+    """Our one entry for `event` (an older one of ours replaced), the user's kept."""
+    listed = hooks.setdefault(event, [])
+    if not isinstance(listed, list):
+        raise InitError(f"{path}: 'hooks.{event}' must be a list")
+    kept = [e for e in listed if not (isinstance(e, dict) and isinstance(e.get("hooks"), list)
+                                      and any(_is_ours(h, suffix) for h in e["hooks"]))]
+    if [e for e in listed if e not in kept] != [entry]:
+        listed[:] = [*kept, entry]
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
@@ -160,20 +180,18 @@ def init_workspace(root: Path) -> InitReport:
 
 
 def merge_settings(settings: dict[str, Any], path: Path) -> dict[str, Any]:
-    """`.claude/settings.json` with our hook (an older absolute-path one replaced), the
+    """`.claude/settings.json` with our hooks (an older absolute-path one replaced), the
     permission for the code-intel tools, the project server approved and MCP start-up
     awaited before the first turn; the user's own entries are kept."""
     new = json.loads(json.dumps(settings))
     hooks = new.setdefault("hooks", {})
-    pre = hooks.setdefault("PreToolUse", []) if isinstance(hooks, dict) else None
-    if not isinstance(pre, list):
-        raise InitError(f"{path}: 'hooks.PreToolUse' must be a list")
-    ours = {"type": "command", "command": HOOK_COMMAND, "timeout": 10}
-    kept = [e for e in pre if not (isinstance(e, dict) and any(
-        _is_ours(h) for h in e.get("hooks", []) if isinstance(e.get("hooks"), list)))]
-    entry = {"matcher": HOOK_MATCHER, "hooks": [ours]}
-    if [e for e in pre if e not in kept] != [entry]:
-        pre[:] = [*kept, entry]
+    if not isinstance(hooks, dict):
+        raise InitError(f"{path}: 'hooks' must be an object")
+    _merge_hook(hooks, "PreToolUse", {"matcher": HOOK_MATCHER, "hooks": [
+        {"type": "command", "command": HOOK_COMMAND, "timeout": 10}]}, HOOK_SUFFIX, path)
+    _merge_hook(hooks, "PostToolUse", {"matcher": READ_MATCHER, "hooks": [
+        {"type": "command", "command": READ_HOOK_COMMAND, "timeout": 10}]}, READ_HOOK_SUFFIX,
+        path)
     enabled = new.setdefault("enabledMcpjsonServers", [])
     if not isinstance(enabled, list):
         raise InitError(f"{path}: 'enabledMcpjsonServers' must be a list")

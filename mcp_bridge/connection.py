@@ -20,10 +20,9 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from code_intel.lsp_server.client import WorkspaceClient
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-
-from code_intel.lsp_server.client import WorkspaceClient
 
 log = logging.getLogger("code_intel.mcp")
 child_log = logging.getLogger("code_intel.mcp.lsp")

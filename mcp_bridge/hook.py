@@ -21,17 +21,15 @@ Outcomes (hook_rules.Verdict.render):
 * stdin is not a hook payload → exit 1, one line (non-blocking).
 
 Lean on purpose: it runs before every write, so it imports no pygls, asyncio client,
-typer, rich, chromadb or model; the live server is asked over a plain socket
-(hook_client). Never a traceback; at most about 6 seconds (Claude Code's limit is 10).
+typer, rich, chromadb or model, nor (with a live server) pathspec, logging or the
+gate; the live server is asked over a plain socket (hook_client), in one write. Never a traceback; at most about 6 seconds (Claude Code's limit is 10).
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import os
 import sys
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -49,6 +47,7 @@ from .hook_rules import (
     from_refusal,
     outside,
     parse_payload,
+    parse_read_payload,
     undecided,
 )
 
@@ -63,7 +62,6 @@ def main(stdin: TextIO | None = None, stdout: TextIO | None = None,
          stderr: TextIO | None = None) -> int:
     """Run the hook; returns the exit code. Only the decision reaches stdout/stderr."""
     stdin, stdout, stderr = stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr
-    _quiet_logging()
     try:
         buffer = getattr(stdin, "buffer", None)  # Claude Code writes UTF-8 whatever the locale
         raw = buffer.read().decode("utf-8", "replace") if buffer else stdin.read()
@@ -91,13 +89,17 @@ def decide(raw: str, cwd: str) -> Verdict:
     if refused is not None:
         return refused
     settings = HookSettings.load(root)
-    if settings.exempts(root, call.file_path):
-        return Verdict(ALLOW)
     deadline = time.monotonic() + OVERALL_SECONDS
+    # A live server decides documentation too, at the cost of the one round trip the
+    # write pays anyway; only without one is it matched here, before the gate is loaded.
     verdict = ask_live_server(root, call, min(deadline, time.monotonic() + LIVE_SECONDS))
     if verdict is None:
+        if settings.exempts(root, call.file_path):
+            return Verdict(ALLOW)
         verdict = ask_persisted_state(root, call, max(0.5, deadline - time.monotonic()))
-    if verdict.decision == ERROR:
+    if verdict.decision == ERROR:  # documentation stays writable when the gate is stuck
+        if settings.exempts(root, call.file_path):
+            return Verdict(ALLOW)
         return undecided(call, verdict.message, settings.fail_open)
     return verdict
 
@@ -146,6 +148,8 @@ def ask_live_server(root: Path, call: WriteCall, deadline: float) -> Verdict | N
     params: dict[str, Any] = {"file_path": str(call.file_path)}
     if call.creates_files:
         params["allow_new_files"] = True
+    if call.agent_session:
+        params["agent_session"] = call.agent_session
     try:
         answer = hook_client.request(root, CHECK_WRITE_TARGET, params, deadline)
     except hook_client.RpcError as exc:
@@ -189,6 +193,8 @@ class _WorkspaceFiles:
 def ask_persisted_state(root: Path, call: WriteCall, timeout: float) -> Verdict:
     """Decide from `.code-intel/sessions.db`, in a thread so a locked database cannot
     hold the hook past its time limit."""
+    import threading
+
     result: list[Verdict] = []
 
     def run() -> None:
@@ -208,6 +214,7 @@ def ask_persisted_state(root: Path, call: WriteCall, timeout: float) -> Verdict:
 
 
 def _persisted(root: Path, call: WriteCall) -> Verdict:
+    _quiet_logging()
     from code_intel.gating.errors import GatingError
     from code_intel.gating.workspace import open_engine
     from code_intel.indexing.config import Config, ConfigError, load_config
@@ -218,7 +225,8 @@ def _persisted(root: Path, call: WriteCall) -> Verdict:
         config = Config()  # the gate still holds with the default exemptions
     engine = open_engine(root, config, _NoEmbedder(), index=_WorkspaceFiles(root))
     try:
-        answer = engine.check_write_target(None, str(call.file_path), call.creates_files)
+        answer = engine.check_write_target(None, str(call.file_path), call.creates_files,
+                                           call.agent_session)
     except GatingError as exc:
         return from_refusal(call, exc.code, exc.message, exc.details)
     finally:
@@ -226,8 +234,68 @@ def _persisted(root: Path, call: WriteCall) -> Verdict:
     return from_answer(call, answer)
 
 
+# ---- PostToolUse: the agent's own reads count as exploring -------------------------------------
+
+RECORD_READS = "codeIntel/session/record_agent_reads"
+
+
+def main_post(stdin: TextIO | None = None) -> int:
+    """`code-intel hook post-tool-use`: record the files the agent's Read/Grep/Glob
+    showed it in the session its conversation started, so reading a file counts as
+    exploring it. Always exit 0 and silent: it only observes, and never delays the
+    agent by more than its deadline."""
+    stdin = stdin or sys.stdin
+    try:
+        buffer = getattr(stdin, "buffer", None)
+        raw = buffer.read().decode("utf-8", "replace") if buffer else stdin.read()
+        record_reads(raw, os.getcwd())
+    except Exception:  # noqa: BLE001, S110 - observing must never disturb the agent
+        pass
+    return 0
+
+
+def record_reads(raw: str, cwd: str) -> bool:
+    """True when the reads were recorded (by the live server, else in sessions.db)."""
+    call = parse_read_payload(raw, cwd)
+    if call is None:
+        return False
+    root = find_workspace(call.as_write(), project_dir=os.environ.get("CLAUDE_PROJECT_DIR"))
+    if root is None or not (root / ".code-intel").is_dir():
+        return False
+    inside = [str(p) for p in call.paths if root in p.parents]
+    if not inside:
+        return False
+    params = {"agent_session": call.agent_session, "tool": call.tool, "paths": inside}
+    deadline = time.monotonic() + LIVE_SECONDS
+    try:
+        hook_client.request(root, RECORD_READS, params, deadline)
+        return True
+    except hook_client.Unreachable:
+        pass
+    except hook_client.RpcError:
+        return False
+    _quiet_logging()
+    from code_intel.gating.workspace import open_engine
+    from code_intel.indexing.config import Config, ConfigError, load_config
+
+    try:
+        config = load_config(root)
+    except ConfigError:
+        config = Config()
+    engine = open_engine(root, config, _NoEmbedder(), index=_WorkspaceFiles(root))
+    try:
+        engine.record_agent_reads(call.agent_session, call.tool, inside)
+    finally:
+        engine.store.close()
+    return True
+
+
 def _quiet_logging() -> None:
-    """Library warnings would end up in the message the agent reads."""
+    """Library warnings would end up in the message the agent reads. Only the gate's
+    own path loads libraries that log: `logging` is imported then, not before every
+    write."""
+    import logging
+
     logging.getLogger().setLevel(logging.CRITICAL)
     for name in ("code_intel", "asyncio"):
         logging.getLogger(name).setLevel(logging.CRITICAL)

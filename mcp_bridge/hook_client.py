@@ -57,12 +57,17 @@ def request(root: Path, method: str, params: Mapping[str, Any], deadline: float)
     try:
         with _connect(str(info["endpoint"]), deadline) as sock:
             channel = _Channel(sock, deadline)
-            channel.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "processId": os.getpid(), "rootUri": root.as_uri(), "capabilities": {},
-                "initializationOptions": {"token": info["token"]}}})
+            # Pipelined, one write: the server handles a connection's messages in order
+            # and authenticates on `initialize` before it reads the next one, so waiting
+            # for the initialize answer first would only add a round trip per write.
+            channel.send(
+                {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                    "processId": os.getpid(), "rootUri": root.as_uri(), "capabilities": {},
+                    "initializationOptions": {"token": info["token"]}}},
+                {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+                {"jsonrpc": "2.0", "id": 2, "method": method, "params": dict(params)},
+            )
             channel.answer(1)
-            channel.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
-            channel.send({"jsonrpc": "2.0", "id": 2, "method": method, "params": dict(params)})
             return channel.answer(2)
     except (OSError, ValueError) as exc:
         raise Unreachable(f"{type(exc).__name__}: {exc}") from None
@@ -99,10 +104,13 @@ class _Channel:
     def __init__(self, sock: socket.socket, deadline: float) -> None:
         self.sock, self.deadline, self.buffer = sock, deadline, b""
 
-    def send(self, message: Mapping[str, Any]) -> None:
-        body = json.dumps(message).encode("utf-8")
+    def send(self, *messages: Mapping[str, Any]) -> None:
+        frames = b""
+        for message in messages:
+            body = json.dumps(message).encode("utf-8")
+            frames += b"Content-Length: %d\r\n\r\n" % len(body) + body
         self.sock.settimeout(_remaining(self.deadline))
-        self.sock.sendall(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.sock.sendall(frames)
 
     def answer(self, request_id: int) -> Any:
         """The result of `request_id`; notifications and server requests are skipped."""

@@ -14,9 +14,8 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 CONFIG_DIR = ".code-intel"  # code_intel.indexing.config.CONFIG_DIR, not imported: lean
 WRITE_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
@@ -27,9 +26,10 @@ MAX_PATH = 4096  # PATH_MAX: nothing longer can be written, and it must not cost
 MAX_NAME = 255  # NAME_MAX for one path component
 
 
-@dataclass(frozen=True)
-class Verdict:
-    """`decision` is ALLOW, BLOCK (deny) or ERROR (not a usable hook payload)."""
+class Verdict(NamedTuple):
+    """`decision` is ALLOW, BLOCK (deny) or ERROR (not a usable hook payload).
+    (NamedTuples, not dataclasses, here: importing dataclasses costs the hook — which
+    runs before every write — more than everything else it decides with.)"""
 
     decision: str
     message: str = ""
@@ -46,13 +46,13 @@ class Verdict:
         return 0, "", ""
 
 
-@dataclass(frozen=True)
-class WriteCall:
+class WriteCall(NamedTuple):
     """A write the gate must judge: the tool and the absolute path it writes."""
 
     tool: str
     file_path: Path
     cwd: Path
+    agent_session: str | None = None  # Claude Code's session_id: whose session judges
 
     @property
     def creates_files(self) -> bool:
@@ -98,10 +98,84 @@ def parse_payload(raw: str, fallback_cwd: str) -> WriteCall | Verdict:
                               "character; use a real path.")
     cwd_value = data.get("cwd")
     cwd = Path(cwd_value if isinstance(cwd_value, str) and cwd_value else fallback_cwd)
+    return WriteCall(tool, _absolute(path, cwd), cwd, _agent_session(data))
+
+
+def _absolute(path: str, cwd: Path) -> Path:
     target = Path(os.path.expanduser(path))
-    if not target.is_absolute():
-        target = cwd / target
-    return WriteCall(tool, Path(os.path.normpath(target)), cwd)
+    return Path(os.path.normpath(target if target.is_absolute() else cwd / target))
+
+
+def _agent_session(data: Mapping[str, Any]) -> str | None:
+    """Claude Code's `session_id` (every hook payload carries it): the conversation."""
+    value = data.get("session_id")
+    return value.strip() if isinstance(value, str) and value.strip() and len(value) <= 200 \
+        else None
+
+
+# ---- PostToolUse: the agent's own reads --------------------------------------------------------
+
+READ_TOOLS = frozenset({"Read", "Grep", "Glob", "NotebookRead"})
+MAX_READ_PATHS = 200
+
+
+class ReadCall(NamedTuple):
+    """Files the agent's own Read/Grep/Glob showed it, for the conversation's session."""
+
+    tool: str
+    paths: tuple[Path, ...]
+    cwd: Path
+    agent_session: str
+
+    def as_write(self) -> WriteCall:
+        """For find_workspace: the workspace is judged as for a write of the first file."""
+        return WriteCall(self.tool, self.paths[0], self.cwd, self.agent_session)
+
+
+def parse_read_payload(raw: str, fallback_cwd: str) -> ReadCall | None:
+    """Claude Code's PostToolUse JSON for Read/Grep/Glob → the files the agent saw, or
+    None when there is nothing to record (another tool, no conversation id, no files,
+    input that is not a payload: a PostToolUse hook never blocks or complains)."""
+    if len(raw) > MAX_PAYLOAD:
+        return None
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(data, Mapping) or data.get("tool_name") not in READ_TOOLS:
+        return None
+    agent = _agent_session(data)
+    cwd_value = data.get("cwd")
+    cwd = Path(cwd_value if isinstance(cwd_value, str) and cwd_value else fallback_cwd)
+    found = [p for p in read_paths(str(data["tool_name"]), data.get("tool_input"),
+                                   data.get("tool_response"))
+             if len(p) <= MAX_PATH and "\x00" not in p]
+    paths = tuple(dict.fromkeys(_absolute(p, cwd) for p in found[:MAX_READ_PATHS]))
+    if agent is None or not paths:
+        return None
+    return ReadCall(str(data["tool_name"]), paths, cwd, agent)
+
+
+def read_paths(tool: str, tool_input: Any, response: Any) -> list[str]:
+    """The files a read showed: Read's file (the response's `file.filePath`, else the
+    input's `file_path`); the `filenames` Grep and Glob list; for Grep in content mode,
+    the `path:line:` prefixes of its output."""
+    tool_input = tool_input if isinstance(tool_input, Mapping) else {}
+    response = response if isinstance(response, Mapping) else {}
+    if tool in ("Read", "NotebookRead"):
+        file = response.get("file")
+        given = file.get("filePath") if isinstance(file, Mapping) else None
+        given = given or tool_input.get("file_path") or tool_input.get("notebook_path")
+        return [given] if isinstance(given, str) and given else []
+    names = response.get("filenames")
+    paths = [n for n in names if isinstance(n, str) and n] if isinstance(names, list) else []
+    content = response.get("content")
+    if tool == "Grep" and isinstance(content, str):
+        for line in content.splitlines()[:MAX_READ_PATHS * 10]:
+            head, sep, _ = line.partition(":")
+            if sep and head and not head[0].isspace():
+                paths.append(head)
+    return paths
 
 
 def find_workspace(
@@ -174,10 +248,6 @@ def from_answer(call: WriteCall, answer: Any) -> Verdict:
             lines.append(f"- {option.get('tool')}({params}): {option.get('description', '')}")
     if answer.get("next_step"):
         lines.append(f"Next: {answer['next_step']}")
-    if answer.get("reason_code") == "unexplored_directory":
-        parent = os.path.dirname(answer.get("relative_path") or "") or "."
-        lines.append(f"A new file needs an explored directory: explore {parent}, then "
-                     f"add_explored_files(paths=[{json.dumps(parent + '/')}]).")
     return Verdict(BLOCK, _bounded("\n".join(lines)))
 
 

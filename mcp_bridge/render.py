@@ -41,6 +41,43 @@ def _more(data: Mapping[str, Any], what: str) -> list[str]:
             "query)")] if data.get("truncated") and "truncation" not in data else []
 
 
+_QUALIFIERS = ("::", "\\", "->", ".")
+
+
+def _no_definition(name: Any, exact: Any = True) -> str:
+    """What to try next; a qualified name is matched only with exact=true, where
+    exact=false is a substring of the short name (the index's two lookups)."""
+    text = str(name)
+    if any(q in text.strip(".\\") for q in _QUALIFIERS):
+        short = text.replace("::", ".").replace("\\", ".").replace("->", ".").rsplit(".", 1)[-1]
+        if exact is False:
+            return (f"No definition of {text!r}: with exact=false the name is a substring of "
+                    f"a short name; ask for {short!r} with exact=false, or for {text!r} with "
+                    "exact=true (Class::method and Class.method match there).")
+        return (f"No definition of {text!r} in the index. Try {short!r} with exact=false, "
+                "search_text or query.")
+    return (f"No definition of {text!r} in the index. Try exact=false, a shorter name, "
+            "search_text or query.")
+
+
+_MORE_OF = {"find_definitions": "definitions", "find_references": "references",
+            "get_symbols": "symbols"}
+
+
+def hints(tool: str, data: Any, args: Mapping[str, Any]) -> list[str]:
+    """The advice the text rendering gives beyond the data itself, for the structured
+    result: Claude Code shows the model only `structuredContent` when there is one
+    (checked with 2.1.330), so advice that lives only in the text is never read."""
+    if not isinstance(data, Mapping):
+        return []
+    out: list[str] = []
+    if tool == "find_definitions" and not data.get("definitions"):
+        out.append(_no_definition(data.get("name", args.get("name")), args.get("exact", True)))
+    if tool in _MORE_OF:
+        out += [line.strip("()") for line in _more(data, _MORE_OF[tool])]
+    return out
+
+
 # ---- index tools -------------------------------------------------------------------------
 
 
@@ -48,8 +85,7 @@ def _definitions(data: Mapping[str, Any], args: Mapping[str, Any]) -> list[str]:
     defs = data.get("definitions") or []
     name = data.get("name", args.get("name"))
     if not defs:
-        return [(f"No definition of {name!r} in the index. Try exact=false, a shorter name, "
-                "search_text or query.")]
+        return [_no_definition(name, args.get("exact", True))]
     lines = [f"{_plural(len(defs), 'definition')} of {name}:"]
     for d in defs:
         sig = f"  {one_line(d['signature'], 160)}" if d.get("signature") else ""

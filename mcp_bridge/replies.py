@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import bounds
-from .render import one_line, render, render_truncation
+from .render import hints, one_line, render, render_truncation
 from .tools import SessionArg, ToolSpec
 
 GATING_REFUSED = -32001
@@ -40,6 +40,9 @@ def success(spec: ToolSpec, answer: Any, args: Mapping[str, Any], notes: tuple[s
         data = bounds.compact(data)
     data, cuts = bounds.fit(data, bounds.MAX_STRUCTURED_CHARS - RESERVE)
     text = render(spec.name, data, args)
+    advice = [*notes, *hints(spec.name, data, args)]
+    if advice:  # the model sees only the structured result: the advice goes in it too
+        data["hints"] = advice
     if cuts:
         listed = [c.to_json() for c in cuts]
         data["truncated"] = True
@@ -69,7 +72,7 @@ def initializing(spec: ToolSpec, answer: Mapping[str, Any]) -> ToolReply:
     )
     if answer.get("message"):
         text += f"\n{one_line(answer['message'])}"
-    return ToolReply(text, dict(answer))
+    return ToolReply(text, {**answer, "next_step": text.split("\n", 1)[0]})
 
 
 # ---- failures -------------------------------------------------------------------------------
@@ -82,10 +85,11 @@ def from_rpc_error(spec: ToolSpec, code: int, message: str, data: Any) -> ToolRe
         return refused(spec, message, details)
     if code == INVALID_PARAMS:
         return invalid(spec, message, details)
+    retry = "If it persists, call sync_index or get_session_status and try again."
     return ToolReply(
-        f"code-intel could not run {spec.name}: {message} (error {code}). If it persists, "
-        "call sync_index or get_session_status and try again.",
-        {"error": "server_error", "code": code, "message": message, "tool": spec.name},
+        f"code-intel could not run {spec.name}: {message} (error {code}). {retry}",
+        {"error": "server_error", "code": code, "message": message, "tool": spec.name,
+         "next_step": retry},
         is_error=True,
     )
 
@@ -111,17 +115,21 @@ def refused(spec: ToolSpec, message: str, data: Mapping[str, Any]) -> ToolReply:
     if next_step:
         lines.append(f"Next: {next_step}")
     elif code in ("unknown_session", "session_expired", "session_ended"):
-        lines.append("Next: call start_session to begin a new session.")
+        next_step = "call start_session to begin a new session."
+        lines.append(f"Next: {next_step}")
     structured = {"error": code, "message": data.get("message") or message, "tool": spec.name,
                   **{k: v for k, v in data.items() if k not in ("error", "message")}}
+    if next_step:
+        structured["next_step"] = next_step
     return _bounded_error("\n".join(lines), structured)
 
 
 def invalid(spec: ToolSpec, message: str, data: Mapping[str, Any] | None = None) -> ToolReply:
     """Arguments the bridge or the server rejected; the message names the field."""
-    text = (f"Invalid arguments for {spec.name}: {message}\n"
-            f"Fix the named argument(s) and call {spec.name} again (see its input schema).")
-    structured = {"error": "invalid_params", "message": message, "tool": spec.name}
+    fix = f"Fix the named argument(s) and call {spec.name} again (see its input schema)."
+    text = f"Invalid arguments for {spec.name}: {message}\n{fix}"
+    structured = {"error": "invalid_params", "message": message, "tool": spec.name,
+                  "next_step": fix}
     for key, value in (data or {}).items():
         structured.setdefault(key, value)
     structured["error"] = "invalid_params"
@@ -133,37 +141,41 @@ def no_session(spec: ToolSpec) -> ToolReply:
         f"{spec.name} needs a session and none was started in this conversation: call "
         "start_session first (or pass session_id).",
         {"error": "no_session", "tool": spec.name,
-         "message": "no session: call start_session first"},
+         "message": "no session: call start_session first",
+         "next_step": "call start_session first (or pass session_id)"},
         is_error=True,
     )
 
 
 def unavailable(spec: ToolSpec, detail: str) -> ToolReply:
+    advice = ("Check the workspace and `code-intel lsp` (e.g. run `code-intel index` in a "
+              "terminal); the next call tries to start it again.")
     return ToolReply(
         f"code-intel's language server is not available, so {spec.name} did not run: "
-        f"{detail}. Check the workspace and `code-intel lsp` (e.g. run `code-intel index` "
-        "in a terminal); the next call tries to start it again.",
-        {"error": "server_unavailable", "tool": spec.name, "message": detail},
+        f"{detail}. {advice}",
+        {"error": "server_unavailable", "tool": spec.name, "message": detail,
+         "next_step": advice},
         is_error=True,
     )
 
 
 def interrupted(spec: ToolSpec, detail: str) -> ToolReply:
     """A state-changing call whose connection broke: it may or may not have happened."""
+    advice = (f"The call may or may not have been applied: call get_session_status to check, "
+              f"then repeat {spec.name} if needed.")
     return ToolReply(
         f"The language server stopped while handling {spec.name} ({detail}); it has been "
-        "restarted. The call may or may not have been applied: call get_session_status to "
-        f"check, then repeat {spec.name} if needed.",
-        {"error": "connection_lost", "tool": spec.name, "message": detail},
+        f"restarted. {advice}",
+        {"error": "connection_lost", "tool": spec.name, "message": detail, "next_step": advice},
         is_error=True,
     )
 
 
 def timed_out(spec: ToolSpec, seconds: float) -> ToolReply:
+    advice = f"{spec.narrow_hint[0].upper()}{spec.narrow_hint[1:]}, or try again."
     return ToolReply(
-        f"{spec.name} got no answer within {seconds:g} seconds. {spec.narrow_hint[0].upper()}"
-        f"{spec.narrow_hint[1:]}, or try again.",
-        {"error": "timeout", "tool": spec.name, "timeout_seconds": seconds},
+        f"{spec.name} got no answer within {seconds:g} seconds. {advice}",
+        {"error": "timeout", "tool": spec.name, "timeout_seconds": seconds, "next_step": advice},
         is_error=True,
     )
 
@@ -179,7 +191,7 @@ def internal(spec: ToolSpec, exc: BaseException) -> ToolReply:
 def unknown_tool(name: str, known: list[str]) -> ToolReply:
     return ToolReply(
         f"There is no code-intel tool {name!r}. The tools are: {', '.join(known)}.",
-        {"error": "unknown_tool", "tool": name},
+        {"error": "unknown_tool", "tool": name, "tools": list(known)},
         is_error=True,
     )
 

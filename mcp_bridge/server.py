@@ -73,6 +73,13 @@ def workspace_root(cwd: Path, environ: Mapping[str, str]) -> Path:
     return cwd
 
 
+def agent_session_of(environ: Mapping[str, str]) -> str | None:
+    """Claude Code's id of the conversation that started this bridge (checked with
+    Claude Code 2.1.330: CLAUDE_CODE_SESSION_ID, equal to the hooks' `session_id`)."""
+    value = environ.get("CLAUDE_CODE_SESSION_ID", "").strip()
+    return value if value and len(value) <= 200 else None
+
+
 # Claude Code defers MCP tools behind its ToolSearch (names only) unless a tool asks to
 # be always loaded: the tools the /code workflow starts with are in the prompt from the
 # first turn; the rest are found by name when needed, so every request pays less.
@@ -86,11 +93,17 @@ ALWAYS_LOAD = "anthropic/alwaysLoad"
 class Bridge:
     """Tool calls → `codeIntel/*` requests over one language-server link."""
 
-    def __init__(self, root: Path, link: LanguageServerLink | None = None) -> None:
+    def __init__(self, root: Path, link: LanguageServerLink | None = None,
+                 agent_session: str | None = None) -> None:
         self.root = root.resolve()
         self._link = link
         self.memory = SessionMemory()
         self.index_ready = False
+        # The agent conversation this bridge serves (Claude Code gives each conversation
+        # its own MCP server process, with CLAUDE_CODE_SESSION_ID in its environment; its
+        # hooks get the same id as `session_id`). start_session records it, so the hook
+        # judges this conversation's writes by this conversation's session.
+        self.agent_session = agent_session
 
     def tools(self) -> list[types.Tool]:
         return [
@@ -138,6 +151,8 @@ class Bridge:
         if self.memory.needs_session(spec, args):
             return replies.no_session(spec)
         params = self.memory.params_for(spec, args)
+        if spec.name == "start_session" and self.agent_session:
+            params["agent_session"] = self.agent_session
         timeout = SYNC_TIMEOUT if spec.name == "sync_index" else REQUEST_TIMEOUT
         try:
             notes = await self._index_notes(spec)
@@ -256,7 +271,7 @@ async def serve(root: Path) -> None:
 
     SIGTERM / SIGINT stop the child too, then end the process at once: the stdio
     transport reads stdin in a worker thread that no cancellation can interrupt."""
-    bridge = Bridge(root)
+    bridge = Bridge(root, agent_session=agent_session_of(os.environ))
     server = create_server(bridge)
     try:
         async with anyio.create_task_group() as group:

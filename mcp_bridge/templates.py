@@ -19,7 +19,8 @@ is READY. Follow these steps in order; the server decides when you may move on.
 3. Explore with the tools the session recommends for the missing slots:
    `find_definitions`, `find_references`, `search_text`, `query`, `get_symbols`,
    `analyze_structure`, `get_function_at_line`. The server counts what you actually
-   called; claims do not count.
+   called; claims do not count. Files those tools return, and files you open with
+   Read (or find with Grep/Glob), count as explored.
 4. `submit_understanding` with the symbols, entry points, existing patterns and files
    you found (they must exist in the index and the workspace).
 5. `validate_symbol_relevance` with the target feature, your symbols and the code
@@ -28,8 +29,9 @@ is READY. Follow these steps in order; the server decides when you may move on.
    that matches what is missing, then VERIFICATION: check each hypothesis with the
    exploration tools and `submit_verification`.
 7. When the phase is READY, call `check_write_target` for each file before editing it.
-   If a file is refused, `add_explored_files` (after exploring it) or
-   `revert_to_exploration`.
+   If a file is refused, follow its first recovery option: read the file, or
+   `add_explored_files` for a new file next to code you explored. Nothing but
+   `revert_to_exploration` takes the session out of READY.
 8. Make the change. Then run `/outcome` (or `record_outcome`) with success, failure
    or partial, so the next session learns from this one.
 """

@@ -41,6 +41,7 @@ SESSION_TOOLS = (
     "get_session_analysis",
     "get_improvement_insights",
     "list_sessions",
+    "record_agent_reads",
 )
 # Answers that do not change a session: no sessionChanged, no diagnostics refresh.
 _READ_ONLY = {"get_session_status", "get_session_analysis", "get_improvement_insights", "list_sessions"}
@@ -105,7 +106,10 @@ def _session_request(tool: str) -> Callable[..., Awaitable[Any]]:
         answer = await call_engine(hub, tool, raw)
         if tool not in _READ_ONLY:
             sid = (raw or {}).get("session_id") or (answer or {}).get("session_id")
-            publish_session(hub, sid)
+            # After the answer is sent (a timer runs after the callbacks already queued,
+            # the response's among them): the write hook waits for this answer before
+            # every Edit, the editor's notifications need not hold it up.
+            asyncio.get_running_loop().call_later(0, publish_session, hub, sid)
         return answer
 
     return handler

@@ -184,3 +184,47 @@ def test_claude_code_is_gated_from_its_first_turn_in_a_fresh_clone(claude: str, 
     sent = json.dumps(fake.main_requests[0]["messages"])
     assert "Work on this request with the code-intel tools" in sent
     assert "list the login routes" in sent
+
+
+def test_each_conversation_has_its_own_session_and_its_reads_count(claude: str, clone: Path,
+                                                                    tmp_path: Path):
+    """Deliver 4 and 5 on the real CLI: the agent's own Read (PostToolUse hook) counts as
+    exploring the file; a second conversation in the same workspace is not let through
+    by the first one's READY session; advice reaches the model in the tool result."""
+    home = tmp_path / "home"
+    home.mkdir()
+    user = clone / "app/Models/User.php"
+    before = user.read_text()
+    edit = {"file_path": str(user), "old_string": "<?php", "new_string": "<?php\n// read"}
+    script: list[Any] = [
+        [("mcp__code-intel__start_session", {"intent": "QUESTION", "query": QUESTION})],
+        [("Read", {"file_path": str(user)})],
+        [("mcp__code-intel__find_definitions", {"name": "LoginControler"})],
+        [("mcp__code-intel__submit_understanding", {})],
+        [("Edit", edit)],  # READY, and explored only by the agent's own Read: lands
+        "done",
+    ]
+    with FakeAnthropic(script) as fake:
+        run_claude(claude, clone, "Answer with code-intel: " + QUESTION, fake, home)
+    start, _read, missing, understood, edited = list(tool_results(fake).values())[:5]
+    assert "session_id" in start[1] and "READY" in understood[1], (start, understood)
+    # the model reads the advice, not only the empty list
+    assert missing[0] == "mcp__code-intel__find_definitions" and "exact=false" in missing[1]
+    assert edited[0] == "Edit" and "code-intel blocked" not in edited[1], edited
+    assert "// read" in user.read_text() and user.read_text() != before
+
+    controller = clone / CONTROLLER
+    unchanged = controller.read_text()
+    other: list[Any] = [
+        [("Read", {"file_path": str(controller)})],
+        [("Edit", {"file_path": str(controller), "old_string": "<?php",
+                   "new_string": "<?php\n// other"})],
+        "done",
+    ]
+    with FakeAnthropic(other) as fake:
+        run_claude(claude, clone, "Change the login controller", fake, home)
+    _read, denied = list(tool_results(fake).values())[:2]
+    # the first conversation's READY session does not decide for this one
+    assert denied[0] == "Edit" and "code-intel blocked Edit" in denied[1], denied
+    assert "this Claude Code conversation" in denied[1]
+    assert controller.read_text() == unchanged

@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lsprotocol import types
-
 from code_intel.gating.workspace import open_engine
 from code_intel.indexing.config import Config
 from code_intel.indexing.embeddings.lazy import LazyEmbedder
 from code_intel.lsp_server.client import WorkspaceClient
+from lsprotocol import types
+
 from tests.conftest import FIXTURES
 from tests.e2e.lsp_helpers import uri
 
@@ -44,10 +44,11 @@ def workspace(tmp_path: Path) -> Path:
     return root
 
 
-def payload(root: Path, tool: str, tool_input: dict[str, Any]) -> str:
+def payload(root: Path, tool: str, tool_input: dict[str, Any],
+            conversation: str = "5f1c8c1e-2b7a-4a53-9d0e-claude") -> str:
     """What Claude Code sends on stdin for PreToolUse."""
     return json.dumps({
-        "session_id": "5f1c8c1e-2b7a-4a53-9d0e-claude",
+        "session_id": conversation,
         "transcript_path": str(Path.home() / ".claude/projects/x/5f1c8c1e.jsonl"),
         "cwd": str(root),
         "permission_mode": "default",
@@ -113,7 +114,60 @@ def persisted_engine(root: Path):
     return open_engine(root, Config(), LazyEmbedder())
 
 
+def read_payload(root: Path, rel: str, conversation: str) -> str:
+    """Claude Code 2.1.330's PostToolUse payload for a Read (as captured from the CLI)."""
+    path = str(root / rel)
+    return json.dumps({
+        "session_id": conversation, "transcript_path": "/tmp/t.jsonl", "cwd": str(root),
+        "permission_mode": "acceptEdits", "hook_event_name": "PostToolUse", "tool_name": "Read",
+        "tool_input": {"file_path": path}, "tool_use_id": "toolu_1", "duration_ms": 3,
+        "tool_response": {"type": "text", "file": {"filePath": path, "content": "<?php",
+                                                   "numLines": 1, "startLine": 1,
+                                                   "totalLines": 1}}})
+
+
+def post_hook(stdin: str, cwd: Path) -> None:
+    """The PostToolUse hook only observes: exit 0 and silent, whatever happens."""
+    done = subprocess.run([CODE_INTEL, "hook", "post-tool-use"], input=stdin, text=True,
+                          capture_output=True, cwd=cwd, timeout=30, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
 # ---- without a language server -----------------------------------------------------------------
+
+
+def test_each_conversation_is_judged_by_its_own_session_and_its_reads_count(workspace: Path):
+    """Issue 14 Deliver 4: two Claude Code conversations in one workspace are gated
+    independently (the hook payload's session_id names the conversation, the MCP bridge
+    tells start_session the same id), and the agent's own Read counts as exploring."""
+    a, b = "conversation-a", "conversation-b"
+    engine = persisted_engine(workspace)
+    sid = engine.start_session("QUESTION", QUESTION, agent_session=a)["session_id"]
+    assert engine.submit_understanding(sid, files_analyzed=[CONTROLLER])["phase"] == "READY"
+    engine.store.close()
+
+    assert hook(payload(workspace, "Edit", {"file_path": str(workspace / CONTROLLER)}, a),
+                workspace).allowed
+    other = hook(payload(workspace, "Edit", {"file_path": str(workspace / CONTROLLER)}, b),
+                 workspace)
+    assert other.denied and "in this Claude Code conversation" in other.reason
+    assert "start_session" in other.reason
+
+    engine = persisted_engine(workspace)
+    engine.start_session("MODIFY", QUESTION, agent_session=b)
+    engine.store.close()
+    other = hook(payload(workspace, "Edit", {"file_path": str(workspace / CONTROLLER)}, b),
+                 workspace)
+    assert other.denied and "writes are allowed only in READY" in other.reason
+    assert hook(payload(workspace, "Edit", {"file_path": str(workspace / CONTROLLER)}, a),
+                workspace).allowed
+
+    edit_user = payload(workspace, "Edit", {"file_path": str(workspace / USER)}, a)
+    post_hook(read_payload(workspace, USER, b), workspace)  # b's read is not a's
+    assert hook(edit_user, workspace).denied
+    post_hook(read_payload(workspace, USER, a), workspace)
+    assert hook(edit_user, workspace).allowed
+    post_hook("not json", workspace)  # never a complaint
 
 
 def test_no_session_blocks_code_but_not_documentation(workspace: Path):
@@ -140,7 +194,7 @@ def test_persisted_ready_session_allows_explored_files_only(workspace: Path):
         assert f"code-intel blocked {'Edit' if make is edit else 'MultiEdit'} on {USER}" \
             in refused.reason
         assert "was not explored in this session" in refused.reason
-        assert f'add_explored_files(paths=["{USER}"])' in refused.reason
+        assert f'analyze_structure(path="{USER}")' in refused.reason
         assert "revert_to_exploration(keep_results=true)" in refused.reason
 
     notebook = hook(notebook_edit(workspace, "analysis.ipynb"), workspace)
@@ -150,7 +204,7 @@ def test_persisted_ready_session_allows_explored_files_only(workspace: Path):
     assert new_here.allowed, new_here.reason
     new_there = hook(write(workspace, "app/Jobs/LockAccount.php"), workspace)
     assert new_there.denied and "directory" in new_there.reason
-    assert 'add_explored_files(paths=["app/Jobs/"])' in new_there.reason
+    assert 'add_explored_files(paths=["app/Jobs/LockAccount.php"])' in new_there.reason
     # the refusals are kept for the editor's diagnostics
     engine = persisted_engine(workspace)
     assert USER in {b["path"] for b in engine.blocked_writes(sid)}
@@ -267,7 +321,7 @@ async def test_live_server_decides_and_the_editor_sees_the_blocked_write(editor:
     refused = await run_hook(multi_edit(workspace, USER), workspace)
     assert refused.denied
     assert f"code-intel blocked MultiEdit on {USER}: session {sid}" in refused.reason
-    assert f'add_explored_files(paths=["{USER}"])' in refused.reason
+    assert f'analyze_structure(path="{USER}")' in refused.reason
 
     # the live server took the decision: the editor shows the blocked write
     target = uri(workspace, USER)
@@ -279,7 +333,12 @@ async def test_live_server_decides_and_the_editor_sees_the_blocked_write(editor:
     assert warning.source == "code-intel" and warning.severity == types.DiagnosticSeverity.Warning
     assert sid in warning.message
 
-    await editor.session("add_explored_files", session_id=sid, paths=[USER])
+    # the agent reads the file itself (PostToolUse → the live server): now it is explored
+    await asyncio.get_running_loop().run_in_executor(
+        None, post_hook, read_payload(workspace, USER, "5f1c8c1e-2b7a-4a53-9d0e-claude"),
+        workspace)
+    assert USER in (await editor.session("get_session_status", session_id=sid))[
+        "explored_files"]
     assert (await run_hook(edit(workspace, USER), workspace)).allowed
     for _ in range(200):
         if editor.diagnostics.get(target) == []:

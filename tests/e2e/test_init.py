@@ -29,6 +29,10 @@ def test_empty_directory_gets_everything(tmp_path):
     (entry,) = settings["hooks"]["PreToolUse"]
     assert entry["matcher"] == "Edit|Write|MultiEdit|NotebookEdit"
     assert "exec code-intel hook pre-tool-use" in entry["hooks"][0]["command"]
+    # the agent's own reads are seen (they count as exploring), never blocked
+    (reads,) = settings["hooks"]["PostToolUse"]
+    assert reads["matcher"] == "Read|Grep|Glob|NotebookRead"
+    assert "exec code-intel hook post-tool-use; exit 0" in reads["hooks"][0]["command"]
     assert "permissions" not in settings  # not honoured from shared settings: local
     local = json.loads((tmp_path / ".claude/settings.local.json").read_text())
     assert local == {"permissions": {"allow": ["mcp__code-intel"]}}

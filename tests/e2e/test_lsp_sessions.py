@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from code_intel.lsp_server.client import WorkspaceClient
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from code_intel.lsp_server.client import WorkspaceClient
 from tests.conftest import FIXTURES
 from tests.e2e.lsp_helpers import uri
 
@@ -229,7 +229,8 @@ async def test_blocked_write_is_a_diagnostic_until_the_file_is_allowed(editor: E
     assert warning.severity == types.DiagnosticSeverity.Warning and warning.source == "code-intel"
     assert editor.sessions[-1]["blocked_writes"][0]["path"] == KERNEL_LIKE
 
-    await editor.session("add_explored_files", session_id=sid, paths=[KERNEL_LIKE])
+    # the agent reads it (a gated index request: its result files count as explored)
+    await editor.request("codeIntel/analyzeStructure", {"path": KERNEL_LIKE, "session_id": sid})
     again = await editor.session("check_write_target", session_id=sid, file_path=KERNEL_LIKE)
     assert again["allowed"] is True
     await wait_for(lambda: editor.diagnostics.get(target) == [])

@@ -26,13 +26,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from code_intel.lsp_server import endpoint
+from code_intel.lsp_server.client import WorkspaceClient
+from code_intel.mcp_bridge.tools import SPEC_TOOLS
 from lsprotocol import types
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from code_intel.lsp_server import endpoint
-from code_intel.lsp_server.client import WorkspaceClient
-from code_intel.mcp_bridge.tools import SPEC_TOOLS
 from tests.conftest import FIXTURES
 from tests.e2e.lsp_helpers import uri
 
@@ -146,11 +146,38 @@ async def test_every_tool_is_listed_with_a_schema_and_a_description(workspace: P
     assert set(SPEC_TOOLS) <= set(listed)
     for tool in listed.values():
         assert tool.input_schema["type"] == "object" and "properties" in tool.input_schema
-        assert "Phases:" in tool.description and len(tool.description) > 100
+        assert "Phases:" in tool.description and len(tool.description) > 40
     assert listed["find_definitions"].input_schema["required"] == ["name"]
     assert listed["start_session"].input_schema["properties"]["intent"]["enum"] == [
         "IMPLEMENT", "MODIFY", "INVESTIGATE", "QUESTION"]
     assert listed["search_text"].annotations.read_only_hint is True
+
+
+QUALIFIED = {  # Class::method and Class.method, per language → the file that defines it
+    "python_pkg/shop/auth/login.py": ("LoginService", "login"),
+    "ts_app/src/auth/login.ts": ("AuthService", "login"),
+    "laravel_app/app/Http/Controllers/Auth/LoginController.php": ("LoginController", "login"),
+    "go_service/internal/auth/service.go": ("Service", "Login"),
+    "java_app/src/main/java/com/example/shop/service/OrderServiceImpl.java": (
+        "OrderServiceImpl", "place"),
+}
+
+
+async def test_class_member_names_find_definitions_in_every_language(tmp_path: Path):
+    """Issue 14: `LoginController::login` returned nothing through MCP, though the tool
+    description promised the form. Both separators, five languages."""
+    root = tmp_path / "mixed"
+    for fixture in ("python_pkg", "ts_app", "laravel_app", "go_service", "java_app"):
+        shutil.copytree(FIXTURES / fixture, root / fixture)
+    async with mcp_client(root, tmp_path / "mcp.log") as session:
+        for path, (cls, member) in QUALIFIED.items():
+            for name in (f"{cls}::{member}", f"{cls}.{member}"):
+                result = await call(session, "find_definitions", name=name)
+                found = result.structured_content["definitions"]
+                assert [d["path"] for d in found] == [path], (name, found)
+                assert found[0]["name"] == member
+        missing = await call(session, "find_definitions", name="LoginController::logn")
+        assert any("exact=false" in h for h in missing.structured_content["hints"])
 
 
 async def test_a_session_walk_reaches_ready_with_the_remembered_session(workspace: Path, tmp_path):
@@ -168,7 +195,7 @@ async def test_a_session_walk_reaches_ready_with_the_remembered_session(workspac
         refused = await call(session, "check_write_target", file_path=USER)
         assert not refused.is_error and refused.structured_content["allowed"] is False
         assert text_of(refused).startswith(f"REFUSED: {USER}")
-        assert f'add_explored_files({{"paths":["{USER}"]}})' in text_of(refused)
+        assert f'analyze_structure({{"path":"{USER}"}})' in text_of(refused)
         outcome = await call(session, "record_outcome", outcome="success",
                              analysis="the lockout check was in AuthService")
         assert not outcome.is_error, text_of(outcome)
@@ -436,8 +463,10 @@ async def test_the_agent_shares_the_editors_index_and_gate(editor: Editor, works
         warning = editor.warnings(USER)[0]
         assert warning.source == "code-intel"
         assert warning.severity == types.DiagnosticSeverity.Warning and sid in warning.message
-        added = await call(session, "add_explored_files", paths=[USER])
-        assert not added.is_error, text_of(added)
+        unseen = await call(session, "add_explored_files", paths=[USER])
+        assert unseen.is_error and "has not been seen" in text_of(unseen)  # read it first
+        read = await call(session, "analyze_structure", path=USER)
+        assert not read.is_error, text_of(read)
         allowed = await call(session, "check_write_target", file_path=USER)
         assert allowed.structured_content["allowed"] is True
         await wait_for(lambda: editor.warnings(USER) == [])

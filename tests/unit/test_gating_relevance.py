@@ -4,6 +4,10 @@ forces HIGH, reinvestigation guidance, cached matches and embedding suggestions.
 from __future__ import annotations
 
 import pytest
+from code_intel.gating.errors import GatingError
+from code_intel.gating.interfaces import EmbedderNotReady, SimilarityThresholds
+from code_intel.gating.model import LearnedPair, Tier
+from code_intel.gating.relevance import cached_matches, judge, split_identifier, tier_for
 from test_gating_fakes import (
     CONTROLLER,
     DETAILED,
@@ -15,11 +19,6 @@ from test_gating_fakes import (
     ready_session,
     run,
 )
-
-from code_intel.gating.errors import GatingError
-from code_intel.gating.interfaces import EmbedderNotReady, SimilarityThresholds
-from code_intel.gating.model import LearnedPair, Tier
-from code_intel.gating.relevance import cached_matches, judge, split_identifier, tier_for
 
 NOW = FakeClock().now()
 GREY = FakeEmbedder(overrides={("ログイン機能", "User Repository"): 0.45})
@@ -151,12 +150,19 @@ def test_grey_zone_forces_high_and_raises_the_requirements(tmp_path):
     assert r["phase"] == "SEMANTIC" and r["risk"] == "HIGH"
 
 
-def test_grey_zone_in_ready_re_evaluates_and_leaves_ready(tmp_path):
+def test_nothing_called_in_ready_demotes_the_session(tmp_path):
+    """Issue 14: the /code workflow's validate_symbol_relevance, called in READY with a
+    grey or rejected verdict, pushed the session back to SEMANTIC and the next Edit was
+    blocked. Only revert_to_exploration leaves READY."""
     engine = make_engine(tmp_path, embedder=GREY)
     sid = ready_session(engine)
     r = engine.validate_symbol_relevance(sid, "ログイン機能", ["UserRepository"], "findByEmail")
-    assert r["phase"] == "SEMANTIC"
-    assert {m["kind"] for m in r["missing_requirements"]} >= {"symbols_identified"}
+    assert r["phase"] == "READY" and r["risk"] == "LOW"
+    assert "revert_to_exploration" in r["warning"]
+    status = engine.get_session_status(sid)
+    assert status["phase"] == "READY" and status["missing_requirements"] == []
+    assert engine.check_write_target(sid, CONTROLLER)["allowed"] is True
+    engine.revert_to_exploration(sid)  # the agent asks: then it leaves READY
     assert engine.check_write_target(sid, CONTROLLER)["allowed"] is False
 
 

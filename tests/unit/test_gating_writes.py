@@ -6,9 +6,8 @@ from __future__ import annotations
 import os
 
 import pytest
-from test_gating_fakes import CONTROLLER, DETAILED, USERS, make_engine, ready_session, run
-
 from code_intel.gating.errors import GatingError
+from test_gating_fakes import CONTROLLER, DETAILED, USERS, make_engine, ready_session, run
 
 
 @pytest.fixture
@@ -28,8 +27,11 @@ def test_unexplored_file_is_blocked_with_recovery_options(engine):
     assert r["allowed"] is False and r["reason_code"] == "unexplored"
     assert sid in r["reason"] and USERS in r["reason"]
     options = {o["tool"]: o for o in r["recovery_options"]}
-    assert options["add_explored_files"]["params"] == {"paths": [USERS]}
+    assert options["analyze_structure"]["params"] == {"path": USERS}
     assert options["revert_to_exploration"]["params"] == {"keep_results": True}
+    assert "add_explored_files" not in options  # it would refuse a file nobody read
+    run(engine, sid, "analyze_structure", files=[USERS], path=USERS)  # following the advice
+    assert engine.check_write_target(sid, USERS)["allowed"] is True
 
 
 def test_files_returned_by_the_sessions_tools_count_as_explored(engine):
@@ -59,17 +61,33 @@ def test_new_file_needs_allow_new_files_and_an_explored_directory(engine):
     assert r["reason_code"] == "unexplored_directory"
 
 
-def test_add_explored_files_unblocks_and_stays_ready(engine):
+def test_add_explored_files_adds_only_what_the_session_has_seen(engine):
+    """Issue 14: add_explored_files accepted paths nothing explored, and the next Edit
+    went through. It now refuses them, says why and what to do."""
     sid = ready_session(engine)
     assert engine.check_write_target(sid, USERS)["allowed"] is False
-    assert [b["path"] for b in engine.blocked_writes(sid)] == [USERS]
-    r = engine.add_explored_files(sid, [USERS, "app/Policies/../Models"])
-    assert r["phase"] == "READY" and r["added"] == [USERS, "app/Models/"]
-    assert [b["path"] for b in r["blocked_writes"]] == [USERS]  # until checked again
+    for path in (USERS, "app/Policies/../Models", "app/Models/"):
+        with pytest.raises(GatingError) as err:
+            engine.add_explored_files(sid, [path])
+        assert err.value.code == "invalid_paths"
+        assert "only adds what this session has seen" in err.value.message
+        assert "analyze_structure" in err.value.message or "get_symbols" in err.value.message
+    assert engine.check_write_target(sid, USERS)["allowed"] is False
+    assert engine.get_session_status(sid)["phase"] == "READY"
+    # the agent's own Read of the file (seen by the hook) makes it explored
+    sess = engine.store.load_session(sid)
+    sess.agent_session = "conv-1"
+    engine.store.save_session(sess)
+    assert engine.record_agent_reads("conv-1", "Read", [str(engine.root / USERS)])[
+        "recorded"] == [USERS]
+    r = engine.add_explored_files(sid, [USERS])
+    assert r["phase"] == "READY" and r["added"] == [USERS]
     assert engine.check_write_target(sid, USERS)["allowed"] is True
     assert engine.blocked_writes(sid) == []  # cleared once the session allows it
-    # an added directory admits new files
-    assert engine.check_write_target(sid, "app/Models/Session.php", allow_new_files=True)[
+    # a directory with explored code in it can be added; it admits new files
+    r = engine.add_explored_files(sid, ["app/Policies/../Repositories"])
+    assert r["added"] == ["app/Repositories/"]
+    assert engine.check_write_target(sid, "app/Repositories/Cache.php", allow_new_files=True)[
         "allowed"]
 
 
@@ -77,7 +95,8 @@ def test_add_explored_files_refuses_bad_paths(engine):
     sid = ready_session(engine)
     for path, fragment in (
         ("../etc", "outside the workspace"),
-        ("app/Nope.php", "does not exist"),
+        ("database/Nope.php", "nearest existing directory database"),
+        ("lib/new/Nope.php", "nearest existing directory ."),
         (".code-intel/config.json", "own state"),
     ):
         with pytest.raises(GatingError) as err:
@@ -142,7 +161,7 @@ def test_exempt_patterns_are_configurable(tmp_path):
 
 def test_code_intel_state_is_never_writable(engine):
     sid = ready_session(engine)
-    engine.add_explored_files(sid, ["routes"])
+    run(engine, sid, "search_text", files=["composer.json"], pattern="x")  # the root explored
     for path in (".code-intel/config.json", ".code-intel/sessions.db", ".code-intel/x.md"):
         r = engine.check_write_target(sid, path, allow_new_files=True)
         assert r["allowed"] is False and r["reason_code"] == "protected"
@@ -185,7 +204,11 @@ def test_revert_keeping_results(engine):
 
 def test_revert_discarding_results(engine):
     sid = ready_session(engine)
-    engine.add_explored_files(sid, [USERS])
+    sess = engine.store.load_session(sid)
+    sess.agent_session = "conv-1"
+    engine.store.save_session(sess)
+    engine.record_agent_reads("conv-1", "Read", [USERS])
+    engine.add_explored_files(sid, [USERS, "app/Repositories/Cache/New.php"])
     r = engine.revert_to_exploration(sid, keep_results=False)
     assert r["phase"] == "EXPLORATION"
     assert r["understanding"] is None and r["explored_files"] == []
@@ -232,12 +255,50 @@ def test_without_any_session_docs_pass_and_code_is_refused(engine):
     assert exc.value.code == "no_session"
 
 
-def test_recovery_for_a_new_file_points_at_its_directory(engine):
+def test_recovery_for_a_new_file_points_at_a_way_that_works(engine):
     sid = ready_session(engine)
-    new_file = "app/Models/Session.php"
+    new_file = "app/Models/Session.php"  # app/Models exists; nothing in it was read
     r = engine.check_write_target(sid, new_file, allow_new_files=True)
     assert r["reason_code"] == "unexplored_directory"
-    add = next(o for o in r["recovery_options"] if o["tool"] == "add_explored_files")
-    assert add["params"]["paths"] == ["app/Models"]
-    engine.add_explored_files(sid, **add["params"])  # following the advice works
+    explore = r["recovery_options"][0]
+    assert explore["tool"] == "get_symbols" and explore["params"] == {"path": "app/Models"}
+    run(engine, sid, "get_symbols", files=["app/Models/User.php"], **explore["params"])
     assert engine.check_write_target(sid, new_file, allow_new_files=True)["allowed"] is True
+
+
+def test_a_new_file_in_a_new_directory_has_a_path_that_works(engine):
+    """Issue 14: the hook said add_explored_files on the directory, which refused a
+    directory that does not exist. A new file next to explored code can be added."""
+    sid = ready_session(engine)
+    new_file = "app/Services/Lockout/LockoutPolicy.php"  # app/Services/Lockout is new
+    r = engine.check_write_target(sid, new_file, allow_new_files=True)
+    assert r["allowed"] is False and r["reason_code"] == "unexplored_directory"
+    add = r["recovery_options"][0]
+    assert add == {**add, "tool": "add_explored_files", "params": {"paths": [new_file]}}
+    assert engine.add_explored_files(sid, **add["params"])["added"] == [new_file]
+    assert engine.check_write_target(sid, new_file, allow_new_files=True)["allowed"] is True
+    # far from anything explored: refused, and the way out explores first
+    r = engine.check_write_target(sid, "database/seeders/UserSeeder.php", allow_new_files=True)
+    explore = r["recovery_options"][0]
+    # the nearest directory that exists: database/seeders does not
+    assert explore["tool"] == "get_symbols" and explore["params"] == {"path": "database"}
+    with pytest.raises(GatingError, match="database"):
+        engine.add_explored_files(sid, ["database/seeders/UserSeeder.php"])
+
+
+def test_documentation_never_makes_its_directory_explored(engine):
+    """Issue 14: once README.md was explored, the root counted as explored, so a new
+    code file at the root was allowed."""
+    (engine.root / "README.md").write_text("# app\n")
+    (engine.root / "app" / "NOTES.md").write_text("# notes\n")
+    sid = ready_session(engine)
+    run(engine, sid, "search_text", files=["README.md", "app/NOTES.md"], pattern="x")
+    status = engine.get_session_status(sid)
+    assert "README.md" in status["explored_files"]
+    assert "." not in status["explored_directories"] and "app" not in status[
+        "explored_directories"]
+    for new in ("evil.php", "app/Evil.php"):
+        r = engine.check_write_target(sid, new, allow_new_files=True)
+        assert r["allowed"] is False and r["reason_code"] == "unexplored_directory", new
+    with pytest.raises(GatingError):
+        engine.add_explored_files(sid, ["evil.php"])
