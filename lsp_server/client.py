@@ -141,11 +141,25 @@ class WorkspaceClient:
         return await self.lsp.protocol.send_request_async(method, params or {})
 
     async def close(self) -> None:
+        """Shut down politely, but never wait forever: a server too busy to answer
+        `shutdown` in time still gets `exit`, and one that does not go is killed."""
         with contextlib.suppress(Exception):  # the server may already be gone
             await asyncio.wait_for(self.lsp.shutdown_async(None), 5)
+        with contextlib.suppress(Exception):
             self.lsp.exit(None)
-        with contextlib.suppress(ConnectionError):  # a server that hung up (a refused token)
-            await self.lsp.stop()
+        try:
+            with contextlib.suppress(ConnectionError):  # a server that hung up (a refused token)
+                await asyncio.wait_for(self.lsp.stop(), 10)
+        except TimeoutError:
+            server = self.lsp._server  # spawned by this client, else None (attached)
+            if server is not None and server.returncode is None:
+                server.kill()
+                await server.wait()
+            writer = getattr(self.lsp.protocol, "_writer", None)
+            if writer is not None:
+                writer.close()
+            for task in self.lsp._async_tasks:
+                task.cancel()
         if self._stderr_task is not None:
             self._stderr_task.cancel()
             self._stderr_task = None
