@@ -347,7 +347,8 @@ class IndexStore:
         language: str | None = None,
         limit: int = 200,
     ) -> list[StoredSymbol]:
-        """By short name or qualified name; `exact=False` is a case-insensitive substring.
+        """By short name or qualified name; `exact=False` is a case-insensitive substring
+        (of the qualified name when the query is qualified).
 
         A qualified query (`Class.method`, `Class::method`, `pkg.mod.Class.method`,
         `App\\Models\\Shop\\Category`) looks up its last segment and keeps the
@@ -355,15 +356,19 @@ class IndexStore:
         either side uses: an agent writes `Class.method` for PHP as readily as
         `Class::method` for Python.
         """
-        if exact and is_qualified(name):
-            direct = self._find_definitions(name, True, language, limit)
-            if direct:  # a name that holds dots itself (`auth.login` views, `.btn`)
-                return direct
-            wanted = normalize_qualified(name)
-            found = self._find_definitions(_short_name(name), True, language, 100_000)
+        if not is_qualified(name):
+            return self._find_definitions(name, exact, language, limit)
+        direct = self._find_definitions(name, exact, language, limit)
+        if direct:  # a name that holds dots itself (`auth.login` views, `.btn`)
+            return direct
+        wanted = normalize_qualified(name)
+        found = self._find_definitions(_short_name(name), exact, language, 100_000)
+        if exact:
             matched = [s for s in found if qualified_matches(s.symbol.qualified_name, wanted)]
-            return matched[:limit]
-        return self._find_definitions(name, exact, language, limit)
+        else:  # a substring of the qualified name, in any notation: `LoginController::log`
+            wanted = wanted.lower()
+            matched = [s for s in found if wanted in normalize_qualified(s.symbol.qualified_name).lower()]
+        return matched[:limit]
 
     def _find_definitions(
         self, name: str, exact: bool, language: str | None, limit: int

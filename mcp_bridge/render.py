@@ -44,16 +44,11 @@ def _more(data: Mapping[str, Any], what: str) -> list[str]:
 _QUALIFIERS = ("::", "\\", "->", ".")
 
 
-def _no_definition(name: Any, exact: Any = True) -> str:
-    """What to try next; a qualified name is matched only with exact=true, where
-    exact=false is a substring of the short name (the index's two lookups)."""
+def _no_definition(name: Any) -> str:
+    """What to try next: for a qualified name, its last segment alone."""
     text = str(name)
     if any(q in text.strip(".\\") for q in _QUALIFIERS):
         short = text.replace("::", ".").replace("\\", ".").replace("->", ".").rsplit(".", 1)[-1]
-        if exact is False:
-            return (f"No definition of {text!r}: with exact=false the name is a substring of "
-                    f"a short name; ask for {short!r} with exact=false, or for {text!r} with "
-                    "exact=true (Class::method and Class.method match there).")
         return (f"No definition of {text!r} in the index. Try {short!r} with exact=false, "
                 "search_text or query.")
     return (f"No definition of {text!r} in the index. Try exact=false, a shorter name, "
@@ -72,7 +67,7 @@ def hints(tool: str, data: Any, args: Mapping[str, Any]) -> list[str]:
         return []
     out: list[str] = []
     if tool == "find_definitions" and not data.get("definitions"):
-        out.append(_no_definition(data.get("name", args.get("name")), args.get("exact", True)))
+        out.append(_no_definition(data.get("name", args.get("name"))))
     if tool in _MORE_OF:
         out += [line.strip("()") for line in _more(data, _MORE_OF[tool])]
     return out
@@ -85,7 +80,7 @@ def _definitions(data: Mapping[str, Any], args: Mapping[str, Any]) -> list[str]:
     defs = data.get("definitions") or []
     name = data.get("name", args.get("name"))
     if not defs:
-        return [_no_definition(name, args.get("exact", True))]
+        return [_no_definition(name)]
     lines = [f"{_plural(len(defs), 'definition')} of {name}:"]
     for d in defs:
         sig = f"  {one_line(d['signature'], 160)}" if d.get("signature") else ""

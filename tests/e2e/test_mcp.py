@@ -178,6 +178,8 @@ async def test_class_member_names_find_definitions_in_every_language(tmp_path: P
                 assert found[0]["name"] == member
         missing = await call(session, "find_definitions", name="LoginController::logn")
         assert any("exact=false" in h for h in missing.structured_content["hints"])
+        partial = await call(session, "find_definitions", name="LoginController::log", exact=False)
+        assert "login" in {d["name"] for d in partial.structured_content["definitions"]}
 
 
 async def test_a_session_walk_reaches_ready_with_the_remembered_session(workspace: Path, tmp_path):

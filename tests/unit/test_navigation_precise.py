@@ -221,6 +221,19 @@ def test_find_definitions_accepts_qualified_names_in_any_notation(live: LiveInde
     assert {s.symbol.qualified_name for s in live.store.find_definitions(query)} == expected
 
 
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("user.gre", {"shop.models.User.greet", "tests.doubles.User.greet"}),
+        ("models.User::GREET", {"shop.models.User.greet"}),
+        ("Shop\\Category::prod", {"App\\Models\\Shop\\Category::products"}),
+    ],
+)
+def test_find_definitions_with_exact_false_takes_a_qualified_substring(live: LiveIndex, query: str,
+                                                                        expected: set[str]):
+    assert {s.symbol.qualified_name for s in live.store.find_definitions(query, exact=False)} == expected
+
+
 SERVICE = "shop/service.py"
 
 
