@@ -16,9 +16,9 @@ from typing import Any, Literal
 import attrs
 
 from .file_kinds import DEFAULT_EMBED_EXCLUDES
+from .private import CONFIG_DIR
 from .validation import InvalidInput, strict_converter, structure
 
-CONFIG_DIR = ".code-intel"
 CONFIG_FILE = "config.json"
 
 DEFAULT_EXCLUDES = (

@@ -19,8 +19,7 @@ import os
 import stat
 from pathlib import Path
 
-from .config import CONFIG_DIR
-
+CONFIG_DIR = ".code-intel"  # here, not in config: the hook finds the store without attrs
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 

@@ -16,7 +16,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-INFO_FILE = Path(".code-intel") / "server.json"
+from code_intel.indexing.private import store_dir  # stdlib only
+
+INFO_FILE = "server.json"
 MAX_FRAME = 8_000_000
 
 
@@ -35,7 +37,7 @@ class Unreachable(Exception):
 def server_info(root: Path) -> Mapping[str, Any] | None:
     """server.json when it names a live process, else None."""
     try:
-        info = json.loads((root / INFO_FILE).read_text(encoding="utf-8"))
+        info = json.loads((store_dir(root) / INFO_FILE).read_text(encoding="utf-8"))
         pid, endpoint, token = int(info["pid"]), str(info["endpoint"]), str(info["token"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
