@@ -5,10 +5,10 @@ after an informative one. Real tree-sitter and the real index."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from code_intel.lsp_server.live_index import LiveIndex
+
+from tests.unit.source_tree import indexed_tree
 
 FILES = {
     "net/__init__.py": "from .models import URL, Client, Response\n",
@@ -69,13 +69,7 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> LiveIndex:
-    root: Path = tmp_path_factory.mktemp("bind") / "repo"
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    index = LiveIndex(root)
-    index.sync()
-    return index
+    return indexed_tree(tmp_path_factory.mktemp("bind") / "repo", FILES)
 
 
 def defs(live: LiveIndex, line_text: str, name: str) -> list[str]:

@@ -5,12 +5,12 @@ method while a member access is a property, when a class has both under one name
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from code_intel.indexing.chunking.php_docblock import docblock_type_names
 from code_intel.lsp_server.live_index import LiveIndex
 from code_intel.lsp_server.references import references_named
+
+from tests.unit.source_tree import indexed_tree
 
 FILES = {
     "app/Http/Request.php": (
@@ -55,13 +55,7 @@ NARROW = "app/Http/Narrow.php"
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> LiveIndex:
-    root: Path = tmp_path_factory.mktemp("php") / "repo"
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    index = LiveIndex(root)
-    index.sync()
-    return index
+    return indexed_tree(tmp_path_factory.mktemp("php") / "repo", FILES)
 
 
 def at(needle: str, word: str) -> tuple[int, int]:

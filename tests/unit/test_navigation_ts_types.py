@@ -4,10 +4,10 @@ write their options: `type Internal = Required<Omit<Options, 'retry'>> & {retry:
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from code_intel.lsp_server.live_index import LiveIndex
+
+from tests.unit.source_tree import indexed_tree
 
 FILES = {
     "src/types.ts": (
@@ -54,13 +54,7 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> LiveIndex:
-    root: Path = tmp_path_factory.mktemp("ts") / "repo"
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    index = LiveIndex(root)
-    index.sync()
-    return index
+    return indexed_tree(tmp_path_factory.mktemp("ts") / "repo", FILES)
 
 
 def defs(live: LiveIndex, needle: str, word: str) -> list[str]:

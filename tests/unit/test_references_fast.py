@@ -5,12 +5,12 @@ file that imports something ending in the same letters."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from code_intel.lsp_server import navigator
 from code_intel.lsp_server.live_index import LiveIndex
 from code_intel.lsp_server.references import references_named
+
+from tests.unit.source_tree import indexed_tree
 
 FILES = {
     "pkg/__init__.py": "",
@@ -47,13 +47,7 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> LiveIndex:
-    root: Path = tmp_path_factory.mktemp("refs") / "repo"
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-    index = LiveIndex(root)
-    index.sync()
-    return index
+    return indexed_tree(tmp_path_factory.mktemp("refs") / "repo", FILES)
 
 
 def test_aliases_are_matched_exactly_not_by_a_case_blind_suffix(live: LiveIndex):
