@@ -28,8 +28,19 @@ log = logging.getLogger(__name__)
 server_log = logging.getLogger("code-intel.server")  # a spawned server's stderr
 
 
+# Server → client notifications a client that is not an editor may have no use for.
+QUIET_NOTIFICATIONS = frozenset(
+    {types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, types.PROGRESS, "codeIntel/sessionChanged"}
+)
+
+
 class _RawResultProtocol(LanguageServerProtocol):
     """`codeIntel/*` results and notifications stay plain JSON."""
+
+    def _handle_notification(self, method_name: str, params: Any) -> None:
+        if method_name in QUIET_NOTIFICATIONS and method_name not in self.fm.features:
+            return  # unhandled on purpose: pygls would log "unknown method" for each
+        super()._handle_notification(method_name, params)
 
     def structure_message(self, data: dict[str, Any]):
         method = data.get("method")

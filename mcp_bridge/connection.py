@@ -30,15 +30,6 @@ child_log = logging.getLogger("code_intel.mcp.lsp")
 CONNECT_TIMEOUT = 60.0  # starting a child includes its initialize (opening the index)
 CLOSE_TIMEOUT = 10.0
 
-# Server → client messages the bridge receives and has no use for; handled so that
-# pygls does not log "unknown method" for each of them.
-_QUIET_NOTIFICATIONS = (
-    types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
-    types.PROGRESS,
-    "codeIntel/sessionChanged",
-)
-
-
 class ServerUnavailable(Exception):
     """The language server cannot be reached, even after connecting once more."""
 
@@ -130,8 +121,6 @@ class LanguageServerLink:
             if self._client is not None:
                 await self._discard_locked()
             client = WorkspaceClient(self.root, "code-intel-mcp")
-            for method in _QUIET_NOTIFICATIONS:
-                client.lsp.feature(method)(_ignore)
             client.lsp.feature(types.WINDOW_LOG_MESSAGE)(_log_message)
             client.lsp.feature(types.WINDOW_SHOW_MESSAGE)(_log_message)
             try:
@@ -178,10 +167,6 @@ async def _close(client: WorkspaceClient) -> None:
             await asyncio.wait_for(proc.wait(), CLOSE_TIMEOUT)
     for task in client.lsp._async_tasks:
         task.cancel()
-
-
-def _ignore(*_: Any) -> None:
-    return None
 
 
 def _log_message(params: Any) -> None:
