@@ -429,12 +429,20 @@ class IndexStore:
         )
         return [_symbol_row(r) for r in rows]
 
-    def names_like(self, pattern: str, limit: int) -> list[tuple[int, str, str, int]]:
-        """(id, name, path, line) of names matching a LIKE pattern: cheap rows for a
-        caller that scores many candidates and then fetches the few it keeps."""
+    def distinct_names_like(self, pattern: str) -> list[str]:
+        """Every distinct symbol name matching a LIKE pattern: a scan of the name index
+        alone, so a caller can score all candidates before reading any row."""
+        rows = self.conn.execute(
+            "SELECT DISTINCT name FROM symbols WHERE name LIKE ? ESCAPE '\\'", (pattern,)
+        )
+        return [r[0] for r in rows]
+
+    def rows_named(self, names: list[str]) -> list[tuple[int, str, str, int]]:
+        """(id, name, path, line) of the symbols called one of `names`."""
+        if not names:
+            return []
         return self.conn.execute(
-            "SELECT id, name, path, sl FROM symbols WHERE name LIKE ? ESCAPE '\\' LIMIT ?",
-            (pattern, limit),
+            f"SELECT id, name, path, sl FROM symbols WHERE name IN ({','.join('?' * len(names))})", names
         ).fetchall()
 
     def symbols_by_id(self, ids: list[int]) -> dict[int, StoredSymbol]:

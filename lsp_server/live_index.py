@@ -204,16 +204,18 @@ class LiveIndex:
         return found[:limit]
 
     def workspace_symbols(self, query: str, limit: int = 100) -> list[StoredSymbol]:
-        """Fuzzy by name: SQLite prefilters by subsequence, Python scores the names, and
-        only the rows kept are read in full."""
+        """Fuzzy by name: SQLite prefilters the distinct names by subsequence, Python
+        scores every one of them, and only the rows of the best names are read (the
+        best match is found however many names share the subsequence)."""
         query = query.strip()
-        scored: list[tuple[float, str, int, int | StoredSymbol]] = []
-        for sid, name, path, line in self.store.names_like(subsequence_like(query), limit * 20):
-            if path in self.overlays:
-                continue
-            score = fuzzy_score(query, name)
-            if score is not None:
-                scored.append((-score, path, line, sid))
+        scores = {n: s for n in self.store.distinct_names_like(subsequence_like(query))
+                  if (s := fuzzy_score(query, n)) is not None}
+        best = sorted(scores, key=lambda n: -scores[n])[:limit]  # each has a row: enough
+        scored: list[tuple[float, str, int, int | StoredSymbol]] = [
+            (-scores[name], path, line, sid)
+            for sid, name, path, line in self.store.rows_named(best)
+            if path not in self.overlays
+        ]
         for rel in self.overlays:
             for s in self.file_symbols(rel):
                 score = fuzzy_score(query, s.symbol.name)
