@@ -91,3 +91,11 @@ class SourceDocument:
     def lines_text(self, start_line: int, end_line: int) -> str:
         """Text of 0-based lines start..end inclusive."""
         return "\n".join(self.lines[start_line : end_line + 1])
+
+
+def nearest_ancestor(node: tree_sitter.Node, types: frozenset[str]) -> tree_sitter.Node | None:
+    """The closest node above `node` whose type is one of `types`."""
+    cur = node.parent
+    while cur is not None and cur.type not in types:
+        cur = cur.parent
+    return cur

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from functools import cache
 
 import tree_sitter
 from code_intel.indexing.chunking.php_docblock import docblock_type_names
 from code_intel.indexing.chunking.python_strings import type_string_at
 from code_intel.indexing.languages import GRAMMARS, query
 from code_intel.indexing.model import Range
-from code_intel.indexing.source import SourceDocument
+from code_intel.indexing.source import SourceDocument, nearest_ancestor
 
 # How far a chain of assignments (`a = b; b = c.d()`) is followed: only following a
 # binding counts, not the nesting of one expression (`await httpx.AsyncClient().get()`).
@@ -103,20 +102,6 @@ def _is_import_binding(node: tree_sitter.Node) -> bool:
     return False
 
 
-@cache
-def _compiled(grammar: str, source: str) -> tree_sitter.Query:
-    return query(grammar, source)
-
-
-def _ancestor(node: tree_sitter.Node, types: frozenset[str]) -> tree_sitter.Node | None:
-    cur = node.parent
-    while cur is not None:
-        if cur.type in types:
-            return cur
-        cur = cur.parent
-    return None
-
-
 class _Language:
     identifiers: frozenset[str] = frozenset()
     class_types: frozenset[str] = frozenset()
@@ -129,7 +114,7 @@ class _Language:
         return self.doc.node_text(node) if node is not None else ""
 
     def site(self, node: tree_sitter.Node) -> Site:
-        cls = _ancestor(node, self.class_types)
+        cls = nearest_ancestor(node, self.class_types)
         cls_name = cls.child_by_field_name("name") if cls is not None else None
         receiver = self.receiver_of(node)
         local = None
@@ -182,7 +167,7 @@ class _Language:
             return None
         grammar = GRAMMARS[self.doc.language]
         assert grammar is not None
-        captures = tree_sitter.QueryCursor(_compiled(grammar, self.binding_query)).captures(body)
+        captures = tree_sitter.QueryCursor(query(grammar, self.binding_query)).captures(body)
         best: tree_sitter.Node | None = None
         for capture, nodes in captures.items():
             for n in nodes:
@@ -191,7 +176,7 @@ class _Language:
                     continue
                 # only now the (costly: tree-sitter walks down from the root) parent check
                 owner = n.parent if capture == "d" else n
-                if owner is None or _ancestor(owner, self.function_types) != scope:
+                if owner is None or nearest_ancestor(owner, self.function_types) != scope:
                     continue
                 for ident in matches:
                     best = _earlier(best, ident, before)
@@ -285,7 +270,7 @@ class _Python(_Language):
         makes `x` a T where it is used (the last such check before the use wins)."""
         if obj is None or obj.type not in ("identifier", "attribute"):
             return None
-        scope = _ancestor(obj, self.function_types)
+        scope = nearest_ancestor(obj, self.function_types)
         if scope is None:
             return None
         head = self.doc.data[scope.start_byte : obj.start_byte]
@@ -303,7 +288,7 @@ class _Python(_Language):
         t = node.type
         if t == "identifier":
             name = self.text(node)
-            if name in ("self", "cls") and _ancestor(node, self.class_types) is not None:
+            if name in ("self", "cls") and nearest_ancestor(node, self.class_types) is not None:
                 return TypeExpr("self")
             bound = self.binding(node, name)
             if bound is None or _is_import_binding(bound):
@@ -365,11 +350,11 @@ class _Python(_Language):
 
     def binding(self, node: tree_sitter.Node, name: str, before: int | None = None) -> tree_sitter.Node | None:
         """The binding in effect at `node` (or at byte `before` of its function)."""
-        scope = _ancestor(node, self.function_types)
+        scope = nearest_ancestor(node, self.function_types)
         while scope is not None:
             found = self._bound_in(scope, name, node.start_byte if before is None else before)
             if found is not None:
-                stmt = _ancestor(found, _PY_ASSIGNMENTS)
+                stmt = nearest_ancestor(found, _PY_ASSIGNMENTS)
                 left = stmt.child_by_field_name("left") if stmt is not None else None
                 right = stmt.child_by_field_name("right") if stmt is not None else None
                 if (
@@ -380,7 +365,7 @@ class _Python(_Language):
                     # `url = url.copy_with(...)`: the right side reads the binding before it
                     return self.binding(node, name, stmt.start_byte - 1)  # type: ignore[union-attr]
                 return found
-            scope = _ancestor(scope, self.function_types)
+            scope = nearest_ancestor(scope, self.function_types)
         return None
 
     def _bound_in(self, scope: tree_sitter.Node, name: str, before: int) -> tree_sitter.Node | None:
@@ -496,7 +481,7 @@ class _Js(_Language):
             return None
         t = node.type
         if t == "this":
-            return TypeExpr("self") if _ancestor(node, self.class_types) is not None else None
+            return TypeExpr("self") if nearest_ancestor(node, self.class_types) is not None else None
         if t == "super":
             return TypeExpr("super")
         if t == "identifier":
@@ -658,7 +643,7 @@ class _Php(_Language):
         for s, e, written in docblock_type_names(text):
             if s <= at <= e:
                 rng = self.doc.byte_range(comment.start_byte + s, comment.start_byte + e)
-                cls = _ancestor(comment, self.class_types)
+                cls = nearest_ancestor(comment, self.class_types)
                 cls_name = cls.child_by_field_name("name") if cls is not None else None
                 return Site(
                     written.rsplit("\\", 1)[-1], rng,
@@ -720,7 +705,7 @@ class _Php(_Language):
         the last `instanceof` check of the receiver before the use, in its function."""
         if obj is None or obj.type not in ("variable_name", "member_access_expression"):
             return None
-        scope = _ancestor(obj, self.function_types)
+        scope = nearest_ancestor(obj, self.function_types)
         start = scope.start_byte if scope is not None else 0
         head = self.doc.data[start : obj.start_byte]
         if b"instanceof" not in head:
@@ -800,7 +785,7 @@ class _Php(_Language):
         stmt = near
         while stmt.parent is not None and stmt.type not in ("expression_statement", "method_declaration", "function_definition"):
             stmt = stmt.parent
-        for anchor in (stmt, _ancestor(near, self.function_types)):
+        for anchor in (stmt, nearest_ancestor(near, self.function_types)):
             prev = anchor.prev_named_sibling if anchor is not None else None
             if prev is not None and prev.type == "comment":
                 found = _doc_tag_type(self.text(prev), var)
@@ -809,7 +794,7 @@ class _Php(_Language):
         return None
 
     def binding(self, node: tree_sitter.Node, name: str) -> tree_sitter.Node | None:
-        scope = _ancestor(node, self.function_types)
+        scope = nearest_ancestor(node, self.function_types)
         if scope is None:
             return None
         params = scope.child_by_field_name("parameters")

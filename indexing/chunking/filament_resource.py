@@ -28,12 +28,12 @@ import tree_sitter
 
 from ..languages import query
 from ..model import FileAnalysis, SymbolKind
-from ..source import SourceDocument
+from ..source import SourceDocument, nearest_ancestor
 from .base import FileWork, _Def
 from .php import (
+    _CLASS_LIKE_NODES,
     PhpStrategy,
     Resolver,
-    _enclosing_class,
     _members,
     _namespace_of,
     call_arguments,
@@ -161,7 +161,7 @@ class FilamentResourceStrategy(PhpStrategy):
             return meta
         if s.kind is not SymbolKind.METHOD:
             return meta
-        cls = _enclosing_class(node)
+        cls = nearest_ancestor(node, _CLASS_LIKE_NODES)
         if cls is None or cls.type != "class_declaration":
             return meta
         cls_name_node = cls.child_by_field_name("name")

@@ -23,7 +23,7 @@ import tree_sitter
 
 from ..languages import query
 from ..model import Chunk, FileAnalysis, Reference, Symbol, SymbolKind
-from ..source import SourceDocument
+from ..source import SourceDocument, nearest_ancestor
 from .base import (
     _COMMENT_PREFIX,
     CONTAINER_KINDS,
@@ -483,7 +483,7 @@ class PhpStrategy(TreeSitterStrategy):
         if d.node.type in _CLASS_LIKE_NODES:
             return self.class_metadata(doc, d.node, s, analysis)
         if s.kind in (SymbolKind.METHOD, SymbolKind.CONSTRUCTOR):
-            cls = _enclosing_class(d.node)
+            cls = nearest_ancestor(d.node, _CLASS_LIKE_NODES)
             return self.method_metadata(doc, d.node, cls, s, analysis)
         if s.kind is SymbolKind.FUNCTION:
             namespace = s.container
@@ -754,15 +754,6 @@ def docblock_references(doc: SourceDocument, root: tree_sitter.Node) -> list[Ref
                 end_col = doc.position((row, end_col)).character
             out.append(Reference(written.rsplit("\\", 1)[-1], row, col, row, end_col, None))
     return out
-
-
-def _enclosing_class(node: tree_sitter.Node) -> tree_sitter.Node | None:
-    parent = node.parent
-    while parent is not None:
-        if parent.type in _CLASS_LIKE_NODES:
-            return parent
-        parent = parent.parent
-    return None
 
 
 def _members(cls: tree_sitter.Node) -> list[tree_sitter.Node]:
