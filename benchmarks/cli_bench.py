@@ -44,6 +44,14 @@ def timed(args: list[str], cwd: Path) -> float:
     return elapsed
 
 
+def indexed_copy(tree: Path, tmp: str) -> Path:
+    """A copy of `tree` under `tmp` (without its VCS data or store), indexed."""
+    root = Path(tmp) / tree.name
+    shutil.copytree(tree, root, ignore=shutil.ignore_patterns(".git", ".code-intel"))
+    subprocess.run([EXE, "index", "."], cwd=root, check=True, capture_output=True)
+    return root
+
+
 def p50(args: list[str], cwd: Path, runs: int) -> float:
     return statistics.median(timed(args, cwd) for _ in range(runs))
 
@@ -84,9 +92,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / args.tree.name
-        shutil.copytree(args.tree, root, ignore=shutil.ignore_patterns(".git", ".code-intel"))
-        subprocess.run([EXE, "index", "."], cwd=root, check=True, capture_output=True)
+        root = indexed_copy(args.tree, tmp)
         first = timed([EXE, "search", ENGLISH], root)
         n = args.runs
         rows: list[list[object]] = []

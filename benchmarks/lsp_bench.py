@@ -44,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from code_intel.indexing.store import IndexStore
 from code_intel.lsp_server.client import WorkspaceClient
 
+from benchmarks.cli_bench import timed
 from benchmarks.index_bench import copy_tree, sympy_tree
 from benchmarks.intelephense import read_message, send_message
 
@@ -108,12 +109,6 @@ async def change_then_define(lsp, path: Path, rounds: int) -> dict:  # type: ign
     return {**summary(times), "resolved": resolved, "lines": text.count("\n") + 1}
 
 
-def _spawn_seconds(args: list[str]) -> float:
-    t0 = time.perf_counter()
-    subprocess.run(args, check=True, capture_output=True)
-    return time.perf_counter() - t0
-
-
 def _answer(stdin, stdout, msg_id: int) -> dict:  # type: ignore[no-untyped-def]
     """The reply to `msg_id`; the server's own requests (progress) get a null result."""
     while True:
@@ -172,8 +167,8 @@ def startup(root: Path, spawns: int = 3) -> dict:
         "first_definition_s": round(statistics.median(w[1] for w in warm), 3),
         "initialize_empty_cache_s": round(cold_init, 3),
         "first_definition_empty_cache_s": round(cold_first, 3),
-        "floor_python_s": round(_spawn_seconds([sys.executable, "-c", "pass"]), 3),
-        "floor_lsprotocol_s": round(_spawn_seconds([sys.executable, "-c", "import lsprotocol.types"]), 3),
+        "floor_python_s": round(timed([sys.executable, "-c", "pass"], Path.cwd()), 3),
+        "floor_lsprotocol_s": round(timed([sys.executable, "-c", "import lsprotocol.types"], Path.cwd()), 3),
     }
 
 

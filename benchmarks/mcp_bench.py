@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -25,9 +23,9 @@ from typing import IO
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from benchmarks.cli_bench import EXE, indexed_copy, timed
 from benchmarks.tables import table
 
-EXE = str(Path(sys.executable).parent / "code-intel")
 FIXTURE = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "laravel_app"
 
 
@@ -53,26 +51,18 @@ async def one_start(root: Path, errlog: IO[str]) -> dict[str, float]:
     return marks
 
 
-def floor(code: str) -> float:
-    t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-c", code], check=True)
-    return time.perf_counter() - t0
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("tree", nargs="?", type=Path, default=FIXTURE)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / args.tree.name
-        shutil.copytree(args.tree, root, ignore=shutil.ignore_patterns(".git", ".code-intel"))
-        subprocess.run([EXE, "index", "."], cwd=root, check=True, capture_output=True)
+        root = indexed_copy(args.tree, tmp)
         with open(Path(tmp) / "mcp.log", "w") as errlog:
             runs = [asyncio.run(one_start(root, errlog)) for _ in range(args.runs)]
     rows: list[list[object]] = [[what, f"{statistics.median(r[what] for r in runs):.2f}"] for what in runs[0]]
-    rows.append(["floor: python -c pass", f"{floor('pass'):.2f}"])
-    rows.append(["floor: import mcp.server", f"{floor('import mcp.server'):.2f}"])
+    rows.append(["floor: python -c pass", f"{timed([sys.executable, '-c', 'pass'], Path.cwd()):.2f}"])
+    rows.append(["floor: import mcp.server", f"{timed([sys.executable, '-c', 'import mcp.server'], Path.cwd()):.2f}"])
     print(table(f"code-intel mcp on {args.tree.name}: seconds after spawn, median of {args.runs}",
                 ["reached", "s"], rows))
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
+from pytest_lsp import client_capabilities
 
 from tests.conftest import FIXTURES
 
@@ -50,6 +51,20 @@ async def wait_ready(client: LanguageClient, min_syncs: int = 1, timeout: float 
             return status
         assert asyncio.get_running_loop().time() < deadline, f"index not ready: {status}"
         await asyncio.sleep(0.1)
+
+
+async def open_as_vscode(client: LanguageClient, workspace: Path) -> None:
+    """Initialize as VS Code does on a one-folder workspace and wait for the first sync;
+    the initialize result is kept as `client.init_result`."""
+    client.init_result = await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            root_uri=workspace.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(workspace.as_uri(), workspace.name)],
+        )
+    )
+    client.workspace_root = workspace
+    await wait_ready(client)
 
 
 def as_dict(obj) -> object:

@@ -11,10 +11,16 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.conftest import FIXTURES
-from tests.e2e.lsp_helpers import SERVER_COMMAND, as_dict, position_of, uri, wait_ready
+from tests.e2e.lsp_helpers import (
+    SERVER_COMMAND,
+    as_dict,
+    open_as_vscode,
+    position_of,
+    uri,
+)
 
 MODELS = "shop/models.py"
 REPO = "shop/repo.py"
@@ -31,15 +37,7 @@ def workspace(tmp_path: Path) -> Path:
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND))
 async def client(lsp_client: LanguageClient, workspace: Path):
-    lsp_client.init_result = await lsp_client.initialize_session(
-        types.InitializeParams(
-            capabilities=client_capabilities("visual-studio-code"),
-            root_uri=workspace.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(workspace.as_uri(), "repo")],
-        )
-    )
-    lsp_client.workspace_root = workspace
-    await wait_ready(lsp_client)
+    await open_as_vscode(lsp_client, workspace)
     yield
     await lsp_client.shutdown_session()
 
