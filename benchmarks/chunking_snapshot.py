@@ -10,6 +10,10 @@ Every file the indexer would index (its discovery and default config) goes throu
 the rows the store receives. Corpora used for issue 13's item 6 (any checkout works):
 /work/corpora/{click,ky,laravelio,filament-demo} (see the README), go-chi/chi and
 spring-projects/spring-petclinic (`git clone https://github.com/…`), tests/fixtures.
+References are compared decoded, one tuple per occurrence in position order, so a
+snapshot of the one-row-per-occurrence store (schema 3) checks the packed rows of
+schema 4 (issue 13's item 4 used sympy/core+printing, laravel/framework src/, click,
+ky, laravelio and tests/fixtures).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from code_intel.indexing.chunking import ChunkSettings
 from code_intel.indexing.config import Config
 from code_intel.indexing.discovery import discover
+from code_intel.indexing.store import unpack_references
 from code_intel.indexing.sync import analyze_bytes
 
 
@@ -36,9 +41,21 @@ def snapshot(corpora: list[Path]) -> dict[str, tuple]:
         for rel in sorted(discover(root, Config()).files):
             r = analyze_bytes(rel, (root / rel).read_bytes(), settings).rows
             rows[f"{root.name}/{rel}"] = (
-                r.language, r.syntax_errors, r.notes, r.symbols, r.refs, r.chunks, r.imports
+                r.language, r.syntax_errors, r.notes, r.symbols, flat_references(r.refs), r.chunks, r.imports
             )
     return rows
+
+
+def flat_references(rows: list[tuple]) -> list[tuple]:
+    """(path, name, sl, sc, el, ec, container) per occurrence, in position order: the
+    store's packed rows decoded (snapshots of the one-row-per-occurrence format, schema
+    3 and older, hold these tuples already), so both formats compare."""
+    flat = [
+        (row[0], *ref)
+        for row in rows
+        for ref in ([row[1:]] if len(row) == 7 else unpack_references(*row[1:2], *row[3:]))
+    ]
+    return sorted(flat, key=lambda t: (t[2], t[3], t[4], t[5], t[1], t[6] or ""))
 
 
 def compare(before: dict[str, tuple], after: dict[str, tuple]) -> list[str]:
@@ -47,7 +64,9 @@ def compare(before: dict[str, tuple], after: dict[str, tuple]) -> list[str]:
     problems = [f"{p}: only before" for p in sorted(before.keys() - after.keys())]
     problems += [f"{p}: only after" for p in sorted(after.keys() - before.keys())]
     for path in sorted(before.keys() & after.keys()):
-        for name, old, new in zip(parts, before[path], after[path], strict=True):
+        old_rows, new_rows = list(before[path]), list(after[path])
+        old_rows[4], new_rows[4] = flat_references(old_rows[4]), flat_references(new_rows[4])
+        for name, old, new in zip(parts, old_rows, new_rows, strict=True):
             if old != new:
                 detail = ""
                 if isinstance(old, list) and isinstance(new, list):

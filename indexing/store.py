@@ -14,8 +14,10 @@ import json
 import logging
 import re
 import sqlite3
+import sys
 import threading
 import time
+from array import array
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -26,8 +28,9 @@ from .private import in_cache, private_dir, store_dir, tighten
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 3  # 2: Python `self.x` fields, module names under if/try, nested imports;
+SCHEMA_VERSION = 4  # 2: Python `self.x` fields, module names under if/try, nested imports;
 # 3: PHP docblock type references and @method/@property members, Python `__all__`/string-type references
+# 4: references packed into one row per (file, name), see `pack_references`
 DB_FILE = "index.db"
 
 _SCHEMA = """
@@ -74,11 +77,13 @@ CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name COLLATE NOCASE);
 CREATE INDEX IF NOT EXISTS symbols_name_exact ON symbols(name);
 CREATE INDEX IF NOT EXISTS symbols_qname ON symbols(qualified_name);
 CREATE INDEX IF NOT EXISTS symbols_path ON symbols(path);
+-- one row per (file, name): `n` occurrences packed into `positions` (see pack_references)
 CREATE TABLE IF NOT EXISTS refs (
     path TEXT NOT NULL,
     name TEXT NOT NULL,
-    sl INTEGER, sc INTEGER, el INTEGER, ec INTEGER,
-    container TEXT
+    n INTEGER NOT NULL,
+    positions BLOB NOT NULL,
+    containers TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS refs_name ON refs(name);
 CREATE INDEX IF NOT EXISTS refs_path ON refs(path);
@@ -127,7 +132,7 @@ class FileRows:
     notes: str | None
     chunks: list[tuple]
     symbols: list[tuple]
-    refs: list[tuple]
+    refs: list[tuple]  # packed, one per (file, name): see `pack_references`
     imports: list[tuple]
 
     @classmethod
@@ -165,7 +170,7 @@ class FileRows:
             notes="\n".join(a.notes) or None,
             chunks=chunk_rows,
             symbols=symbol_rows,
-            refs=[(path, *r) for r in a.references],
+            refs=pack_references(path, a.references),
             imports=[(path, alias, target) for alias, target in a.imports.items()],
         )
 
@@ -455,33 +460,35 @@ class IndexStore:
 
     def find_references(self, name: str, limit: int = 1000) -> list[StoredReference]:
         """Occurrences of `name`; a qualified name (`a.b.C`, `App\\X`) matches by its
-        last segment."""
+        last segment. In (path, line, column) order, the first `limit`."""
         short = _short_name(name)
         # `$` is PHP's variable sigil (stored without it) but a letter in JS (`$el`).
         raw = _short_name(name, keep_dollar=True)
         rows = self.conn.execute(
-            "SELECT path, name, sl, sc, el, ec, container FROM refs WHERE name IN (?, ?) "
-            "ORDER BY path, sl, sc LIMIT ?",
-            (short, raw, limit),
+            "SELECT path, name, positions, containers FROM refs WHERE name IN (?, ?) ORDER BY path",
+            (short, raw),
         )
-        return [
-            StoredReference(
-                r[0], Reference(*r[1:])
-            )
-            for r in rows
-        ]
+        found: list[StoredReference] = []
+        last_path = None
+        for path, ref_name, positions, containers in rows:
+            # rows come file by file: once `limit` are in, the file being read is finished
+            # (its occurrences sort among themselves) and the rest is never decoded
+            if path != last_path and len(found) >= limit:
+                break
+            last_path = path
+            found += [StoredReference(path, r) for r in unpack_references(ref_name, positions, containers)]
+        found.sort(key=_reference_order)
+        return found[:limit]
 
     def references_in_file(self, path: str) -> list[StoredReference]:
         rows = self.conn.execute(
-            "SELECT path, name, sl, sc, el, ec, container FROM refs WHERE path=? ORDER BY sl, sc",
-            (path,),
+            "SELECT name, positions, containers FROM refs WHERE path=?", (path,)
         )
-        return [
-            StoredReference(
-                r[0], Reference(*r[1:])
-            )
-            for r in rows
+        found = [
+            StoredReference(path, r) for row in rows for r in unpack_references(*row)
         ]
+        found.sort(key=_reference_order)
+        return found
 
     def aliases_of(self, name: str) -> list[tuple[str, str]]:
         """(path, alias) of imports that bring a symbol called `name` in under another
@@ -506,10 +513,16 @@ class IndexStore:
         if not wanted:
             return []
         rows = self.conn.execute(
-            "SELECT path, name, sl, sc, el, ec, container FROM refs WHERE name = ? ORDER BY path, sl, sc",
-            (name,),
+            "SELECT path, name, positions, containers FROM refs WHERE name = ? ORDER BY path", (name,)
         )
-        return [StoredReference(r[0], Reference(*r[1:])) for r in rows if r[0] in wanted]
+        found = [
+            StoredReference(r[0], ref)
+            for r in rows
+            if r[0] in wanted
+            for ref in unpack_references(*r[1:])
+        ]
+        found.sort(key=_reference_order)
+        return found
 
     def imports_of(self, path: str) -> dict[str, str]:
         rows = self.conn.execute("SELECT alias, target FROM imports WHERE path=?", (path,))
@@ -554,7 +567,7 @@ class IndexStore:
             "languages": languages,
             "chunks": c.execute("SELECT COUNT(*) FROM chunks").fetchone()[0],
             "symbols": c.execute("SELECT COUNT(*) FROM symbols").fetchone()[0],
-            "references": c.execute("SELECT COUNT(*) FROM refs").fetchone()[0],
+            "references": c.execute("SELECT COALESCE(SUM(n), 0) FROM refs").fetchone()[0],
             "skipped": skipped,
             "syntax_error_files": c.execute(
                 "SELECT COUNT(*) FROM files WHERE syntax_errors > 0"
@@ -583,6 +596,61 @@ def _symbol_row(r: tuple) -> StoredSymbol:
             doc=r[15],
         ),
     )
+
+
+# ---- packed references ---------------------------------------------------------------
+#
+# A large tree has hundreds of thousands of identifier occurrences; one row each made
+# the reference rows most of the index's size and of its writing time (every row pays
+# SQLite's per-row cost and two index entries, and crossed the process boundary as its
+# own tuple). Lookups always want all occurrences of a name in a file at once, so they
+# are stored that way: one row per (file, name) whose `positions` is little-endian int32
+# quintuples (start line, start column, end line, end column, container number) and
+# whose `containers` joins the distinct containers with US (container number k is the
+# k-th of them; 0 is no container). Decoded only for the rows a query reads.
+
+_CONTAINER_SEP = "\x1f"  # ASCII unit separator: never part of a qualified name
+_SWAP = sys.byteorder != "little"
+
+
+def _reference_order(r: StoredReference) -> tuple[str, int, int]:
+    return r.path, r.reference.start_line, r.reference.start_character
+
+
+def pack_references(path: str, refs: Iterable[Reference]) -> list[tuple]:
+    """(path, name, count, positions, containers) rows for a file's references, in
+    first-occurrence order of the names; each name's occurrences keep their order."""
+    groups: dict[str, tuple[list[int], dict[str, int]]] = {}
+    for name, sl, sc, el, ec, container in refs:
+        group = groups.get(name)
+        if group is None:
+            group = groups[name] = ([], {})
+        ints, numbers = group
+        if container is None:
+            number = 0
+        else:
+            number = numbers.get(container)
+            if number is None:
+                number = numbers[container] = len(numbers) + 1
+        ints += (sl, sc, el, ec, number)
+    rows = []
+    for name, (ints, numbers) in groups.items():
+        packed = array("i", ints)
+        if _SWAP:
+            packed.byteswap()
+        rows.append((path, name, len(ints) // 5, packed.tobytes(), _CONTAINER_SEP.join(numbers)))
+    return rows
+
+
+def unpack_references(name: str, positions: bytes, containers: str) -> list[Reference]:
+    """The references of one packed row, in stored order."""
+    ints = array("i")
+    ints.frombytes(positions)
+    if _SWAP:
+        ints.byteswap()
+    names = (None, *containers.split(_CONTAINER_SEP))
+    it = iter(ints)
+    return [Reference(name, sl, sc, el, ec, names[c]) for sl, sc, el, ec, c in zip(it, it, it, it, it, strict=True)]
 
 
 _QUALIFIERS = ("::", "\\", ".", "#")
@@ -640,5 +708,5 @@ def _insert_file(conn: sqlite3.Connection, f: IndexedFile) -> None:
         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         r.symbols,
     )
-    conn.executemany("INSERT INTO refs VALUES (?,?,?,?,?,?,?)", r.refs)
+    conn.executemany("INSERT INTO refs VALUES (?,?,?,?,?)", r.refs)
     conn.executemany("INSERT INTO imports VALUES (?,?,?)", r.imports)

@@ -1,0 +1,91 @@
+"""References are stored one row per (file, name) with their positions packed, and read
+back exactly as they were found: same names, positions, containers (none, empty,
+non-ASCII), in position order, the first `limit` of them across files."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from code_intel.indexing.config import Config
+from code_intel.indexing.model import Reference
+from code_intel.indexing.store import IndexStore, pack_references, unpack_references
+from code_intel.indexing.sync import sync_workspace
+
+
+def test_pack_then_unpack_gives_every_occurrence_back_in_order():
+    refs = [
+        Reference("total", 3, 4, 3, 9, "shop.Cart.add"),
+        Reference("Ünïcode", 4, 0, 4, 7, None),
+        Reference("total", 1, 8, 1, 13, None),
+        Reference("total", 9, 2, 11, 1, "shop.Cart.add"),  # spans lines
+        Reference("total", 12, 0, 12, 5, ""),
+        Reference("Ünïcode", 70_000, 2**20, 70_000, 2**20 + 7, "shop.Ärger"),
+    ]
+    rows = pack_references("a.py", refs)
+    assert [(r[0], r[1], r[2]) for r in rows] == [("a.py", "total", 4), ("a.py", "Ünïcode", 2)]
+    back = [ref for _, name, _, positions, containers in rows for ref in unpack_references(name, positions, containers)]
+    assert sorted(back, key=repr) == sorted(refs, key=repr)
+    assert [r for r in back if r.name == "total"] == [r for r in refs if r.name == "total"]
+
+
+def test_a_file_without_references_packs_to_no_rows():
+    assert pack_references("empty.py", []) == []
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> IndexStore:
+    root = tmp_path / "repo"
+    (root / "pkg").mkdir(parents=True)
+    uses = "from pkg.core import helper\n\n\ndef run():\n" + "    helper()\n" * 40
+    for n in range(3):
+        (root / "pkg" / f"use{n}.py").write_text(uses, encoding="utf-8")
+    (root / "pkg" / "core.py").write_text("def helper():\n    return helper\n", encoding="utf-8")
+    store = IndexStore.for_workspace(root)
+    sync_workspace(root, store, Config())
+    return store
+
+
+def test_one_row_per_file_and_name_however_many_occurrences(store: IndexStore):
+    rows = store.conn.execute("SELECT path, n FROM refs WHERE name='helper' ORDER BY path").fetchall()
+    assert rows == [("pkg/core.py", 1), ("pkg/use0.py", 41), ("pkg/use1.py", 41), ("pkg/use2.py", 41)]
+    assert store.stats()["references"] == sum(
+        n for (n,) in store.conn.execute("SELECT n FROM refs").fetchall()
+    )
+
+
+def test_find_references_returns_the_first_limit_in_position_order(store: IndexStore):
+    every = store.find_references("helper", limit=10_000)
+    assert len(every) == 1 + 3 * 41
+    keys = [(r.path, r.reference.start_line, r.reference.start_character) for r in every]
+    assert keys == sorted(keys)
+    assert {r.reference.container for r in every if r.path == "pkg/use1.py"} == {None, "pkg.use1.run"}
+    first = store.find_references("pkg.core.helper", limit=45)
+    assert first == every[:45]
+
+
+def test_references_in_file_and_of_a_name_in_given_files(store: IndexStore):
+    in_file = store.references_in_file("pkg/use2.py")
+    assert [r.reference.start_line for r in in_file] == sorted(r.reference.start_line for r in in_file)
+    assert {r.reference.name for r in in_file} >= {"helper", "pkg", "core"}
+    named = store.references_named_in("helper", ["pkg/use2.py", "pkg/core.py"])
+    assert {r.path for r in named} == {"pkg/use2.py", "pkg/core.py"}
+    assert len(named) == 42
+
+
+def test_an_index_of_the_old_format_is_rebuilt_once(tmp_path: Path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "a.py").write_text("def f():\n    return f\n", encoding="utf-8")
+    store = IndexStore.for_workspace(root)
+    path = store.path
+    store.close()
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE meta SET value='3' WHERE key='schema_version'")
+    conn.commit()
+    conn.close()
+    again = IndexStore.for_workspace(root)
+    assert any("schema version 3" in m for m in again.messages)
+    sync_workspace(root, again, Config())
+    assert [r.reference.start_line for r in again.find_references("f")] == [1]
