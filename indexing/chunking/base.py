@@ -238,6 +238,17 @@ def comments_above(node: tree_sitter.Node, types: frozenset[str]) -> list[tree_s
 
 
 _START_BYTE = attrgetter("start_byte")
+
+
+def _reference_name(raw: bytes, sigil: bool) -> tuple[str, int] | None:
+    """(name, byte length; -1 when it spans lines) of an identifier's text, or None when
+    the text does not start like a name."""
+    name = raw.decode("utf-8", errors="replace")
+    if not name or not (name[0].isalpha() or name[0] in "_$\\#"):
+        return None
+    return (name.lstrip("$") if sigil else name), (-1 if b"\n" in raw else len(raw))
+
+
 _COMMENT_PREFIX = re.compile(r"^\s*(/\*\*?|\*/|\*|//+|#+|--)\s?")
 
 
@@ -426,6 +437,9 @@ class TreeSitterStrategy:
         # The hottest loop of the indexer (one pass per identifier in the workspace):
         # plain tuples, local names and as few calls into the binding per node as
         # possible (an identifier is one line, so its end column is start + length).
+        # A name's text is decoded and checked once per file (`names`: most
+        # identifiers repeat), and a Reference is built with tuple.__new__, a third of
+        # the cost of the namedtuple's Python-level constructor.
         cursor = tree_sitter.QueryCursor(query(self.grammar_name, self.references_query))
         nodes = [n for ns in cursor.captures(root).values() for n in ns]
         nodes.sort(key=_START_BYTE)
@@ -433,8 +447,10 @@ class TreeSitterStrategy:
         non_ascii = doc.non_ascii_rows
         position = doc.position
         data = doc.data
+        names: dict[bytes, tuple[str, int] | None] = {}  # raw text -> (name, length) or None: not a name
         refs: list[Reference] = []
         append = refs.append
+        new = tuple.__new__
         stack: list[_Def] = []
         i = 0
         n_defs = len(defs)
@@ -459,18 +475,20 @@ class TreeSitterStrategy:
                 scope_end = stack[-1].node.end_byte if stack else -1
                 container = stack[-1].symbol.qualified_name if stack else None
             raw = data[start : node.end_byte]
-            name = raw.decode("utf-8", errors="replace")
-            if not name or not (name[0].isalpha() or name[0] in "_$\\#"):
+            known = names.get(raw, False)
+            if known is False:
+                known = names[raw] = _reference_name(raw, sigil)
+            if known is None:
                 continue
             sr, sc = node.start_point
-            if b"\n" in raw:
+            if known[1] < 0:  # spans lines
                 er, ec = node.end_point
             else:
-                er, ec = sr, sc + len(raw)
+                er, ec = sr, sc + known[1]
             if non_ascii and (sr in non_ascii or er in non_ascii):
                 sc = position((sr, sc)).character
                 ec = position((er, ec)).character
-            append(Reference(name.lstrip("$") if sigil else name, sr, sc, er, ec, container))
+            append(new(Reference, (known[0], sr, sc, er, ec, container)))
         return refs
 
     def _chunks(self, work: FileWork) -> list[Chunk]:
