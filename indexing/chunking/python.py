@@ -4,19 +4,34 @@ module summary chunk."""
 from __future__ import annotations
 
 import inspect
+import re
 from dataclasses import replace
 from pathlib import PurePosixPath
 
 import tree_sitter
 
-from ..languages import query
 from ..model import FileAnalysis, Reference, SymbolKind
 from ..source import SourceDocument
 from .base import FileWork, TreeSitterStrategy, _Def
 from .python_strings import type_strings
 from .walks import defines_line
 
-_NESTED_IMPORTS = "[(import_statement) (import_from_statement)] @import"
+_IMPORT_TYPES = frozenset({"import_statement", "import_from_statement"})
+_IMPORT_KEYWORD = re.compile(rb"\bimport\b")
+
+
+def import_statements(data: bytes, root: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """Every import statement of the tree, in file order. Each holds the keyword
+    `import`, so the statements are found from the keyword's few occurrences in the
+    bytes instead of a query walking every node of the tree (a third of a parse)."""
+    found: dict[int, tree_sitter.Node] = {}
+    for m in _IMPORT_KEYWORD.finditer(data):
+        node = root.descendant_for_byte_range(m.start(), m.end())
+        while node is not None and node.type not in _IMPORT_TYPES:
+            node = node.parent
+        if node is not None:
+            found.setdefault(node.start_byte, node)
+    return [found[k] for k in sorted(found)]
 
 
 def _is_self_field(d: _Def) -> bool:
@@ -76,9 +91,7 @@ class PythonStrategy(TreeSitterStrategy):
                 analysis.imports.update(_imports(doc, child, module, doc.path))
         # Imports under `if TYPE_CHECKING:` / `try:` or inside functions decide names
         # too; the file-level ones win a clash.
-        cursor = tree_sitter.QueryCursor(query(self.grammar_name, _NESTED_IMPORTS))
-        nested = sorted(cursor.captures(root).get("import", ()), key=lambda n: n.start_byte)
-        for node in nested:  # in file order: the first binding of a name wins
+        for node in import_statements(doc.data, root):  # file order: the first binding wins
             if node.parent is not None and node.parent.type != "module":
                 for alias, target in _imports(doc, node, module, doc.path).items():
                     analysis.imports.setdefault(alias, target)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from code_intel.indexing.analyze import analyze_source
 from code_intel.indexing.chunking import ChunkSettings
 from code_intel.indexing.model import SymbolKind
+
 from tests.conftest import FIXTURES, ctags_tags
 
 PKG = FIXTURES / "python_pkg"
@@ -121,3 +122,25 @@ def test_ctags_parity_on_the_python_fixture():
             ours.add((rel, s.name, s.range.start.line + 1))
     missing = [t for t in tags if (t["path"], t["name"], t["line"]) not in ours]
     assert not missing, missing
+
+
+def test_imports_below_the_top_level_are_recorded_wherever_they_stand():
+    source = (
+        "from __future__ import annotations\n"
+        "import os\n"
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING: from shop.models import Order\n"
+        "try:\n    import ujson as json\nexcept ImportError:\n    import json\n"
+        "# import fake_from_a_comment\n"
+        "NOTE = 'import fake_from_a_string'\n"
+        "def f():\n    x = 1; from shop.util import helper\n    return helper(x)\n"
+        "class C:\n    def m(self):\n        import shop.auth.login as login\n        return login\n"
+        "def __import__(): pass\n"
+    )
+    imports = analyze_source("pkg/mod.py", source.encode()).imports
+    assert imports["os"] == "os"
+    assert imports["Order"] == "shop.models.Order"
+    assert imports["json"] == "ujson"  # the first binding in file order wins
+    assert imports["helper"] == "shop.util.helper"
+    assert imports["login"] == "shop.auth.login"
+    assert not any("fake" in k or "fake" in v for k, v in imports.items())
