@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import resource
 import shutil
 import subprocess
@@ -53,11 +54,12 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from code_intel.indexing.analyze import parse
+from code_intel.indexing.analyze import analyze_source, parse
+from code_intel.indexing.chunking import ChunkSettings
 from code_intel.indexing.config import Config
 from code_intel.indexing.discovery import discover
 from code_intel.indexing.languages import detect_language
-from code_intel.indexing.store import IndexStore
+from code_intel.indexing.store import FileRows, IndexedFile, IndexStore
 from code_intel.indexing.sync import sync_workspace
 
 from benchmarks import intelephense
@@ -159,6 +161,41 @@ def parse_floor(root: Path, workers: int) -> tuple[float, float]:
     return (time.perf_counter() - t0) / max(workers, 1), cpu_seconds() - c0
 
 
+def phases(root: Path, scratch: Path) -> dict[str, float]:
+    """Where a cold index's CPU goes, phase by phase, in this one process (no pool):
+    parse alone, the whole analysis (parse included), flattening into rows, the
+    pickling both ways that carries rows from a parser process to the writer, and
+    the SQLite writes (batches of the sync's size, into a fresh store). CPU seconds,
+    so the figures compare with each other on a loaded machine."""
+    files = [(rel, detect_language(rel), Path(c.abs_path).read_bytes())
+             for rel, c in sorted(discover(root, Config()).files.items())]
+    settings = ChunkSettings()
+    clock = time.process_time
+    t = clock()
+    for _, language, data in files:
+        parse(language, data)
+    out = {"parse": clock() - t}
+    t = clock()
+    analyses = [(rel, analyze_source(rel, data, settings, language)) for rel, language, data in files]
+    out["analysis (parse included)"] = clock() - t
+    t = clock()
+    rows = [(rel, FileRows.from_analysis(rel, a)) for rel, a in analyses]
+    out["rows"] = clock() - t
+    t = clock()
+    blobs = [pickle.dumps(r, protocol=pickle.HIGHEST_PROTOCOL) for _, r in rows]
+    for blob in blobs:
+        pickle.loads(blob)
+    out["pickling, both ways"] = clock() - t
+    store = IndexStore(scratch / "phases" / "index.db")
+    t = clock()
+    for i in range(0, len(rows), 200):
+        store.write_files([IndexedFile(rel, "-", 0, 0, r) for rel, r in rows[i:i + 200]])
+    out["SQLite writes"] = clock() - t
+    out["references"] = sum(len(a.references) for _, a in analyses)
+    store.close()
+    return out
+
+
 def laravel_peer(checkout: Path, exe: str, scratch: Path) -> dict[str, float | int]:
     """`code-intel index` (spawn to exit) and Intelephense (spawn to `indexingEnded`)
     on two fresh copies of the framework's `src/`."""
@@ -195,6 +232,8 @@ def main() -> None:
     parser.add_argument("--laravel", type=Path, help="laravel/framework checkout: index its src/ next to Intelephense")
     parser.add_argument("--intelephense", default=shutil.which("intelephense"),
                         help="Intelephense executable (default: on PATH)")
+    parser.add_argument("--phases", action="store_true",
+                        help="also the CPU of each phase in one process, as multiples of the parse")
     args = parser.parse_args()
     if not shutil.which("ctags"):
         sys.exit("Universal Ctags is needed for the baseline: apt-get install universal-ctags")
@@ -223,6 +262,7 @@ def main() -> None:
         ctags_time, ctags_kinds = ctags(root)
         floor, floor_cpu = parse_floor(root, report.workers)
         laravel = laravel_peer(args.laravel, args.intelephense, Path(tmp)) if args.laravel else None
+        phase_cpu = phases(root, Path(tmp)) if args.phases else None
 
     figures = {
         "tree": str(source) + (" (quick)" if args.quick else ""),
@@ -246,6 +286,7 @@ def main() -> None:
         "parse_only_cpu_seconds": round(floor_cpu, 2),
         "cpu_ratio_cold_vs_parse": round(cold_cpu / floor_cpu, 2),
         "laravel": laravel,
+        "phases_cpu_seconds": phase_cpu,
         "ctags_tags": dict(ctags_kinds.most_common()),
         "our_symbol_kinds": dict(kinds.most_common()),
     }
@@ -273,6 +314,11 @@ def main() -> None:
     )
     print(f"symbols: ours {symbols} {dict(kinds.most_common(6))}")
     print(f"         ctags {sum(ctags_kinds.values())} {dict(ctags_kinds.most_common(6))}")
+    if phase_cpu:
+        references = phase_cpu.pop("references")
+        print(f"CPU by phase, one process ({references} references), as multiples of the parse:")
+        for name, seconds in phase_cpu.items():
+            print(f"  {name:<26}{seconds:>9.2f} s   {seconds / phase_cpu['parse']:5.2f}x")
     if laravel:
         print(f"laravel/framework src/ ({laravel['files']} files), spawn to done:")
         print(f"{'  code-intel index':<28}{laravel['ours_seconds']:>9.2f} s")
