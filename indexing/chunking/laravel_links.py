@@ -26,13 +26,16 @@ from ..model import Reference
 from ..source import SourceDocument
 from .php import call_arguments, string_value
 
-_ROUTE_CALLS = """
-(function_call_expression function: (name) @fn (#match? @fn "^(route|to_route)$")) @call
-(member_call_expression name: (name) @fn (#eq? @fn "route")) @call
-(scoped_call_expression
-    scope: [(name) (qualified_name)] @scope (#match? @scope "Route$")
-    name: (name) @fn (#match? @fn "^(has|is)$")) @call
-"""
+# Every link is found in ONE walk of the tree: a query of one pattern per kind of call
+# (each pattern's index says which), where a query per kind walked the whole tree
+# eleven times per file, more than its parse.
+_ROUTE_CALLS = (
+    """(function_call_expression function: (name) @fn (#match? @fn "^(route|to_route)$")) @call""",
+    """(member_call_expression name: (name) @fn (#eq? @fn "route")) @call""",
+    """(scoped_call_expression
+        scope: [(name) (qualified_name)] @scope (#match? @scope "Route$")
+        name: (name) @fn (#match? @fn "^(has|is)$")) @call""",
+)
 
 
 _RELATION_METHODS = (
@@ -40,14 +43,12 @@ _RELATION_METHODS = (
     "|whereHas|orWhereHas|whereDoesntHave|orWhereDoesntHave|withWhereHas|withCount"
     "|withExists|withSum|withAvg|withMin|withMax|whereRelation|orWhereRelation|relationship"
 )
-_RELATION_CALLS = f"""
-(member_call_expression name: (name) @fn (#match? @fn "^({_RELATION_METHODS})$")) @call
-(scoped_call_expression name: (name) @fn (#match? @fn "^({_RELATION_METHODS})$")) @call
-"""
+_RELATION_CALLS = (
+    f"""(member_call_expression name: (name) @fn (#match? @fn "^({_RELATION_METHODS})$")) @call""",
+    f"""(scoped_call_expression name: (name) @fn (#match? @fn "^({_RELATION_METHODS})$")) @call""",
+)
 # `Component::make('customer.name')`: every segment but the last names a relation.
-_MAKE_CALLS = """
-(scoped_call_expression name: (name) @fn (#eq? @fn "make")) @call
-"""
+_MAKE_CALL = """(scoped_call_expression name: (name) @fn (#eq? @fn "make")) @call"""
 _WITH_PROPERTY = """
 (property_element
     name: (variable_name (name) @prop (#eq? @prop "with"))
@@ -55,7 +56,7 @@ _WITH_PROPERTY = """
 """
 
 
-# (query, which argument holds the view name)
+# (pattern, which argument holds the view name)
 _VIEW_CALLS = (
     ("""(function_call_expression function: (name) @fn (#eq? @fn "view")) @call""", 0),
     (
@@ -81,33 +82,40 @@ _VIEW_CALLS = (
     ),
 )
 
+# pattern index -> (kind, argument index); the query's patterns in this order
+_KINDS: list[tuple[str, int]] = (
+    [("route", 0)] * len(_ROUTE_CALLS)
+    + [("view", index) for _, index in _VIEW_CALLS]
+    + [("relation", 0)] * len(_RELATION_CALLS)
+    + [("make", 0), ("with", 0)]
+)
+_LINKS_QUERY = "\n".join(
+    [*_ROUTE_CALLS, *(source for source, _ in _VIEW_CALLS), *_RELATION_CALLS, _MAKE_CALL, _WITH_PROPERTY]
+)
+
 
 def laravel_string_references(doc: SourceDocument, root: tree_sitter.Node) -> list[Reference]:
-    """Route names, view names and relation names given as string literals."""
-    return (
-        route_name_references(doc, root)
-        + view_references(doc, root)
-        + relation_references(doc, root)
-    )
+    """Route names, view names and relation names given as string literals (routes,
+    then views, then relations, each in file order)."""
+    found: dict[str, list[Reference]] = {"route": [], "view": [], "relation": [], "make": [], "with": []}
+    for pattern, captures in tree_sitter.QueryCursor(query("php", _LINKS_QUERY)).matches(root):
+        kind, index = _KINDS[pattern]
+        _READERS[kind](doc, captures, index, found[kind])
+    return found["route"] + found["view"] + found["relation"] + found["make"] + found["with"]
 
 
-def view_references(doc: SourceDocument, root: tree_sitter.Node) -> list[Reference]:
-    out: list[Reference] = []
-    for source, index in _VIEW_CALLS:
-        cursor = tree_sitter.QueryCursor(query("php", source))
-        for _, captures in cursor.matches(root):
-            call = captures["call"][0]
-            if "args" in captures:
-                args = [a for a in captures["args"][0].named_children if a.type == "argument"]
-            else:
-                args = call_arguments(call)
-            if len(args) <= index:
-                continue
-            for node in _strings_in(args[index]):
-                name = string_value(doc, node)
-                if name and _is_view_name(name):
-                    out.append(inside_quotes(doc, node, name))
-    return out
+def _view(doc: SourceDocument, captures: dict, index: int, out: list[Reference]) -> None:
+    call = captures["call"][0]
+    if "args" in captures:
+        args = [a for a in captures["args"][0].named_children if a.type == "argument"]
+    else:
+        args = call_arguments(call)
+    if len(args) <= index:
+        return
+    for node in _strings_in(args[index]):
+        name = string_value(doc, node)
+        if name and _is_view_name(name):
+            out.append(inside_quotes(doc, node, name))
 
 
 def _is_view_name(name: str) -> bool:
@@ -125,25 +133,22 @@ def inside_quotes(doc: SourceDocument, node: tree_sitter.Node, name: str) -> Ref
     )
 
 
-def relation_references(doc: SourceDocument, root: tree_sitter.Node) -> list[Reference]:
-    out: list[Reference] = []
-    cursor = tree_sitter.QueryCursor(query("php", _RELATION_CALLS))
-    for _, captures in cursor.matches(root):
-        args = call_arguments(captures["call"][0])
-        if not args:
-            continue
+def _relation(doc: SourceDocument, captures: dict, _: int, out: list[Reference]) -> None:
+    args = call_arguments(captures["call"][0])
+    if args:
         for node in _strings_in(args[0]):
             out.extend(_relation_segments(doc, node, last_is_relation=True))
-    cursor = tree_sitter.QueryCursor(query("php", _MAKE_CALLS))
-    for _, captures in cursor.matches(root):
-        args = call_arguments(captures["call"][0])
-        if args and _literal(args[0]) is not None:
-            out.extend(_relation_segments(doc, _literal(args[0]), last_is_relation=False))
-    cursor = tree_sitter.QueryCursor(query("php", _WITH_PROPERTY))
-    for _, captures in cursor.matches(root):
-        for node in _strings_in(captures["array"][0]):
-            out.extend(_relation_segments(doc, node, last_is_relation=True))
-    return out
+
+
+def _make(doc: SourceDocument, captures: dict, _: int, out: list[Reference]) -> None:
+    args = call_arguments(captures["call"][0])
+    if args and _literal(args[0]) is not None:
+        out.extend(_relation_segments(doc, _literal(args[0]), last_is_relation=False))
+
+
+def _with(doc: SourceDocument, captures: dict, _: int, out: list[Reference]) -> None:
+    for node in _strings_in(captures["array"][0]):
+        out.extend(_relation_segments(doc, node, last_is_relation=True))
 
 
 def _literal(node: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -199,16 +204,14 @@ def _is_relation_path(value: str) -> bool:
     return bool(path) and all(p.isidentifier() for p in path.split("."))
 
 
-def route_name_references(doc: SourceDocument, root: tree_sitter.Node) -> list[Reference]:
-    """One reference per route name given as a literal first argument."""
-    cursor = tree_sitter.QueryCursor(query("php", _ROUTE_CALLS))
-    out: list[Reference] = []
-    for _, captures in cursor.matches(root):
-        args = call_arguments(captures["call"][0])
-        if not args:
-            continue
-        name = string_value(doc, args[0])
-        if not name:
-            continue
+def _route(doc: SourceDocument, captures: dict, _: int, out: list[Reference]) -> None:
+    """A reference per route name given as a literal first argument."""
+    args = call_arguments(captures["call"][0])
+    if not args:
+        return
+    name = string_value(doc, args[0])
+    if name:
         out.append(inside_quotes(doc, args[0], name))
-    return out
+
+
+_READERS = {"route": _route, "view": _view, "relation": _relation, "make": _make, "with": _with}
