@@ -14,6 +14,7 @@ elsewhere, and would drown `refs user` (the relation) in every `$user` local.
 from __future__ import annotations
 
 import ast
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import replace
@@ -734,15 +735,20 @@ def _ancestor_declaration(node: tree_sitter.Node | None) -> tree_sitter.Node | N
     return node
 
 
+_DOCBLOCK_OPEN = re.compile(rb"/\*\*")
+
+
 def docblock_references(doc: SourceDocument, root: tree_sitter.Node) -> list[Reference]:
-    """Class names in `/** @param … @return … */` tags, placed in the file (the comment
-    nodes come from a query run in C; only docblocks with a tag reach the regex)."""
+    """Class names in `/** @param … @return … */` tags, placed in the file. The
+    docblocks are found from the `/**` in the bytes (a comment node starting there),
+    not by a query walking every node of the tree; only those with a tag reach the
+    regex."""
     out: list[Reference] = []
-    cursor = tree_sitter.QueryCursor(query("php", "(comment) @c"))
-    for node in cursor.captures(root).get("c", ()):
-        text = doc.data[node.start_byte : node.end_byte]
-        if not text.startswith(b"/**"):
+    for m in _DOCBLOCK_OPEN.finditer(doc.data):
+        node = root.descendant_for_byte_range(m.start(), m.end())
+        if node is None or node.type != "comment" or node.start_byte != m.start():
             continue
+        text = doc.data[node.start_byte : node.end_byte]
         row0, col0 = node.start_point
         for s, e, written in docblock_type_names(text):
             nl = text.rfind(b"\n", 0, s)
