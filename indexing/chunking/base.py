@@ -9,6 +9,7 @@ Queries run in C, so no Python walk over every node is needed on the hot path.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any, ClassVar, Protocol
@@ -249,6 +250,30 @@ def _reference_name(raw: bytes, sigil: bool) -> tuple[str, int] | None:
     return (name.lstrip("$") if sigil else name), (-1 if b"\n" in raw else len(raw))
 
 
+_NON_ASCII_BYTE = re.compile(rb"[\x80-\xff]")
+
+
+def _utf16_columns(doc: SourceDocument) -> Callable[[int, int], int]:
+    """(row, byte column) -> UTF-16 column, for rows holding non-ASCII text. A column
+    left of the row's first non-ASCII byte is already right (every byte before it is
+    one UTF-16 unit), so only the rest pay for decoding the line (`doc.position`);
+    on a line with a `'…'` string at its end, that is none of its identifiers."""
+    data, starts = doc.data, doc.line_starts
+    first: dict[int, int] = {}
+
+    def column(row: int, col: int) -> int:
+        limit = first.get(row)
+        if limit is None:
+            if row >= len(starts):
+                return col
+            begin = starts[row]
+            m = _NON_ASCII_BYTE.search(data, begin, starts[row + 1] if row + 1 < len(starts) else len(data))
+            limit = first[row] = m.start() - begin if m else len(data)
+        return col if col <= limit else doc.position((row, col)).character
+
+    return column
+
+
 _COMMENT_PREFIX = re.compile(r"^\s*(/\*\*?|\*/|\*|//+|#+|--)\s?")
 
 
@@ -445,7 +470,7 @@ class TreeSitterStrategy:
         nodes.sort(key=_START_BYTE)
         skip = {d.name_node.start_byte for d in defs}  # definition names, then seen
         non_ascii = doc.non_ascii_rows
-        position = doc.position
+        utf16 = _utf16_columns(doc) if non_ascii else None
         data = doc.data
         names: dict[bytes, tuple[str, int] | None] = {}  # raw text -> (name, length) or None: not a name
         refs: list[Reference] = []
@@ -485,9 +510,9 @@ class TreeSitterStrategy:
                 er, ec = node.end_point
             else:
                 er, ec = sr, sc + known[1]
-            if non_ascii and (sr in non_ascii or er in non_ascii):
-                sc = position((sr, sc)).character
-                ec = position((er, ec)).character
+            if utf16 is not None and (sr in non_ascii or er in non_ascii):
+                sc = utf16(sr, sc)
+                ec = utf16(er, ec)
             append(new(Reference, (known[0], sr, sc, er, ec, container)))
         return refs
 

@@ -1,6 +1,7 @@
 """References are stored one row per (file, name) with their positions packed, and read
 back exactly as they were found: same names, positions, containers (none, empty,
-non-ASCII), in position order, the first `limit` of them across files."""
+non-ASCII), in position order, the first `limit` of them across files; columns
+in UTF-16 units as LSP counts them."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from code_intel.indexing.analyze import analyze_source
 from code_intel.indexing.config import Config
 from code_intel.indexing.model import Reference
 from code_intel.indexing.store import IndexStore, pack_references, unpack_references
@@ -89,3 +91,16 @@ def test_an_index_of_the_old_format_is_rebuilt_once(tmp_path: Path):
     assert any("schema version 3" in m for m in again.messages)
     sync_workspace(root, again, Config())
     assert [r.reference.start_line for r in again.find_references("f")] == [1]
+
+
+def test_reference_columns_count_utf16_units_only_after_non_ascii_text():
+    source = 'def f(a, b):\n    return g(a, "ü😀", b) + a  # ☃ h\nk = a\n'
+    refs = {(r.name, r.start_line, r.start_character, r.end_character) for r in analyze_source("m.py", source.encode()).references}
+    line = '    return g(a, "ü😀", b) + a  # ☃ h'
+    utf16 = lambda text: len(text.encode("utf-16-le")) // 2
+    b_at = utf16(line[: line.index("b)")])
+    last_a = utf16(line[: line.rindex("a")])
+    assert ("g", 1, 11, 12) in refs and ("a", 1, 13, 14) in refs  # left of the non-ASCII text
+    assert ("b", 1, b_at, b_at + 1) in refs and ("a", 1, last_a, last_a + 1) in refs
+    assert b_at == line.index("b)") + 1  # the emoji is two UTF-16 units, ü one
+    assert ("a", 2, 4, 5) in refs
