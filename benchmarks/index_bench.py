@@ -23,6 +23,11 @@ inflated): sympy cold 131 s vs the parse floor 12.9 s (10x; CPU 32.7 s vs 4.9 s 
 alone = 6.7x); Laravel src/ 33.3 s vs Intelephense 19.4 s (1.7x; CPU 9.2 s vs 6.2 s).
 Per file, in multiples of its parse: definitions 0.7, references 1.4, rows 0.3,
 pickling 0.6, SQLite 1.4: the 2x-floor target needs fewer reference rows.
+With references packed one row per (file, name) and fewer whole-tree queries (issue 13
+item 4; 20:35, load 4-5, main's bench in the same minute): sympy CPU 24.9 s -> 15.6 s
+(7.4x -> 5.4x the parse alone), index 343 -> 167 MB; Laravel src/ 13.2 s -> 6.8 s wall
+against Intelephense 4.1-4.5 s (3.2x -> 1.5x). `--phases` prints where the CPU goes:
+on sympy the analysis is 3.5x the parse, SQLite 0.7x, rows 0.3x, pickling 0.1x.
 
 With `--laravel` (a checkout of laravel/framework; its `src/` is indexed) the PHP
 peer runs too: `code-intel index` from spawn to exit against Intelephense from spawn
