@@ -13,7 +13,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from code_intel.indexing.analyze import parse
@@ -142,6 +142,8 @@ class Navigator:
         if site is None:
             return None
         language = self.live._language_of(rel) or ""
+        if site.shorthand:
+            return self._shorthand(rel, language, site)
         if site.local is not None:
             return Answer(site.name, [_local_symbol(rel, language, site)], True, "local")
         ev = Evaluator(self, _rank, rel, language, site)
@@ -153,6 +155,24 @@ class Navigator:
         if result:
             return Answer(site.name, result, True, "member" if site.receiver else "name")  # type: ignore[arg-type]
         return Answer(site.name, [], False, "undecided", member=site.receiver is not None, call=site.call)
+
+    def _shorthand(self, rel: str, language: str, site: Site) -> Answer:
+        """`{host}`: the value read (a local or a file-level name), then the property of
+        the literal's contextual type. Decided when the value is; a local keeps its
+        references in its file unless the property is known too."""
+        value_site = replace(site, receiver=None, shorthand=False)
+        if site.local is not None:
+            value: list[StoredSymbol] | None = [_local_symbol(rel, language, site)]
+        else:
+            ev = Evaluator(self, _rank, rel, language, value_site)
+            got = ev.global_name(site.name) if self._decidable(ev, site.name) else None
+            value = [] if got is EXTERNAL else got  # type: ignore[assignment]
+        member = Evaluator(self, _rank, rel, language, site).resolve()
+        members = member if isinstance(member, list) else []
+        if value is None:
+            return Answer(site.name, members, bool(members), "member" if members else "undecided")
+        reason = "local" if site.local is not None and not members else "name"
+        return Answer(site.name, value + members, True, reason)
 
     def quick_import(self, rel: str, line: int, character: int, name: str) -> list[StoredSymbol] | None:
         """A bare name the file imports decides without parsing the file: what the

@@ -198,6 +198,8 @@ class Evaluator:
             finally:
                 self._soft_external -= 1
             return first if first is not None else self.types_of(expr.alt, depth + 1)
+        if op == "param":
+            return self.parameter_types(expr, depth)
         if op == "returns":
             callees = self.callees(expr.base, depth + 1)
             if callees is EXTERNAL:
@@ -221,6 +223,27 @@ class Evaluator:
                             return EXTERNAL
             return _unique(out) or None
         return None
+
+    def parameter_types(self, expr: TypeExpr, depth: int) -> Result:
+        """`f(a, {…})`: the declared type of parameter `expr.arg` of each callee (a class
+        is called through its constructor)."""
+        callees = self.callees(expr.base, depth + 1)
+        if not isinstance(callees, list):
+            return callees
+        results: list[Result] = []
+        for c in callees:
+            fn = c
+            if c.symbol.kind in CLASS_KINDS:
+                ctors, _ = self.find_member([c], "constructor" if c.language != "python" else "__init__")
+                if not ctors:
+                    continue
+                fn = ctors[0]
+            if fn.symbol.kind not in CALLABLE_KINDS:
+                continue
+            text = parameter_type(fn.symbol.signature or "", int(expr.arg), fn.language)
+            if text:
+                results.append(self.named(text, fn.path, self.owner_class(fn)))
+        return _combine(results)
 
     def callees(self, expr: TypeExpr | None, depth: int) -> Result:
         """What is called: for `Foo()` the class Foo, for `a.make()` the method."""
@@ -685,6 +708,69 @@ def return_type(signature: str, language: str) -> str | None:
         return m.group(1) if m else None
     m = re.search(r"\)\s*:\s*([^{=]+?)\s*(?:=>|\{|;)?\s*$", signature)
     return m.group(1) if m else None
+
+
+def parameter_type(signature: str, index: int, language: str) -> str | None:
+    """The declared type of parameter `index` in a TS/JS signature (`f<T>(a: A, b?: B = x)`,
+    `constructor(readonly o: O)`); None when it has none, is a rest parameter, or the
+    stored signature was cut before it."""
+    if language not in ("typescript", "tsx"):
+        return None
+    params = _parameter_list(signature)
+    if params is None or index >= len(params):
+        return None
+    param = params[index].strip()
+    if param.startswith("...") or re.match(r"this\s*:", param):
+        return None
+    depth = 0
+    colon = None
+    for i, ch in enumerate(param):
+        if ch in "[<({":
+            depth += 1
+        elif ch in "]>)}" and not (ch == ">" and param[i - 1 : i] == "="):
+            depth -= 1
+        elif depth == 0 and ch == ":" and colon is None:
+            colon = i
+        elif depth == 0 and ch == "=" and param[i + 1 : i + 2] != ">" and colon is not None:
+            return param[colon + 1 : i].strip() or None
+    if colon is None:
+        return None
+    return param[colon + 1 :].strip() or None
+
+
+def _parameter_list(signature: str) -> list[str] | None:
+    """The top-level parameters of the first parameter list (after any `<…>` type
+    parameters), split on commas outside brackets; None when unbalanced (cut short)."""
+    depth_angle = 0
+    start = None
+    for i, ch in enumerate(signature):
+        if ch == "<":
+            depth_angle += 1
+        elif ch == ">" and signature[i - 1 : i] != "=":
+            depth_angle -= 1
+        elif ch == "(" and depth_angle == 0:
+            start = i
+            break
+    if start is None:
+        return None
+    parts: list[str] = []
+    depth = 0
+    cur = ""
+    for i in range(start + 1, len(signature)):
+        ch = signature[i]
+        if ch in "[<({":
+            depth += 1
+        elif ch in "]>)}" and not (ch == ">" and signature[i - 1] == "="):
+            if ch == ")" and depth == 0:
+                parts.append(cur)
+                return [p for p in parts if p.strip()]
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return None
 
 
 def value_type(signature: str, name: str, language: str) -> str | None:

@@ -33,7 +33,9 @@ class TypeExpr:
     op: `self` (enclosing class), `super` (its bases), `named` (a type as written,
     `arg`), `global` (whatever the file-level name `arg` denotes), `member` (the member
     `arg` of `base`: a field's declared type, a method's return type), `returns`
-    (calling `base`: a class gives an instance, a function its declared return type).
+    (calling `base`: a class gives an instance, a function its declared return type),
+    `param` (the declared type of parameter number `arg` of what `base` calls: a
+    function, a method, a class's constructor).
     """
 
     op: str
@@ -64,6 +66,9 @@ class Site:
     # PHP keeps methods and properties apart: `$x->m()` is a method, `$x->m` a property
     # (None: the syntax does not say)
     call: bool | None = None
+    # TS/JS shorthand property `{host}`: the key is also a read of the value `host`
+    # (tsserver answers both: the value's definition, then the property's)
+    shorthand: bool = False
 
 
 def site_at(doc: SourceDocument, line: int, byte_col: int) -> Site | None:
@@ -443,7 +448,66 @@ class _Js(_Language):
             # `const {url} = options`: the name reads the member `url` of `options`
             base = super().site(node)
             return replace(base, receiver=key, local=None)
+        literal = _literal_of_key(node)
+        if literal is not None:
+            # `{host: 'a'}` passed where `ClientOptions` is expected: `ClientOptions.host`
+            context = self.literal_context(literal, 0) or TypeExpr("unknown")
+            base = super().site(node)
+            if node.type == "shorthand_property_identifier":
+                return replace(base, receiver=context, shorthand=True)
+            return replace(base, receiver=context, local=None)
         return super().site(node)
+
+    def literal_context(self, obj: tree_sitter.Node, depth: int) -> TypeExpr | None:
+        """The type an object literal is checked against where the code declares one: a
+        typed variable, field or parameter default, the declared return type of the
+        function returning it, `satisfies`/`as`, the parameter it is passed to, the
+        member it is assigned to, or (nested) the type of the key holding it."""
+        if depth > _MAX_DEPTH:
+            return None
+        parent = obj.parent
+        while parent is not None and parent.type == "parenthesized_expression":
+            obj, parent = parent, parent.parent
+        if parent is None:
+            return None
+        t = parent.type
+        if t in ("satisfies_expression", "as_expression"):
+            if parent.named_child_count > 1 and parent.named_children[0] == obj:
+                return TypeExpr("named", self.text(parent.named_children[1]))
+            return None
+        if t in ("variable_declarator", "public_field_definition", "required_parameter", "optional_parameter"):
+            if parent.child_by_field_name("value") != obj:
+                return None
+            ann = parent.child_by_field_name("type")
+            return TypeExpr("named", self.text(ann).lstrip(":").strip()) if ann is not None else None
+        if t == "return_statement" or (t == "arrow_function" and parent.child_by_field_name("body") == obj):
+            fn = parent if t == "arrow_function" else nearest_ancestor(parent, self.function_types)
+            ret = fn.child_by_field_name("return_type") if fn is not None else None
+            return TypeExpr("named", self.text(ret).lstrip(":").strip()) if ret is not None else None
+        if t == "pair" and parent.child_by_field_name("value") == obj:
+            outer = parent.parent
+            key = parent.child_by_field_name("key")
+            if outer is None or outer.type != "object" or key is None or key.type != "property_identifier":
+                return None
+            base = self.literal_context(outer, depth + 1)
+            return TypeExpr("member", self.text(key), base) if base is not None else None
+        if t == "assignment_expression" and parent.child_by_field_name("right") == obj:
+            left = parent.child_by_field_name("left")
+            return self.expr_type(left, depth + 1) if left is not None and left.type == "member_expression" else None
+        if t == "arguments":
+            call = parent.parent
+            index = next((i for i, a in enumerate(parent.named_children) if a == obj), None)
+            if call is None or index is None:
+                return None
+            if call.type == "call_expression":
+                callee = self.expr_type(call.child_by_field_name("function"), depth + 1)
+            elif call.type == "new_expression":
+                ctor = call.child_by_field_name("constructor")
+                callee = TypeExpr("named", self.text(ctor)) if ctor is not None else None
+            else:
+                return None
+            return TypeExpr("param", str(index), callee) if callee is not None else None
+        return None
 
     def destructured_key(self, node: tree_sitter.Node) -> TypeExpr | None:
         """The member a destructuring pattern's key reads (`{url}` / `{url: u}` in a
@@ -556,6 +620,25 @@ class _Js(_Language):
 
     def names_bound(self, capture: str, node: tree_sitter.Node) -> list[tree_sitter.Node]:
         return [node] if capture == "d" else _js_pattern_names(node)
+
+
+def _literal_of_key(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The object literal whose key `node` is (`{host: 'a'}`, shorthand `{host}`, a
+    method `{retry() {…}}`), or None."""
+    parent = node.parent
+    if parent is None:
+        return None
+    if node.type == "shorthand_property_identifier" and parent.type == "object":
+        return parent
+    if (
+        node.type == "property_identifier"
+        and parent.type in ("pair", "method_definition")
+        and parent.child_by_field_name("key" if parent.type == "pair" else "name") == node
+        and parent.parent is not None
+        and parent.parent.type == "object"
+    ):
+        return parent.parent
+    return None
 
 
 def _js_pattern_names(pat: tree_sitter.Node | None) -> list[tree_sitter.Node]:
