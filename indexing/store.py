@@ -26,8 +26,9 @@ from .private import in_cache, private_dir, store_dir, tighten
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 3  # 2: Python `self.x` fields, module names under if/try, nested imports;
+SCHEMA_VERSION = 4  # 2: Python `self.x` fields, module names under if/try, nested imports;
 # 3: PHP docblock type references and @method/@property members, Python `__all__`/string-type references
+# 4: a JS/TS `src/index.ts` / `lib/index.ts` is the module `src` / `lib` (what `from "../lib"` names)
 DB_FILE = "index.db"
 
 _SCHEMA = """

@@ -153,7 +153,8 @@ class Navigator:
         if result is EXTERNAL:
             return Answer(site.name, [], True, "external")
         if result:
-            return Answer(site.name, result, True, "member" if site.receiver else "name")  # type: ignore[arg-type]
+            result = ev.narrow(result)  # type: ignore[arg-type]
+            return Answer(site.name, result, True, "member" if site.receiver else "name")
         return Answer(site.name, [], False, "undecided", member=site.receiver is not None, call=site.call)
 
     def _shorthand(self, rel: str, language: str, site: Site) -> Answer:

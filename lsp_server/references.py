@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from code_intel.indexing.model import SymbolKind
 from code_intel.indexing.store import StoredReference, StoredSymbol
 
 from .resolve import candidates_for_file
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 UNTYPED_RECEIVER = "the receiver's type is not known"
 SEVERAL_DEFINITIONS = "the name has several definitions and nothing here picks one"
 NO_RESOLVER = "this language is matched by name only"
+_CALLABLE = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD})
 
 
 @dataclass
@@ -48,10 +50,29 @@ def references_at(live: LiveIndex, rel: str, line: int, character: int, limit: i
         name, targets = live.resolve(rel, line, character)
         if not name:
             return ReferenceAnswer(None, [])
+        targets = _with_overloads(live, targets)
         candidates = live.references(name, limit * 4)
         for target in {t.symbol.name for t in targets}:
             candidates += aliased(live, target)
     return classify(live, name, targets, candidates, limit)
+
+
+def _with_overloads(live: LiveIndex, targets: list[StoredSymbol]) -> list[StoredSymbol]:
+    """A TS overload stands for all the overloads of its method or function: they are
+    one symbol, and a call is resolved to the one overload it fits."""
+    out = list(targets)
+    seen = {_key(t) for t in targets}
+    for t in targets:
+        if t.language not in ("typescript", "tsx") or t.symbol.kind not in _CALLABLE:
+            continue
+        for d in live.definitions(t.symbol.name, limit=2000):
+            if (
+                d.path == t.path and d.symbol.container == t.symbol.container
+                and d.symbol.kind in _CALLABLE and _key(d) not in seen
+            ):
+                seen.add(_key(d))
+                out.append(d)
+    return out
 
 
 def references_named(live: LiveIndex, name: str, limit: int = 1000) -> ReferenceAnswer:

@@ -124,6 +124,79 @@ class Evaluator:
             return None if self.in_workspace(target) else EXTERNAL
         return None
 
+    def narrow(self, found: list[StoredSymbol]) -> list[StoredSymbol]:
+        """TS: `new Redis()` is the class, not an interface merged with it; a call of an
+        overloaded method or function is the first overload its arguments fit (TS's own
+        rule), judged by arity and string-literal parameters. Unchanged when unsure."""
+        site = self.site
+        if self.language not in ("typescript", "tsx") or len(found) < 2:
+            return found
+        if site.new:
+            return [d for d in found if d.symbol.kind is SymbolKind.CLASS] or found
+        if site.args is None or any(d.symbol.kind not in CALLABLE_KINDS for d in found):
+            return found
+        if len({(d.path, d.symbol.container) for d in found}) != 1:
+            return found
+        for d in sorted(found, key=lambda d: d.symbol.selection_range.start.line):
+            if self.accepts(d, site.args):
+                return [d]
+        return found
+
+    def accepts(self, fn: StoredSymbol, args: tuple[str | None, ...]) -> bool:
+        """Whether a call with these arguments fits this signature for sure (arity, and
+        string literals against literal-typed parameters). A rest parameter typed as a
+        tuple (`...args: [key: K, ...data: D[], nx: 'NX']`) counts element by element."""
+        params = _parameter_list(fn.symbol.signature or "")
+        if params is None:
+            return False
+        items = _spread_tuples([p.strip() for p in params if not re.match(r"this\s*:", p.strip())])
+        if items is None:
+            return False
+        at = next((i for i, p in enumerate(items) if p.startswith("...")), None)
+        lead = items if at is None else items[:at]
+        trail = [] if at is None else items[at + 1 :]
+        required = sum(not _optional_parameter(p) for p in lead) + sum(not _optional_parameter(p) for p in trail)
+        if len(args) < required or (at is None and len(args) > len(lead)):
+            return False
+        positions = list(enumerate(lead[: len(args)]))
+        if at is not None and trail:
+            positions += [(len(args) - len(trail) + j, p) for j, p in enumerate(trail)]
+        for i, param in positions:
+            arg = args[i] if 0 <= i < len(args) else None
+            if arg is None:
+                continue
+            if not self.fits_string(arg, _declared_type(param) or "any", fn.path):
+                return False
+        return True
+
+    def fits_string(self, value: str, text: str, path: str, depth: int = 0) -> bool:
+        """Whether the string literal `value` may be passed where `text` is declared;
+        False only when sure (another literal, a number, a function or object type, a
+        type alias of those: `type Callback<T> = (err, r: T) => void`)."""
+        if depth > 3:
+            return True
+        for part in _split_union(text):
+            m = re.fullmatch(r"'([^']*)'|\"([^\"]*)\"", part)
+            if m:
+                if value == (m.group(1) if m.group(1) is not None else m.group(2)):
+                    return True
+                continue
+            if part in _NOT_STRING or part.endswith("]") or part.startswith(("{", "(", "new ", "[")):
+                continue  # a primitive other than string, an array/tuple, an object, a function
+            name = re.match(r"[A-Za-z_$][\w$.]*", part)
+            if name is None or name.end() != len(part) and part[name.end()] != "<":
+                return True  # a template literal type, keyof …: unsure
+            found = self.global_name(name.group(), path, classes_only=True)
+            alias = found[0] if isinstance(found, list) and len(found) == 1 else None
+            if alias is None or alias.symbol.kind is not SymbolKind.TYPE:
+                if alias is not None and alias.symbol.kind is SymbolKind.CLASS:
+                    continue  # a string is no instance of a workspace class
+                return True
+            value_text = self.lookup.alias_value(alias)
+            if not value_text or self.fits_string(value, value_text, alias.path, depth + 1):
+                return True
+        return False
+
     def member_of(self, receiver: TypeExpr, name: str) -> Result:
         if receiver.op == "unknown":
             return None
@@ -384,7 +457,7 @@ class Evaluator:
         target = imports.get(name)
         if target is not None:
             module = self.lookup.module_symbol(target, self.language)
-            if module is not None:
+            if module is not None and not self.named_import(target, module):
                 return [module]
         # `import make_user as build`: the definition carries the imported name
         candidates = self.defs(target.replace("/", ".").rsplit(".", 1)[-1] if target else name)
@@ -411,6 +484,19 @@ class Evaluator:
             return None
         ranked = self.rank(candidates, path, imports, name, self.language)
         return ranked[:1] if len(ranked) > 1 else ranked
+
+    def named_import(self, target: str, module: StoredSymbol) -> bool:
+        """JS/TS `import { Redis } from "../lib"` names what lib/index.ts exports, not a
+        file lib/Redis.ts that a loose module match would find; a namespace import
+        (`import * as cmds from "./a/b"`) names its module exactly."""
+        if self.language not in ("javascript", "typescript", "tsx", "jsx"):
+            return False
+        parent = target.rpartition(".")[0]
+        return (
+            module.symbol.qualified_name != target
+            and bool(parent)
+            and self.lookup.module_symbol(parent, self.language) is not None
+        )
 
     def default_export(self, target: str, name: str, path: str) -> Result:
         """`import baseGot from '../source/index.js'` (JS/TS): what that module's
@@ -484,16 +570,19 @@ class Evaluator:
             if c.symbol.container:
                 by_container.setdefault(c.symbol.container, []).append(c)
         level = list(owners)
-        seen: set[str] = set()
+        # by declaration, not by name: TS merges `class Redis` with `interface Redis
+        # extends Commander…` declared apart, and each brings its own bases
+        seen: set[tuple[str, int, str]] = set()
         open_ = False
         for _ in range(12):
             hits: list[StoredSymbol] = []
             nxt: list[StoredSymbol] = []
             for owner in level:
                 q = owner.symbol.qualified_name
-                if q in seen:
+                key = (owner.path, owner.symbol.selection_range.start.line, q)
+                if key in seen:
                     continue
-                seen.add(q)
+                seen.add(key)
                 hits.extend(by_container.get(q, ()))
                 if owner.symbol.kind in (SymbolKind.MODULE, SymbolKind.NAMESPACE):
                     if not hits:
@@ -722,6 +811,11 @@ def parameter_type(signature: str, index: int, language: str) -> str | None:
     param = params[index].strip()
     if param.startswith("...") or re.match(r"this\s*:", param):
         return None
+    return _declared_type(param)
+
+
+def _declared_type(param: str) -> str | None:
+    """`name?: Type = default` -> `Type`."""
     depth = 0
     colon = None
     for i, ch in enumerate(param):
@@ -736,6 +830,68 @@ def parameter_type(signature: str, index: int, language: str) -> str | None:
     if colon is None:
         return None
     return param[colon + 1 :].strip() or None
+
+
+_NOT_STRING = frozenset({
+    "number", "boolean", "bigint", "symbol", "null", "undefined", "void", "never", "true",
+    "false", "Function",
+})
+
+
+def _split_union(text: str) -> list[str]:
+    """`A | 'x' | (() => void)` -> its members at the top level, parentheses peeled."""
+    parts, depth, cur = [], 0, ""
+    for i, ch in enumerate(text):
+        if ch in "[<({":
+            depth += 1
+        elif ch in "]>)}" and not (ch == ">" and text[i - 1 : i] == "="):
+            depth -= 1
+        if ch == "|" and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    out = []
+    for part in (p.strip() for p in parts):
+        while part.startswith("(") and part.endswith(")") and _parameter_list(part) == [part[1:-1]]:
+            part = part[1:-1].strip()  # `(A | B)`; not a function's `(a) => b`
+        if part:
+            out.append(part)
+    return out
+
+
+def _spread_tuples(params: list[str]) -> list[str] | None:
+    """Parameters with a rest parameter typed as a tuple replaced by the tuple's
+    elements (`...args: [a: A, ...b: B[]]` -> `a: A`, `...b: B[]`); None when an
+    unlabelled tuple leaves the elements unclear."""
+    out: list[str] = []
+    for p in params:
+        m = re.match(r"\.\.\.[\w$]+\s*:\s*\[(.*)\]\s*$", p, re.DOTALL)
+        if m is None:
+            out.append(p)
+            continue
+        inner = _parameter_list("(" + m.group(1) + ")")
+        if inner is None:
+            return None
+        out.extend(e.strip() for e in inner)
+    return out
+
+
+def _optional_parameter(param: str) -> bool:
+    """`a?: T`, `a: T = x`, `a = x` (a default outside brackets, not an arrow's `=>`)."""
+    name = re.match(r"(?:(?:public|private|protected|readonly|override)\s+)*[\w$]+\s*(\?)?", param)
+    if name and name.group(1):
+        return True
+    depth = 0
+    for i, ch in enumerate(param):
+        if ch in "[<({":
+            depth += 1
+        elif ch in "]>)}" and not (ch == ">" and param[i - 1 : i] == "="):
+            depth -= 1
+        elif ch == "=" and depth == 0 and param[i + 1 : i + 2] != ">":
+            return True
+    return False
 
 
 def _parameter_list(signature: str) -> list[str] | None:
@@ -804,11 +960,34 @@ def base_names(signature: str, language: str, parent_only: bool = False) -> list
             names.append(re.split(r"\[", part, maxsplit=1)[0].strip())
         return names
     names = []
+    # `class Redis<T extends Mode = "x"> extends Commander<…>`: the type parameters'
+    # `extends` constrain them; the class's own clause comes after them
+    signature = _without_type_parameters(signature)
     for kw in ("extends",) if parent_only else ("extends", "implements"):
         m = re.search(kw + r"\s+(.+?)(?:\s+(?:extends|implements)\s|\s*\{|$)", signature)
         if m:
             names.extend(re.split(r"[<(]", p.strip(), maxsplit=1)[0].strip() for p in _split_top(m.group(1)))
     return [n for n in names if n]
+
+
+_DECLARED_NAME = re.compile(r"\b(?:class|interface|trait|struct)\s+[\w$]+\s*<")
+
+
+def _without_type_parameters(signature: str) -> str:
+    """The declaration without the `<…>` type parameter list after its name."""
+    m = _DECLARED_NAME.search(signature)
+    if m is None:
+        return signature
+    depth = 0
+    for i in range(m.end() - 1, len(signature)):
+        ch = signature[i]
+        if ch == "<":
+            depth += 1
+        elif ch == ">" and signature[i - 1] != "=":
+            depth -= 1
+            if depth == 0:
+                return signature[: m.end() - 1] + signature[i + 1 :]
+    return signature[: m.end() - 1]
 
 
 def _split_top(text: str) -> list[str]:

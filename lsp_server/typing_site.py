@@ -69,6 +69,11 @@ class Site:
     # TS/JS shorthand property `{host}`: the key is also a read of the value `host`
     # (tsserver answers both: the value's definition, then the property's)
     shorthand: bool = False
+    # TS/JS: the identifier is what a call calls: its arguments, each a string
+    # literal's value or None (any other expression), to pick among overloads
+    args: tuple[str | None, ...] | None = None
+    # TS/JS: the class a `new` expression constructs (not a merged interface)
+    new: bool = False
 
 
 def site_at(doc: SourceDocument, line: int, byte_col: int) -> Site | None:
@@ -456,7 +461,28 @@ class _Js(_Language):
             if node.type == "shorthand_property_identifier":
                 return replace(base, receiver=context, shorthand=True)
             return replace(base, receiver=context, local=None)
-        return super().site(node)
+        base = super().site(node)
+        callee = node.parent if node.parent is not None and node.parent.type == "member_expression" else node
+        holder = callee.parent
+        if holder is not None and holder.type == "call_expression" and holder.child_by_field_name("function") == callee:
+            return replace(base, args=self.call_args(holder))
+        if holder is not None and holder.type == "new_expression" and holder.child_by_field_name("constructor") == callee:
+            return replace(base, new=True)
+        return base
+
+    def call_args(self, call: tree_sitter.Node) -> tuple[str | None, ...] | None:
+        args = call.child_by_field_name("arguments")
+        if args is None or args.type != "arguments":
+            return None  # a tagged template
+        out: list[str | None] = []
+        for a in args.named_children:
+            if a.type == "spread_element":
+                return None  # arity unknown
+            if a.type == "comment":
+                continue
+            frag = [c for c in a.named_children if c.type == "string_fragment"] if a.type == "string" else []
+            out.append(self.text(frag[0]) if len(frag) == 1 else ("" if a.type == "string" else None))
+        return tuple(out)
 
     def literal_context(self, obj: tree_sitter.Node, depth: int) -> TypeExpr | None:
         """The type an object literal is checked against where the code declares one: a
