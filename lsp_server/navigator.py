@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from .live_index import LiveIndex
 
 _TREE_CACHE = 32
+_FAMILY_LANGUAGES = frozenset({"php", "typescript", "tsx"})
 JS_FAMILY = frozenset({"javascript", "jsx", "typescript", "tsx"})
 
 
@@ -174,6 +175,56 @@ class Navigator:
             return Answer(site.name, members, bool(members), "member" if members else "undecided")
         reason = "local" if site.local is not None and not members else "name"
         return Answer(site.name, value + members, True, reason)
+
+    def method_family(self, targets: list[StoredSymbol]) -> list[StoredSymbol]:
+        """PHP and TS: a method stands with the methods it overrides or implements and
+        those that override or implement them (intelephense and tsserver list calls
+        through `HandlerInterface::close()` among the references of
+        `RotatingFileHandler::close()`, and every implementation's declaration)."""
+        out = list(targets)
+        seen = {_key(t) for t in targets}
+        for t in targets:
+            if t.language not in _FAMILY_LANGUAGES or t.symbol.kind is not SymbolKind.METHOD:
+                continue
+            if t.symbol.name in ("__construct", "constructor"):
+                continue  # a constructor overrides nothing callers see
+            ev = Evaluator(self, _rank, t.path, t.language, Site(t.symbol.name, t.symbol.selection_range))
+            owner = ev.owner_class(t)
+            if owner is None:
+                continue
+            same = [
+                d for d in self.definitions(t.symbol.name)
+                if d.language == t.language and d.symbol.kind is SymbolKind.METHOD
+            ]
+            lineage = self._ancestors(ev, owner)
+            roots = {d.symbol.container for d in same if d.symbol.container in lineage}
+            for d in same:
+                if _key(d) in seen:
+                    continue
+                o = ev.owner_class(d)
+                if o is not None and self._ancestors(ev, o) & roots:
+                    seen.add(_key(d))
+                    out.append(d)
+        return out
+
+    def _ancestors(self, ev: Evaluator, cls: StoredSymbol) -> frozenset[str]:
+        """Qualified names of a class and everything above it (parents, interfaces,
+        traits; merged declarations)."""
+        def walk() -> frozenset[str]:
+            names: set[str] = set()
+            level = [cls]
+            for _ in range(12):
+                nxt = []
+                for c in level:
+                    if c.symbol.qualified_name in names:
+                        continue
+                    names.add(c.symbol.qualified_name)
+                    nxt.extend(ev.bases(c)[0])
+                if not nxt:
+                    break
+                level = nxt
+            return frozenset(names)
+        return self._memoized("ancestors", f"{cls.path}\0{cls.symbol.selection_range.start.line}", walk)
 
     def quick_import(self, rel: str, line: int, character: int, name: str) -> list[StoredSymbol] | None:
         """A bare name the file imports decides without parsing the file: what the
@@ -431,6 +482,11 @@ def _from_import_target(text: str, character: int, rel: str) -> str | None:
         return None
     word = re.match(r"\w+", text[character:])
     return f"{absolute_module(m.group(1), rel)}.{word.group()}" if word else None
+
+
+def _key(s: StoredSymbol) -> tuple[str, int, int]:
+    r = s.symbol.selection_range
+    return (s.path, r.start.line, r.start.character)
 
 
 def _local_symbol(rel: str, language: str, site: Site) -> StoredSymbol:

@@ -51,6 +51,12 @@ def references_at(live: LiveIndex, rel: str, line: int, character: int, limit: i
         if not name:
             return ReferenceAnswer(None, [])
         targets = _with_overloads(live, targets)
+        with live.navigator.batch():
+            targets = live.navigator.method_family(targets)
+        if targets and name not in {t.symbol.name for t in targets}:
+            # asked from `self::`/`static::`/`parent::`: the class's own name is what
+            # its references spell
+            name = targets[0].symbol.name
         candidates = live.references(name, limit * 4)
         for target in {t.symbol.name for t in targets}:
             candidates += aliased(live, target)
