@@ -576,6 +576,7 @@ class Evaluator:
         open_ = False
         for _ in range(12):
             hits: list[StoredSymbol] = []
+            declared: list[StoredSymbol] = []  # only an interface of this level has it
             nxt: list[StoredSymbol] = []
             for owner in level:
                 q = owner.symbol.qualified_name
@@ -583,7 +584,9 @@ class Evaluator:
                 if key in seen:
                     continue
                 seen.add(key)
-                hits.extend(by_container.get(q, ()))
+                # a PHP class that `use`s a trait and implements an interface runs the
+                # trait's method: the body beats the interface's declaration
+                (declared if owner.symbol.kind is SymbolKind.INTERFACE else hits).extend(by_container.get(q, ()))
                 if owner.symbol.kind in (SymbolKind.MODULE, SymbolKind.NAMESPACE):
                     if not hits:
                         hits.extend(self.module_export(owner, name, by_container))
@@ -591,6 +594,7 @@ class Evaluator:
                 bases, external = self.bases(owner)
                 open_ = open_ or external
                 nxt.extend(bases)
+            hits = hits or declared
             if hits:
                 return _unique(hits), open_
             if not nxt:
