@@ -273,6 +273,8 @@ class Evaluator:
             return first if first is not None else self.types_of(expr.alt, depth + 1)
         if op == "param":
             return self.parameter_types(expr, depth)
+        if op == "element":
+            return self.element_types(expr, depth)
         if op == "returns":
             callees = self.callees(expr.base, depth + 1)
             if callees is EXTERNAL:
@@ -295,6 +297,70 @@ class Evaluator:
                         elif got is EXTERNAL and not out:
                             return EXTERNAL
             return _unique(out) or None
+        return None
+
+    def element_types(self, expr: TypeExpr, depth: int) -> Result:
+        """An item of a container: from the container's declared type (`List[Span]`,
+        `Dict[str, Layout]`, `Optional[Sequence[X]]`), else from a workspace class's
+        `__getitem__` (a subscript) or `__iter__` (a loop)."""
+        declared = self.declared_text(expr.base, depth + 1)
+        if declared is not None:
+            text, path, owner = declared
+            inner = _item_text(text, expr.arg)
+            if inner is not None:
+                return self.named(inner, path, owner)
+            if type_names(text, self.language) and all(n in _PY_TYPES or n in PY_BUILTINS for n in type_names(text, self.language)):
+                return EXTERNAL  # a bare `list` / `dict`: its items are unknown here
+        owners = self.types_of(expr.base, depth + 1)
+        if not isinstance(owners, list) or not owners:
+            return owners
+        dunder = "__getitem__" if expr.arg == "index" else "__iter__"
+        found, _ = self.find_member(owners, dunder)
+        out: list[Result] = []
+        for fn in found:
+            text = self.returns_of(fn)
+            if not text:
+                continue
+            if dunder == "__iter__":
+                text = element_text(text, True) or ""
+            out.append(self.named(text, fn.path, self.owner_class(fn)) if text else None)
+        return _combine(out)
+
+    def declared_text(self, expr: TypeExpr | None, depth: int) -> tuple[str, str, StoredSymbol | None] | None:
+        """The type of a value as written where it is declared (with its type arguments,
+        which `types_of` drops): (text, file it is written in, class around it)."""
+        if expr is None or depth > 8:
+            return None
+        if expr.op == "named":
+            return expr.arg, self.rel, self.enclosing_class()
+        if expr.op == "member":
+            owners = self.types_of(expr.base, depth + 1)
+            if not isinstance(owners, list) or not owners:
+                return None
+            found, _ = self.find_member(owners, expr.arg)
+            for e in found:
+                if e.symbol.kind in CALLABLE_KINDS:
+                    text = self.returns_of(e)
+                else:
+                    text = value_type(e.symbol.signature or "", e.symbol.name, e.language)
+                    if not text and e.language == "python":
+                        text = self.lookup.assigned_type(e)
+                if text:
+                    return text, e.path, self.owner_class(e)
+            return None
+        if expr.op == "element":
+            outer = self.declared_text(expr.base, depth + 1)
+            inner = _item_text(outer[0], expr.arg) if outer is not None else None
+            return (inner, outer[1], outer[2]) if inner and outer is not None else None
+        if expr.op == "returns":
+            callees = self.callees(expr.base, depth + 1)
+            if not isinstance(callees, list):
+                return None
+            for c in callees:
+                if c.symbol.kind in CALLABLE_KINDS:
+                    text = self.returns_of(c)
+                    if text:
+                        return text, c.path, self.owner_class(c)
         return None
 
     def parameter_types(self, expr: TypeExpr, depth: int) -> Result:
@@ -801,6 +867,49 @@ def return_type(signature: str, language: str) -> str | None:
         return m.group(1) if m else None
     m = re.search(r"\)\s*:\s*([^{=]+?)\s*(?:=>|\{|;)?\s*$", signature)
     return m.group(1) if m else None
+
+
+_CONTAINERS = re.compile(
+    r"(?:typing\.|collections\.abc\.|t\.)?(List|list|Sequence|MutableSequence|Iterable|Iterator|"
+    r"Collection|Set|set|FrozenSet|frozenset|AbstractSet|Deque|deque|Generator|AsyncIterator|"
+    r"AsyncIterable|AsyncGenerator|Tuple|tuple|Dict|dict|Mapping|MutableMapping|DefaultDict|"
+    r"defaultdict|OrderedDict)\[(.*)\]"
+)
+
+
+def element_text(text: str, iterating: bool) -> str | None:
+    """The item type of a written container type: `List[Span]` -> `Span`,
+    `Optional[Dict[str, Layout]]` -> `Layout` (a subscript) or `str` (a loop),
+    `Tuple[X, ...]` -> `X`; None when the text is no such container."""
+    t = text.strip().strip("'\"")
+    m = re.fullmatch(r"(?:typing\.)?Optional\[(.*)\]", t)
+    if m:
+        t = m.group(1).strip()
+    parts = [p.strip() for p in re.split(r"\|(?![^\[]*\])", t)]
+    parts = [p for p in parts if p not in ("None", "")]
+    if len(parts) != 1:
+        return None
+    m = _CONTAINERS.fullmatch(parts[0])
+    if m is None:
+        return None
+    kind, args = m.group(1), [a.strip() for a in _split_top(m.group(2))]
+    if kind in ("Dict", "dict", "Mapping", "MutableMapping", "DefaultDict", "defaultdict", "OrderedDict"):
+        return args[0] if iterating else (args[1] if len(args) > 1 else None)
+    if kind in ("Tuple", "tuple") and not (len(args) == 2 and args[1] == "..."):
+        return None if len(set(args)) != 1 else args[0]
+    return args[0] or None
+
+
+def _item_text(text: str, how: str) -> str | None:
+    """`iter`/`index`: an element of a container type; `item:N`: member N of a tuple."""
+    if not how.startswith("item:"):
+        return element_text(text, how == "iter")
+    m = re.fullmatch(r"(?:typing\.)?(?:Tuple|tuple)\[(.*)\]", text.strip())
+    if m is None:
+        return None
+    args = [a.strip() for a in _split_top(m.group(1))]
+    index = int(how[5:])
+    return args[index] if index < len(args) and "..." not in args else None
 
 
 def parameter_type(signature: str, index: int, language: str) -> str | None:

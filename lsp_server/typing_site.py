@@ -35,7 +35,9 @@ class TypeExpr:
     `arg` of `base`: a field's declared type, a method's return type), `returns`
     (calling `base`: a class gives an instance, a function its declared return type),
     `param` (the declared type of parameter number `arg` of what `base` calls: a
-    function, a method, a class's constructor).
+    function, a method, a class's constructor),
+    `element` (an item of `base`, a container: `arg` is `iter` for a loop, `index`
+    for a subscript).
     """
 
     op: str
@@ -334,6 +336,10 @@ class _Python(_Language):
             # `await c.get()`: an async def's declared type is what await gives;
             # `A() if c else b`: the first branch
             return self.expr_type(node.named_children[0], depth)
+        if t == "subscript":
+            # `self._spans[0]`, `layout["left"]`: an item of the container's type
+            base = self.expr_type(node.child_by_field_name("value"), depth)
+            return TypeExpr("element", "index", base) if base is not None else None
         literal = _PY_LITERALS.get(t)
         return TypeExpr("named", literal) if literal else None
 
@@ -350,6 +356,21 @@ class _Python(_Language):
             if ann is not None:
                 return TypeExpr("named", self.text(ann))
             return self.expr_type(holder.child_by_field_name("right"), depth + 1)
+        if holder.type in ("for_statement", "for_in_clause") and holder.child_by_field_name("left") == bound:
+            # `for span in self._spans:` with `_spans: List[Span]`: an element
+            base = self.expr_type(holder.child_by_field_name("right"), depth + 1)
+            return TypeExpr("element", "iter", base) if base is not None else None
+        loop = holder.parent
+        if (
+            holder.type in ("pattern_list", "tuple_pattern") and loop is not None
+            and loop.type in ("for_statement", "for_in_clause") and loop.child_by_field_name("left") == holder
+        ):
+            # `for position, text, tag in _parse(markup):` -> item 2 of the element
+            base = self.expr_type(loop.child_by_field_name("right"), depth + 1)
+            index = holder.named_children.index(bound) if bound in holder.named_children else -1
+            if base is None or index < 0:
+                return None
+            return TypeExpr("element", f"item:{index}", TypeExpr("element", "iter", base))
         if holder.type == "as_pattern_target" and holder.parent is not None:
             # `with Client() as client:` -> what the context manager is (the usual
             # `__enter__` returns self)
