@@ -882,6 +882,9 @@ def element_text(text: str, iterating: bool) -> str | None:
     `Optional[Dict[str, Layout]]` -> `Layout` (a subscript) or `str` (a loop),
     `Tuple[X, ...]` -> `X`; None when the text is no such container."""
     t = text.strip().strip("'\"")
+    ts = _ts_element(t, iterating)
+    if ts is not None:
+        return ts or None
     m = re.fullmatch(r"(?:typing\.)?Optional\[(.*)\]", t)
     if m:
         t = m.group(1).strip()
@@ -898,6 +901,28 @@ def element_text(text: str, iterating: bool) -> str | None:
     if kind in ("Tuple", "tuple") and not (len(args) == 2 and args[1] == "..."):
         return None if len(set(args)) != 1 else args[0]
     return args[0] or None
+
+
+def _ts_element(t: str, iterating: bool) -> str | None:
+    """TS: `Redis[]`, `(A | B)[]`, `Array<X>`, `ReadonlyArray<X>`, `Set<X>` (a loop),
+    `Record<K, V>` (a subscript) -> the item type; "" for no item type known; None when
+    the text is not written that way."""
+    parts = [p.strip() for p in _split_union(t) if p.strip() not in _NULLISH]
+    if len(parts) != 1:
+        return None
+    one = parts[0]
+    if one.endswith("[]"):
+        inner = one[:-2].strip()
+        return inner[1:-1].strip() if inner.startswith("(") and inner.endswith(")") else inner
+    m = re.fullmatch(r"(Array|ReadonlyArray|Set|ReadonlySet|Iterable|IterableIterator|Record)<(.*)>", one)
+    if m is None:
+        return None
+    args = [a.strip() for a in _split_top(m.group(2))]
+    if m.group(1) == "Record":
+        return "" if iterating or len(args) < 2 else args[1]
+    if m.group(1) in ("Set", "ReadonlySet") and not iterating:
+        return ""
+    return args[0]
 
 
 def _item_text(text: str, how: str) -> str | None:
@@ -1055,9 +1080,23 @@ def value_type(signature: str, name: str, language: str) -> str | None:
     if m and not m.group(1).startswith(("(", "{")):
         return m.group(1)
     m = re.search(r"=\s*(?:new\s+|await\s+)?([A-Za-z_$][\w.$]*)\s*\(", sig)
-    if m and (m.group(1)[:1].isupper() or "new " in sig):
+    if m and (m.group(1)[:1].isupper() or "new " in sig) and _call_ends_value(sig, m.end() - 1):
         return m.group(1)
     return None
+
+
+def _call_ends_value(sig: str, open_paren: int) -> bool:
+    """Whether the call opened at `open_paren` is the whole value (`= new Foo(x)`), not
+    the start of a chain (`= new Cluster().nodes()`); a signature cut inside it counts."""
+    depth = 0
+    for i in range(open_paren, len(sig)):
+        if sig[i] in "([{":
+            depth += 1
+        elif sig[i] in ")]}":
+            depth -= 1
+            if depth == 0:
+                return not sig[i + 1 :].strip().rstrip(";").strip()
+    return True
 
 
 def base_names(signature: str, language: str, parent_only: bool = False) -> list[str]:

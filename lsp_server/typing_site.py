@@ -599,7 +599,12 @@ class _Js(_Language):
             name = self.text(node)
             bound = self.binding(node, name)
             if bound is None:
-                return TypeExpr("global", name)
+                program = node
+                while program.parent is not None:
+                    program = program.parent
+                const = self._file_const(program, name)
+                typed = self.binding_type(const, depth) if const is not None else None
+                return typed or TypeExpr("global", name)
             return self.binding_type(bound, depth)
         if t == "member_expression":
             base = self.expr_type(node.child_by_field_name("object"), depth)
@@ -615,12 +620,22 @@ class _Js(_Language):
             return self.expr_type(node.named_children[0], depth)
         if t in ("as_expression", "satisfies_expression") and node.named_child_count > 1:
             return TypeExpr("named", self.text(node.named_children[1]))
+        if t == "subscript_expression":
+            # `nodes[0]` with `nodes: Redis[]`: an item of the array's type
+            base = self.expr_type(node.child_by_field_name("object"), depth)
+            return TypeExpr("element", "index", base) if base is not None else None
         return None
 
     def binding_type(self, bound: tree_sitter.Node, depth: int) -> TypeExpr | None:
         holder = bound.parent
         if holder is None:
             return None
+        if holder.type == "for_in_statement" and holder.child_by_field_name("left") == bound:
+            # `for (const node of nodes)`: an element (`for … in` gives string keys)
+            if holder.child_by_field_name("operator") is None or self.text(holder.child_by_field_name("operator")) != "of":
+                return None
+            base = self.expr_type(holder.child_by_field_name("right"), depth + 1)
+            return TypeExpr("element", "iter", base) if base is not None else None
         ann = holder.child_by_field_name("type")
         if ann is not None and ann.type == "type_annotation":
             return TypeExpr("named", self.text(ann).lstrip(":").strip())
@@ -652,6 +667,25 @@ class _Js(_Language):
                 if found is not None:
                     return found
             cur = cur.parent
+        return None
+
+    def _file_const(self, program: tree_sitter.Node, name: str) -> tree_sitter.Node | None:
+        """`const nodes = new Cluster().nodes("master");` at file level: its value is in
+        this tree (the index keeps only a shortened signature). Only a declarator whose
+        value is a call, `new` or `await` counts: other file-level names stay the
+        index's (imports, functions, classes)."""
+        for stmt in program.named_children:
+            decl = stmt.child_by_field_name("declaration") if stmt.type == "export_statement" else stmt
+            if decl is None or decl.type not in ("lexical_declaration", "variable_declaration"):
+                continue
+            for d in decl.named_children:
+                nm = d.child_by_field_name("name") if d.type == "variable_declarator" else None
+                value = d.child_by_field_name("value") if nm is not None else None
+                if nm is not None and nm.type == "identifier" and self.text(nm) == name:
+                    ok = d.child_by_field_name("type") is not None or (
+                        value is not None and value.type in ("call_expression", "new_expression", "await_expression")
+                    )
+                    return nm if ok else None
         return None
 
     def _bound_in(self, scope: tree_sitter.Node, name: str, before: int) -> tree_sitter.Node | None:

@@ -52,7 +52,18 @@ FILES = {
     # the same method names on an unrelated class: ranking by name alone cannot tell
     "lib/SubscriptionSet.ts": (
         "export default class SubscriptionSet {\n  set(channel: string): void {}\n"
-        "  on(): void {}\n  subscribe(channel: string): void {}\n}\n"
+        "  on(): void {}\n  subscribe(channel: string): void {}\n  disconnect(): void {}\n}\n"
+    ),
+    "lib/cluster/index.ts": (
+        'import Redis from "../Redis";\n\n'
+        'export default class Cluster {\n  nodes(role: string = "all"): Redis[] {\n    return [];\n  }\n}\n'
+    ),
+    "test/functional/cluster/nodes.ts": (
+        'import Cluster from "../../../lib/cluster";\n\n'
+        'const nodes = new Cluster().nodes("master");\n'
+        "nodes[0].disconnect();\n\n"
+        'describe("cluster", () => {\n  it("disconnects", () => {\n'
+        "    for (const node of nodes) {\n      node.disconnect();\n    }\n  });\n});\n"
     ),
     "test/functional/select.ts": (
         'import { Redis } from "../../lib";\n\n'
@@ -127,3 +138,14 @@ def test_references_of_one_overload_are_those_of_all(live: LiveIndex):
     answer = references_at(live, COMMANDER, line, FILES[COMMANDER].splitlines()[line].index("set") + 1)
     calls = sorted(r.reference.start_line for r in answer.resolved if r.path == "test/functional/select.ts")
     assert calls == [_line_of("test/functional/select.ts", 'redis.set("foo", "bar");'), _line_of("test/functional/select.ts", '"EX", 10')]
+
+
+def test_items_of_an_array_typed_value(live: LiveIndex):
+    # before: `nodes[0].disconnect()` and the loop variable were ranked by name alone
+    rel = "test/functional/cluster/nodes.ts"
+    want = [("lib/Redis.ts", _line_of("lib/Redis.ts", "disconnect()"))]
+    for needle in ("nodes[0].disconnect", "node.disconnect"):
+        n = _line_of(rel, needle)
+        line = FILES[rel].splitlines()[n]
+        _, found = live.resolve(rel, n, line.index("disconnect") + 1)
+        assert [(s.path, s.symbol.selection_range.start.line) for s in found] == want, needle
