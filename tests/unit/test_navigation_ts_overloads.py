@@ -149,3 +149,14 @@ def test_items_of_an_array_typed_value(live: LiveIndex):
         line = FILES[rel].splitlines()[n]
         _, found = live.resolve(rel, n, line.index("disconnect") + 1)
         assert [(s.path, s.symbol.selection_range.start.line) for s in found] == want, needle
+
+
+def test_references_are_not_cut_at_a_thousand(tmp_path):
+    # ioredis' generated RedisCommander.ts uses `RedisKey` 2,502 times; before, the
+    # editor got the first 1,000
+    lines = "".join(f"  cmd{i}(key: RedisKey): void;\n" for i in range(1200))
+    files = {"lib/types.ts": "export type RedisKey = string;\n",
+             "lib/commander.ts": f'import {{ RedisKey }} from "./types";\n\ninterface Commander {{\n{lines}}}\n'}
+    live = indexed_tree(tmp_path / "repo", files)
+    answer = references_at(live, "lib/types.ts", 0, len("export type R"))
+    assert len([r for r in answer.resolved if r.path == "lib/commander.ts"]) == 1201  # + the import
