@@ -35,6 +35,12 @@ FILES = {
         "    public function __construct(private HandlerInterface $handler)\n    {\n    }\n\n"
         "    public function close(): void\n    {\n        $this->handler->close();\n    }\n}\n"
     ),
+    # another implementer of the interface, outside AbstractHandler's tree: intelephense
+    # leaves it out (tsserver would list it)
+    H + "Handler.php": (
+        "<?php\n\nnamespace Monolog\\Handler;\n\nabstract class Handler implements HandlerInterface\n{\n"
+        "    public function close(): void\n    {\n    }\n}\n"
+    ),
     "src/Monolog/Logger.php": (
         "<?php\n\nnamespace Monolog;\n\nuse Monolog\\Handler\\HandlerInterface;\n\nclass Logger\n{\n"
         "    public function pop(HandlerInterface $handler): void\n    {\n        $handler->close();\n    }\n\n"
