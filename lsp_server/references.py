@@ -24,6 +24,9 @@ UNTYPED_RECEIVER = "the receiver's type is not known"
 SEVERAL_DEFINITIONS = "the name has several definitions and nothing here picks one"
 NO_RESOLVER = "this language is matched by name only"
 _CALLABLE = frozenset({SymbolKind.FUNCTION, SymbolKind.METHOD})
+# words that stand for a class: its references are spelled with the class's name (an
+# import alias is not one of these: its uses are what the peers list for it)
+_CLASS_KEYWORDS = frozenset({"self", "static", "parent"})
 
 
 @dataclass
@@ -60,7 +63,7 @@ def references_at(
         targets = _with_overloads(live, targets)
         with live.navigator.batch():
             targets = live.navigator.method_family(targets)
-        if targets and name not in {t.symbol.name for t in targets}:
+        if targets and name.lower() in _CLASS_KEYWORDS and name not in {t.symbol.name for t in targets}:
             # asked from `self::`/`static::`/`parent::`: the class's own name is what
             # its references spell
             name = targets[0].symbol.name
