@@ -275,6 +275,13 @@ class Evaluator:
             return self.parameter_types(expr, depth)
         if op == "element":
             return self.element_types(expr, depth)
+        if op == "context":
+            # a literal checked against a union of several types (`string | URL |
+            # OptionsInit`): tsserver links its keys to no declaration
+            declared = self.declared_text(expr.base, depth + 1)
+            if declared is not None and len([p for p in _split_union(declared[0]) if p not in _NULLISH]) > 1:
+                return None
+            return self.types_of(expr.base, depth + 1)
         if op == "returns":
             callees = self.callees(expr.base, depth + 1)
             if callees is EXTERNAL:
@@ -347,6 +354,17 @@ class Evaluator:
                         text = self.lookup.assigned_type(e)
                 if text:
                     return text, e.path, self.owner_class(e)
+            return None
+        if expr.op == "param":
+            callees = self.callees(expr.base, depth + 1)
+            for c in callees if isinstance(callees, list) else []:
+                fn = c
+                if c.symbol.kind in CLASS_KINDS:
+                    ctors, _ = self.find_member([c], "constructor")
+                    fn = ctors[0] if ctors else c
+                text = parameter_type(fn.symbol.signature or "", int(expr.arg), fn.language)
+                if text:
+                    return text, fn.path, self.owner_class(fn)
             return None
         if expr.op == "element":
             outer = self.declared_text(expr.base, depth + 1)

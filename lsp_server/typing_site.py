@@ -37,7 +37,7 @@ class TypeExpr:
     `param` (the declared type of parameter number `arg` of what `base` calls: a
     function, a method, a class's constructor),
     `element` (an item of `base`, a container: `arg` is `iter` for a loop, `index`
-    for a subscript).
+    for a subscript), `context` (the type `base` an object literal is checked against).
     """
 
     op: str
@@ -477,7 +477,8 @@ class _Js(_Language):
         literal = _literal_of_key(node)
         if literal is not None:
             # `{host: 'a'}` passed where `ClientOptions` is expected: `ClientOptions.host`
-            context = self.literal_context(literal, 0) or TypeExpr("unknown")
+            found = self.literal_context(literal, 0)
+            context = TypeExpr("context", base=found) if found is not None else TypeExpr("unknown")
             base = super().site(node)
             if node.type == "shorthand_property_identifier":
                 return replace(base, receiver=context, shorthand=True)

@@ -110,3 +110,24 @@ def test_references_of_a_property_list_the_keys_typed_by_it_and_no_others(live: 
         if "host" in line and "ServerOptions =" not in line and "loose" not in line
     )
     assert len(found) == 5
+
+
+def test_a_literal_checked_against_a_union_decides_no_key(tmp_path):
+    # got's `new Options({searchParams: …})` where the parameter is `string | URL |
+    # OptionsInit`: tsserver lists such keys among no property's references
+    files = {
+        "src/options.ts": (
+            "export interface OptionsInit {\n    searchParams?: string;\n}\n\n"
+            "export class Options {\n    constructor(input?: string | URL | OptionsInit, options?: OptionsInit) {}\n}\n"
+        ),
+        "test/args.ts": (
+            "import {Options} from '../src/options.js';\n\n"
+            "new Options({searchParams: 'a'});\nnew Options('u', {searchParams: 'b'});\n"
+        ),
+    }
+    live = indexed_tree(tmp_path / "repo", files)
+    lines = files["test/args.ts"].splitlines()
+    _, single = live.resolve("test/args.ts", 3, lines[3].index("searchParams") + 1)
+    assert [s.symbol.qualified_name for s in single] == ["options.OptionsInit.searchParams"]
+    answer = references_at(live, "src/options.ts", 1, 5)
+    assert [(r.path, r.reference.start_line) for r in answer.resolved] == [("test/args.ts", 3)]
