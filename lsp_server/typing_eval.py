@@ -1104,8 +1104,9 @@ def value_type(signature: str, name: str, language: str) -> str | None:
 
 
 def _call_ends_value(sig: str, open_paren: int) -> bool:
-    """Whether the call opened at `open_paren` is the whole value (`= new Foo(x)`), not
-    the start of a chain (`= new Cluster().nodes()`); a signature cut inside it counts."""
+    """Whether the call opened at `open_paren` gives the value (`= new Foo(x)`, `=
+    URL(u) if p else URL(u, p)`), not the start of a chain (`= new Cluster().nodes()`);
+    a signature cut inside it counts."""
     depth = 0
     for i in range(open_paren, len(sig)):
         if sig[i] in "([{":
@@ -1113,7 +1114,7 @@ def _call_ends_value(sig: str, open_paren: int) -> bool:
         elif sig[i] in ")]}":
             depth -= 1
             if depth == 0:
-                return not sig[i + 1 :].strip().rstrip(";").strip()
+                return not sig[i + 1 :].lstrip().startswith((".", "[", "?."))
     return True
 
 

@@ -88,3 +88,24 @@ def test_loop_unpacking_tuples(live: LiveIndex):
 
 def test_loop_over_a_dict_gives_keys_outside_the_workspace(live: LiveIndex):
     assert defs(live, "rich/layout.py", "name.upper", "upper") == []
+
+
+def test_an_attribute_assigned_from_a_conditional_construction(tmp_path):
+    # httpx: `self.url = URL(url) if params is None else URL(url, params=params)`; the
+    # first branch types the field (a chained `Foo().bar()` would not)
+    files = {
+        "httpx/__init__.py": "",
+        "httpx/_urls.py": "class URL:\n    @property\n    def path(self) -> str:\n        return ''\n",
+        "httpx/_other.py": "class Route:\n    path = '/'\n",
+        "httpx/_models.py": (
+            "from ._urls import URL\n\n\nclass Request:\n"
+            "    def __init__(self, url, params=None) -> None:\n"
+            "        self.url = URL(url) if params is None else URL(url, params=params)\n\n\n"
+            "def app(request: Request) -> str:\n    return request.url.path\n"
+        ),
+    }
+    live = indexed_tree(tmp_path / "repo", files)
+    lines = files["httpx/_models.py"].splitlines()
+    n = next(i for i, line in enumerate(lines) if "request.url.path" in line)
+    _, found = live.resolve("httpx/_models.py", n, lines[n].index("path") + 1)
+    assert [s.symbol.qualified_name for s in found] == ["httpx._urls.URL.path"]
