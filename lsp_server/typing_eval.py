@@ -352,6 +352,9 @@ class Evaluator:
                     text = value_type(e.symbol.signature or "", e.symbol.name, e.language)
                     if not text and e.language == "python":
                         text = self.lookup.assigned_type(e)
+                    if e.language == "php" and (not text or text.lstrip("?") in ("array", "iterable")):
+                        # `/** @var HandlerInterface[] */ protected array $handlers;`
+                        text = _doc_type(e.symbol.doc, "var") or text
                 if text:
                     return text, e.path, self.owner_class(e)
             return None
@@ -921,6 +924,20 @@ def element_text(text: str, iterating: bool) -> str | None:
     return args[0] or None
 
 
+def _doc_type(doc: str | None, tag: str) -> str | None:
+    """A docblock tag's type with its generic arguments (`@var array<int, Foo>`)."""
+    if not doc or "@" + tag not in doc:
+        return None
+    m = re.search(r"@" + tag + r"\s+((?:[^\s<]|<[^>]*>)+)", doc)
+    return m.group(1) if m else None
+
+
+_PHP_ITERABLE = re.compile(
+    r"\\?(?:list|array|iterable|non-empty-array|non-empty-list|Iterator|Traversable|Generator|"
+    r"IteratorAggregate|ArrayIterator|[\w\\]*Collection)<(.*)>"
+)
+
+
 def _ts_element(t: str, iterating: bool) -> str | None:
     """TS: `Redis[]`, `(A | B)[]`, `Array<X>`, `ReadonlyArray<X>`, `Set<X>` (a loop),
     `Record<K, V>` (a subscript) -> the item type; "" for no item type known; None when
@@ -934,7 +951,8 @@ def _ts_element(t: str, iterating: bool) -> str | None:
         return inner[1:-1].strip() if inner.startswith("(") and inner.endswith(")") else inner
     m = re.fullmatch(r"(Array|ReadonlyArray|Set|ReadonlySet|Iterable|IterableIterator|Record)<(.*)>", one)
     if m is None:
-        return None
+        php = _PHP_ITERABLE.fullmatch(one)  # PHP docblocks: `list<Foo>`, `array<int, Foo>`
+        return [a.strip() for a in _split_top(php.group(1))][-1] if php else None
     args = [a.strip() for a in _split_top(m.group(2))]
     if m.group(1) == "Record":
         return "" if iterating or len(args) < 2 else args[1]

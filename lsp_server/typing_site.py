@@ -760,7 +760,10 @@ _PHP_CLASS_POSITIONS = frozenset({
 
 
 class _Php(_Language):
-    binding_query = "(assignment_expression left: (variable_name) @t)"
+    binding_query = """
+    (assignment_expression left: (variable_name) @t)
+    (foreach_statement) @f
+    """
     identifiers = frozenset({"name"})
     class_types = frozenset({"class_declaration", "trait_declaration", "interface_declaration", "enum_declaration"})
     function_types = frozenset({"method_declaration", "function_definition", "anonymous_function", "arrow_function"})
@@ -942,6 +945,16 @@ class _Php(_Language):
             if doc_type is not None:
                 return doc_type
             return self.expr_type(holder.child_by_field_name("right"), depth + 1)
+        loop = holder.parent if holder.type == "pair" else holder
+        if loop is not None and loop.type == "foreach_statement" and loop.named_child_count:
+            if holder.type == "pair" and holder.named_children[-1] != bound:
+                return None  # the key
+            # `foreach ($this->handlers as $handler)` with `@var HandlerInterface[]`
+            doc_type = self.docblock_type(loop, bound)
+            if doc_type is not None:
+                return doc_type
+            base = self.expr_type(loop.named_children[0], depth + 1)
+            return TypeExpr("element", "iter", base) if base is not None else None
         return None
 
     def docblock_type(self, near: tree_sitter.Node, bound: tree_sitter.Node) -> TypeExpr | None:
@@ -971,7 +984,18 @@ class _Php(_Language):
         return self.bound_in_body(scope, name, node.start_byte)
 
     def names_bound(self, capture: str, node: tree_sitter.Node) -> list[tree_sitter.Node]:
-        return [node]
+        if capture != "f":
+            return [node]
+        # `foreach (<expr> as $v)` / `as $k => $v`: what follows `as`
+        after = False
+        for c in node.children:
+            if c.type == "as":
+                after = True
+            elif after and c.type == "variable_name":
+                return [c]
+            elif after and c.type == "pair":
+                return [v for v in c.named_children if v.type == "variable_name"]
+        return []
 
     def same_name(self, ident: tree_sitter.Node, name: str) -> bool:
         return self.text(ident).lstrip("$") == name
