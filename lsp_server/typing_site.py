@@ -937,9 +937,11 @@ class _Php(_Language):
             return None
         if holder.type in ("simple_parameter", "property_promotion_parameter", "variadic_parameter"):
             ty = holder.child_by_field_name("type")
-            if ty is not None:
+            if ty is not None and self.text(ty).lstrip("?") not in ("array", "iterable"):
                 return TypeExpr("named", self.text(ty))
-            return self.docblock_type(holder, bound)
+            # `array $handlers` with `@param HandlerInterface[] $handlers` says more
+            doc = self.docblock_type(holder, bound)
+            return doc or (TypeExpr("named", self.text(ty)) if ty is not None else None)
         if holder.type == "assignment_expression":
             doc_type = self.docblock_type(holder, bound)
             if doc_type is not None:

@@ -24,6 +24,9 @@ FILES = {
         "<?php\n\nnamespace Monolog\\Handler;\n\nclass GroupHandler\n{\n"
         "    /** @var HandlerInterface[] */\n    protected array $handlers;\n\n"
         "    /** @var array<string, HandlerInterface> */\n    protected array $named = [];\n\n"
+        "    /**\n     * @param HandlerInterface[] $handlers\n     */\n"
+        "    public function __construct(array $handlers)\n    {\n"
+        "        foreach ($handlers as $given) {\n            $given->handleBatch([]);\n        }\n    }\n\n"
         "    public function handleBatch(array $records): void\n    {\n"
         "        foreach ($this->handlers as $handler) {\n            $handler->handleBatch($records);\n        }\n"
         "        foreach ($this->named as $name => $each) {\n            $each->handleBatch($records);\n        }\n"
@@ -37,7 +40,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> LiveIndex:
     return indexed_tree(tmp_path_factory.mktemp("phpeach") / "repo", FILES)
 
 
-@pytest.mark.parametrize("needle", ["$handler->handleBatch", "$each->handleBatch"])
+@pytest.mark.parametrize("needle", ["$handler->handleBatch", "$each->handleBatch", "$given->handleBatch"])
 def test_a_loop_variable_is_an_item_of_the_docblock_typed_array(live: LiveIndex, needle: str):
     rel = H + "GroupHandler.php"
     lines = FILES[rel].splitlines()
