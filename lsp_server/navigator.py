@@ -197,21 +197,7 @@ class Navigator:
                 if d.language == t.language and d.symbol.kind is SymbolKind.METHOD
             ]
             lineage = self._ancestors(ev, owner)
-            above = [d for d in same if d.symbol.container in lineage]
-            roots = {d.symbol.container for d in above}
-            if t.language == "php":
-                # intelephense: the declarations above, and below the topmost class (or
-                # trait) that has the method; not every other implementer of an
-                # interface above (tsserver does include those)
-                classes = {
-                    d.symbol.container for d in above
-                    if (o := ev.owner_class(d)) is not None and o.symbol.kind is not SymbolKind.INTERFACE
-                }
-                for d in above:
-                    if _key(d) not in seen:
-                        seen.add(_key(d))
-                        out.append(d)
-                roots = classes or roots
+            roots = {d.symbol.container for d in same if d.symbol.container in lineage}
             for d in same:
                 if _key(d) in seen:
                     continue
