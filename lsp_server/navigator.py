@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 _TREE_CACHE = 32
 _FAMILY_LANGUAGES = frozenset({"php", "typescript", "tsx"})
+_LOCAL_EXPORT = re.compile(r"^export\s+(?:type\s+)?\{([^}]*)\}(?!\s*from)", re.MULTILINE)
 JS_FAMILY = frozenset({"javascript", "jsx", "typescript", "tsx"})
 
 
@@ -412,6 +413,20 @@ class Navigator:
                     out.append(resolve_specifier(m.group(1), rel))
             return out
         return self._memoized("stars", rel, find)
+
+    def export_alias(self, rel: str, name: str) -> str | None:
+        """`export { Hono as HonoBase }` (no `from`): the local name a JS/TS file exports
+        under `name`."""
+        def find() -> dict[str, str]:
+            text = "\n".join(self._memoized("lines", rel, lambda: self._read_lines(rel)))
+            out: dict[str, str] = {}
+            for m in _LOCAL_EXPORT.finditer(text):
+                for spec in m.group(1).split(","):
+                    parts = spec.split()
+                    if len(parts) == 3 and parts[1] == "as":
+                        out[parts[2]] = parts[0]
+            return out
+        return self._memoized("export_aliases", rel, find).get(name)
 
     def alias_value(self, alias: StoredSymbol) -> str | None:
         """What a TS `type X = …` aliases, read from its file's tree (the stored

@@ -82,6 +82,7 @@ class Lookup(Protocol):
     def is_default_import(self, rel: str, name: str) -> bool: ...
     def star_exports(self, rel: str) -> list[str]: ...
     def default_export_name(self, rel: str) -> str | None: ...
+    def export_alias(self, rel: str, name: str) -> str | None: ...
 
 
 Ranker = Callable[[list[StoredSymbol], str, dict[str, str], str, str], list[StoredSymbol]]
@@ -610,6 +611,11 @@ class Evaluator:
         if module is None or not name:
             return None
         named = self.lookup.imports_of(module.path).get(name)
+        local = self.lookup.export_alias(module.path, name) if named is None else None
+        if local is not None:  # `export { Hono as HonoBase }`
+            found = [c for c in self.defs(local) if _is_top_level(c) and c.path == module.path]
+            if found:
+                return found
         candidates = [c for c in self.defs(name) if _is_top_level(c)]
         if named is not None:
             found = [c for c in candidates if _ends_with(c.symbol.qualified_name, named)]

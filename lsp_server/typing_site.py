@@ -484,6 +484,10 @@ class _Js(_Language):
                 return replace(base, receiver=context, shorthand=True)
             return replace(base, receiver=context, local=None)
         base = super().site(node)
+        inline = self.inline_member(node)
+        if inline is not None:
+            # `options.headerName` with `options: { headerName?: string }`: that line
+            return replace(base, receiver=None, local=self.doc.node_range(inline))
         callee = node.parent if node.parent is not None and node.parent.type == "member_expression" else node
         holder = callee.parent
         if holder is not None and holder.type == "call_expression" and holder.child_by_field_name("function") == callee:
@@ -491,6 +495,29 @@ class _Js(_Language):
         if holder is not None and holder.type == "new_expression" and holder.child_by_field_name("constructor") == callee:
             return replace(base, new=True)
         return base
+
+    def inline_member(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
+        """The property a member access names when its object is a local or parameter
+        annotated with an object type written in place (`options: { a?: T }`): the
+        index keeps no symbol for it, the tree has it."""
+        parent = node.parent
+        if parent is None or parent.type != "member_expression" or parent.child_by_field_name("property") != node:
+            return None
+        obj = parent.child_by_field_name("object")
+        if obj is None or obj.type != "identifier":
+            return None
+        bound = self.binding(obj, self.text(obj))
+        holder = bound.parent if bound is not None else None
+        ann = holder.child_by_field_name("type") if holder is not None else None
+        shape = ann.named_children[0] if ann is not None and ann.named_child_count else None
+        if shape is None or shape.type != "object_type":
+            return None
+        name = self.text(node)
+        for member in shape.named_children:
+            key = member.child_by_field_name("name")
+            if member.type in ("property_signature", "method_signature") and key is not None and self.text(key) == name:
+                return key
+        return None
 
     def call_args(self, call: tree_sitter.Node) -> tuple[str | None, ...] | None:
         args = call.child_by_field_name("arguments")
