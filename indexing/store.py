@@ -28,7 +28,8 @@ log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 4  # 2: Python `self.x` fields, module names under if/try, nested imports;
 # 3: PHP docblock type references and @method/@property members, Python `__all__`/string-type references
-# 4: a JS/TS `src/index.ts` / `lib/index.ts` is the module `src` / `lib` (what `from "../lib"` names)
+# 4: a JS/TS `src/index.ts` / `lib/index.ts` is the module `src` / `lib` (what `from "../lib"` names);
+#    Python `cls.x = …` in a classmethod is a field like `self.x = …`
 DB_FILE = "index.db"
 
 _SCHEMA = """

@@ -54,7 +54,7 @@ class PythonStrategy(TreeSitterStrategy):
     (module (try_statement (except_clause (block
         (assignment left: (identifier) @name) @definition.variable))))
     ((assignment left: (attribute object: (identifier) @_self attribute: (identifier) @name))
-        @definition.field (#eq? @_self "self"))
+        @definition.field (#match? @_self "^(self|cls)$"))
     """
 
     def _references(
@@ -87,8 +87,9 @@ class PythonStrategy(TreeSitterStrategy):
     def _definitions(
         self, doc: SourceDocument, root: tree_sitter.Node, prefix: str | None
     ) -> list[_Def]:
-        """`self.x = ...` in a method defines the field `x` of the method's class (once,
-        and not where the class body already declares `x`)."""
+        """`self.x = ...` in a method (`cls.x = ...` in a classmethod: pytest's
+        `setup_class`) defines the field `x` of the method's class (once, and not where
+        the class body already declares `x`)."""
         defs = super()._definitions(doc, root, prefix)
         if not any(d.node.type == "assignment" and d.node.child_by_field_name("left").type == "attribute"  # type: ignore[union-attr]
                    for d in defs):

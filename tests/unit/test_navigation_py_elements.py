@@ -109,3 +109,21 @@ def test_an_attribute_assigned_from_a_conditional_construction(tmp_path):
     n = next(i for i, line in enumerate(lines) if "request.url.path" in line)
     _, found = live.resolve("httpx/_models.py", n, lines[n].index("path") + 1)
     assert [s.symbol.qualified_name for s in found] == ["httpx._urls.URL.path"]
+
+
+def test_an_attribute_set_on_cls_in_a_classmethod_is_a_field(tmp_path):
+    # alembic's tests: `cls.a = env.generate_revision(...)` in `setup_class`, read as
+    # `self.a` in the tests (pyright answers the assignment)
+    files = {
+        "tests/test_command.py": (
+            "class HistoryTest:\n    @classmethod\n    def setup_class(cls):\n"
+            "        cls.a = 'rev-a'\n        cls.cfg = object()\n\n"
+            "    def test_history(self):\n        return (self.a, self.cfg)\n"
+        ),
+        "tests/test_other.py": "class Other:\n    def __init__(self):\n        self.a = 1\n",
+    }
+    live = indexed_tree(tmp_path / "repo", files)
+    lines = files["tests/test_command.py"].splitlines()
+    n = next(i for i, line in enumerate(lines) if "self.a" in line)
+    _, found = live.resolve("tests/test_command.py", n, lines[n].index("self.a") + 6)
+    assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("tests/test_command.py", 3)]
