@@ -20,6 +20,10 @@ _NESTED_IMPORTS = "[(import_statement) (import_from_statement)] @import"
 
 
 def _is_self_field(d: _Def) -> bool:
+    """`self.x = …`, `cls.a, cls.b = …`: an attribute set in a method (for a tuple
+    target the definition node is the attribute itself)."""
+    if d.node.type == "attribute":
+        return True
     left = d.node.child_by_field_name("left") if d.node.type == "assignment" else None
     return left is not None and left.type == "attribute"
 
@@ -55,6 +59,9 @@ class PythonStrategy(TreeSitterStrategy):
         (assignment left: (identifier) @name) @definition.variable))))
     ((assignment left: (attribute object: (identifier) @_self attribute: (identifier) @name))
         @definition.field (#match? @_self "^(self|cls)$"))
+    (assignment left: (pattern_list
+        ((attribute object: (identifier) @_self attribute: (identifier) @name) @definition.field
+        (#match? @_self "^(self|cls)$"))))
     """
 
     def _references(
@@ -91,8 +98,7 @@ class PythonStrategy(TreeSitterStrategy):
         `setup_class`) defines the field `x` of the method's class (once, and not where
         the class body already declares `x`)."""
         defs = super()._definitions(doc, root, prefix)
-        if not any(d.node.type == "assignment" and d.node.child_by_field_name("left").type == "attribute"  # type: ignore[union-attr]
-                   for d in defs):
+        if not any(_is_self_field(d) for d in defs):
             return defs
         by_qname = {d.symbol.qualified_name: d for d in defs}
         taken = {d.symbol.qualified_name for d in defs if not _is_self_field(d)}

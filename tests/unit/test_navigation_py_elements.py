@@ -117,8 +117,8 @@ def test_an_attribute_set_on_cls_in_a_classmethod_is_a_field(tmp_path):
     files = {
         "tests/test_command.py": (
             "class HistoryTest:\n    @classmethod\n    def setup_class(cls):\n"
-            "        cls.a = 'rev-a'\n        cls.cfg = object()\n\n"
-            "    def test_history(self):\n        return (self.a, self.cfg)\n"
+            "        cls.a = 'rev-a'\n        cls.cfg = object()\n        cls.b, cls.c = 'b', 'c'\n\n"
+            "    def test_history(self):\n        return (self.a, self.cfg, self.c)\n"
         ),
         "tests/test_other.py": "class Other:\n    def __init__(self):\n        self.a = 1\n",
     }
@@ -127,3 +127,5 @@ def test_an_attribute_set_on_cls_in_a_classmethod_is_a_field(tmp_path):
     n = next(i for i, line in enumerate(lines) if "self.a" in line)
     _, found = live.resolve("tests/test_command.py", n, lines[n].index("self.a") + 6)
     assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("tests/test_command.py", 3)]
+    _, found = live.resolve("tests/test_command.py", n, lines[n].index("self.c)") + 6)  # tuple targets
+    assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("tests/test_command.py", 5)]
