@@ -317,6 +317,8 @@ class Evaluator:
             inner = _item_text(text, expr.arg)
             if inner is not None:
                 return self.named(inner, path, owner)
+            if self.language == "php" and text.lstrip("?") in ("array", "iterable", "mixed"):
+                return None  # a PHP array of unknown items: undecided, not outside
             if type_names(text, self.language) and all(n in _PY_TYPES or n in PY_BUILTINS for n in type_names(text, self.language)):
                 return EXTERNAL  # a bare `list` / `dict`: its items are unknown here
         owners = self.types_of(expr.base, depth + 1)
@@ -381,6 +383,9 @@ class Evaluator:
             for c in callees:
                 if c.symbol.kind in CALLABLE_KINDS:
                     text = self.returns_of(c)
+                    if c.language == "php" and (not text or text.lstrip("?") in ("array", "iterable")):
+                        # `@return Command[]` on a method declared `: array`
+                        text = _doc_type(c.symbol.doc, "return") or text
                     if text:
                         return text, c.path, self.owner_class(c)
         return None

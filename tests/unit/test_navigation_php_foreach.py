@@ -27,6 +27,13 @@ FILES = {
         "    /**\n     * @param HandlerInterface[] $handlers\n     */\n"
         "    public function __construct(array $handlers)\n    {\n"
         "        foreach ($handlers as $given) {\n            $given->handleBatch([]);\n        }\n    }\n\n"
+        "    /**\n     * @return HandlerInterface[]\n     */\n"
+        "    public function all(): array\n    {\n        return $this->handlers;\n    }\n\n"
+        "    public function raw(): array\n    {\n        return [];\n    }\n\n"
+        "    public function flush(): void\n    {\n"
+        "        foreach ($this->all() as $listed) {\n            $listed->handleBatch([]);\n        }\n"
+        "        foreach ($this->raw() as $unknown) {\n            $unknown->handleBatch([]);\n        }\n"
+        "    }\n\n"
         "    public function handleBatch(array $records): void\n    {\n"
         "        foreach ($this->handlers as $handler) {\n            $handler->handleBatch($records);\n        }\n"
         "        foreach ($this->named as $name => $each) {\n            $each->handleBatch($records);\n        }\n"
@@ -40,7 +47,9 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> LiveIndex:
     return indexed_tree(tmp_path_factory.mktemp("phpeach") / "repo", FILES)
 
 
-@pytest.mark.parametrize("needle", ["$handler->handleBatch", "$each->handleBatch", "$given->handleBatch"])
+@pytest.mark.parametrize(
+    "needle", ["$handler->handleBatch", "$each->handleBatch", "$given->handleBatch", "$listed->handleBatch"]
+)
 def test_a_loop_variable_is_an_item_of_the_docblock_typed_array(live: LiveIndex, needle: str):
     rel = H + "GroupHandler.php"
     lines = FILES[rel].splitlines()
@@ -48,3 +57,13 @@ def test_a_loop_variable_is_an_item_of_the_docblock_typed_array(live: LiveIndex,
     _, found = live.resolve(rel, n, lines[n].index("handleBatch") + 1)
     # before: every handleBatch (GroupHandler's own, NullHandler's) ranked by name
     assert [s.path for s in found] == [H + "HandlerInterface.php"]
+
+
+def test_a_loop_over_an_array_of_unknown_items_stays_undecided(live: LiveIndex):
+    # symfony/console: `foreach ($this->all() as $command)` with `all(): array` and no
+    # docblock must not answer "outside the workspace" (nothing) for `$command->isHidden()`
+    rel = H + "GroupHandler.php"
+    lines = FILES[rel].splitlines()
+    n = next(i for i, line in enumerate(lines) if "$unknown->handleBatch" in line)
+    _, found = live.resolve(rel, n, lines[n].index("handleBatch") + 1)
+    assert found  # ranked by name, as before the loop typing
