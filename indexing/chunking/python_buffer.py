@@ -53,8 +53,10 @@ class Statement:
                          self.imports, self.nested)
 
 
-# (node type, bytes from the start of its first line to its end) -> its part
-StatementMemo = dict[tuple[str, bytes], Statement]
+# A statement's node type, start column, whether it holds a syntax error, and its bytes
+# from the start of its first line (UTF-16 columns depend on them) to its end.
+Key = tuple[str, int, bool, bytes]
+StatementMemo = dict[Key, Statement]
 
 
 def analyze_buffer(
@@ -80,11 +82,11 @@ def analyze_buffer(
 
     statements = root.named_children
     parts: list[Statement | None] = []
-    keys: list[tuple[str, bytes]] = []
+    keys: list[Key] = []
     missing: list[int] = []
     for i, node in enumerate(statements):
-        row = node.start_point[0]
-        key = (node.type, data[starts[row] : node.end_byte])
+        row, column = node.start_point
+        key = (node.type, column, node.has_error, data[starts[row] : node.end_byte])
         keys.append(key)
         known = memo.get(key)
         if known is not None and not _touches(node, changed):
