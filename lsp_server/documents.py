@@ -85,7 +85,7 @@ class OpenDocument:
         start_point = self._point(start_byte)
         old_end_point = self._point(old_end_byte)
         self.data = self.data[:start_byte] + new_bytes + self.data[old_end_byte:]
-        self._reset_lines()
+        self._splice_lines(start_byte, old_end_byte, new_bytes)
         new_end_byte = start_byte + len(new_bytes)
         if self._tree is not None:
             self._tree.edit(
@@ -140,6 +140,23 @@ class OpenDocument:
 
     def _reset_lines(self) -> None:
         self._line_starts = line_starts(self.data)
+
+    def _splice_lines(self, start: int, old_end: int, new: bytes) -> None:
+        """The line table after bytes start..old_end became `new`: lines that start up
+        to `start` stay, those that started inside the replaced bytes go, the new
+        text's lines come in, and the rest move by the change in length. A new list:
+        analyses of the previous text may still hold the old one."""
+        starts = self._line_starts
+        keep = bisect_right(starts, start)
+        after = bisect_right(starts, old_end)
+        added = []
+        at = new.find(b"\n")
+        while at != -1:
+            added.append(start + at + 1)
+            at = new.find(b"\n", at + 1)
+        delta = len(new) - (old_end - start)
+        tail = starts[after:]
+        self._line_starts = starts[:keep] + added + ([s + delta for s in tail] if delta else tail)
 
     def _offset(self, line: int, character: int) -> int:
         if line >= len(self._line_starts):

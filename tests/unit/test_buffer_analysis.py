@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from code_intel.indexing.analyze import analyze_source
 from code_intel.indexing.chunking import ChunkSettings, strategy_for
+from code_intel.indexing.model import FileAnalysis
 from code_intel.lsp_server.documents import OpenDocument
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,7 +36,7 @@ SNIPPETS = [
 ]
 
 
-def _scratch(doc: OpenDocument):  # noqa: ANN202
+def _scratch(doc: OpenDocument) -> FileAnalysis:
     return analyze_source(doc.path, doc.data, SETTINGS, doc.language, lazy=True)
 
 
@@ -121,7 +122,7 @@ def test_an_edit_reads_only_the_statement_it_touched(monkeypatch: pytest.MonkeyP
     read: list[int] = []
     original = strategy.docstring
 
-    def counting(self, src, node):  # noqa: ANN001, ANN202
+    def counting(self, src, node):  # type: ignore[no-untyped-def]
         read.append(node.start_point[0])
         return original(self, src, node)
 
@@ -146,3 +147,20 @@ def test_a_full_replacement_starts_over() -> None:
     doc.replace_all("import os\n\nclass Fresh:\n    def run(self):\n        self.done = True\n", 2)
     _same(doc, "replaced")
     assert [s.name for s in doc.analysis(SETTINGS).symbols] == ["Fresh", "run", "done"]
+
+
+def test_the_line_table_follows_every_edit() -> None:
+    """Positions are computed from a line table kept by splicing, not recounting."""
+    from code_intel.indexing.source import line_starts
+
+    rng = random.Random(7)
+    doc = OpenDocument("a.py", "file:///w/a.py", 1, "one\ntwo\n\nfour ü\n".encode())
+    for n in range(300):
+        lines = doc.text.split("\n")
+        a = rng.randrange(len(lines))
+        b = min(len(lines) - 1, a + rng.choice([0, 0, 1, 3]))
+        ca = rng.randint(0, len(lines[a]) + 2)
+        cb = rng.randint(0, len(lines[b]) + 2) if b > a else max(ca, rng.randint(0, len(lines[b]) + 2))
+        text = rng.choice(["", "x", "\n", "\n\n", "é\n", "ab\ncd", "\r\n"])
+        doc.apply_edit((a, ca), (b, cb), text, n + 2)
+        assert doc._line_starts == line_starts(doc.data), n
