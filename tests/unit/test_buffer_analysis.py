@@ -164,3 +164,28 @@ def test_the_line_table_follows_every_edit() -> None:
         text = rng.choice(["", "x", "\n", "\n\n", "é\n", "ab\ncd", "\r\n"])
         doc.apply_edit((a, ca), (b, cb), text, n + 2)
         assert doc._line_starts == line_starts(doc.data), n
+
+
+def test_the_server_keeps_one_copy_of_a_buffer() -> None:
+    """didOpen/didChange/didClose reach our handlers only: pygls' workspace would keep
+    a second copy of every buffer, rewritten line by line on each keystroke."""
+    from code_intel.lsp_server.server import create_server
+    from lsprotocol import types
+    from pygls.workspace import Workspace
+
+    proto = create_server().protocol
+    proto._workspace = Workspace("file:///w")  # what `initialize` sets up
+    uri = "file:///w/a.py"
+    item = types.TextDocumentItem(uri, "python", 1, "x = 1\n")
+    change = types.TextDocumentContentChangePartial(
+        range=types.Range(types.Position(0, 0), types.Position(0, 0)), text="y = 2\n"
+    )
+    steps = [
+        (proto.lsp_text_document__did_open, types.TEXT_DOCUMENT_DID_OPEN,
+         types.DidOpenTextDocumentParams(item)),
+        (proto.lsp_text_document__did_change, types.TEXT_DOCUMENT_DID_CHANGE,
+         types.DidChangeTextDocumentParams(types.VersionedTextDocumentIdentifier(uri=uri, version=2), [change])),
+    ]
+    for builtin, method, params in steps:
+        assert [handler for handler, _args, _ in builtin(params)] == [proto.fm.features[method]]
+        assert not proto.workspace.text_documents, method
