@@ -81,6 +81,7 @@ def analyze_buffer(
     memo = memo or {}
 
     statements = root.named_children
+    span = (min(lo for lo, _ in changed), max(hi for _, hi in changed)) if changed else None
     parts: list[Statement | None] = []
     keys: list[Key] = []
     missing: list[int] = []
@@ -89,7 +90,7 @@ def analyze_buffer(
         key = (node.type, column, node.has_error, data[starts[row] : node.end_byte])
         keys.append(key)
         known = memo.get(key)
-        if known is not None and not _touches(node, changed):
+        if known is not None and not _touches(node, changed, span):
             parts.append(known.at(row))
         else:
             parts.append(None)
@@ -186,8 +187,13 @@ def _place_self_fields(symbols: list[Symbol], self_fields: list[bool]) -> list[t
     return place_self_fields(symbols, self_fields)
 
 
-def _touches(node: tree_sitter.Node, changed: list[tuple[int, int]]) -> bool:
+def _touches(node: tree_sitter.Node, changed: list[tuple[int, int]], span: tuple[int, int] | None) -> bool:
+    """Whether `node` overlaps a changed range (`span` bounds them all)."""
+    if span is None:
+        return False
     start, end = node.start_byte, node.end_byte
+    if end < span[0] or start > span[1]:
+        return False
     return any(start <= hi and lo <= end for lo, hi in changed)
 
 
