@@ -189,3 +189,30 @@ def test_the_server_keeps_one_copy_of_a_buffer() -> None:
     for builtin, method, params in steps:
         assert [handler for handler, _args, _ in builtin(params)] == [proto.fm.features[method]]
         assert not proto.workspace.text_documents, method
+
+
+def test_a_closed_files_symbols_are_read_once_per_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every definition request reads the file's symbols (twice: is the cursor on a
+    declaration? which name is under it?); a large test module has a thousand. They
+    are read from the store once per version of the file, and again after it
+    changes."""
+    import os
+
+    from tests.unit.source_tree import indexed_tree
+
+    tests = "".join(f"def test_{n}():\n    assert helper({n})\n\n" for n in range(300))
+    live = indexed_tree(tmp_path, {"pkg/helpers.py": "def helper(x):\n    return x\n",
+                                   "pkg/test_big.py": "from pkg.helpers import helper\n\n" + tests})
+    reads: list[str] = []
+    original = live.store.symbols_in_file
+    monkeypatch.setattr(live.store, "symbols_in_file", lambda rel: reads.append(rel) or original(rel))
+    for n in range(5):
+        _name, found = live.resolve("pkg/test_big.py", 3 + 3 * n, 12)
+        assert [s.symbol.qualified_name for s in found] == ["pkg.helpers.helper"]
+    assert reads.count("pkg/test_big.py") == 1, reads
+
+    path = tmp_path / "pkg/test_big.py"
+    path.write_text("def only():\n    pass\n", encoding="utf-8")
+    os.utime(path, ns=(1, 1))
+    live.refresh_file("pkg/test_big.py")
+    assert [s.symbol.name for s in live.file_symbols("pkg/test_big.py")] == ["only"]
