@@ -49,7 +49,7 @@ class Statement:
         if row == self.row:
             return self
         delta = row - self.row
-        return Statement(row, tuple(_shift(s, delta) for s in self.symbols), self.self_fields,
+        return Statement(row, tuple([_shift(s, delta) for s in self.symbols]), self.self_fields,
                          self.imports, self.nested)
 
 
@@ -198,6 +198,7 @@ def _touches(node: tree_sitter.Node, changed: list[tuple[int, int]], span: tuple
 
 
 def _shift(s: Symbol, delta: int) -> Symbol:
+    """`s` moved down `delta` lines (a statement's whole lines move: columns stay)."""
     r, sr = s.range, s.selection_range
     return Symbol(
         s.name, s.kind,
