@@ -95,8 +95,8 @@ def analyze_buffer(
         else:
             parts.append(None)
             missing.append(i)
-    if missing:
-        _read(strategy, doc, root, [statements[i] for i in missing], missing, parts, module, prefix)
+    for run in _runs(missing):  # one query per run of adjacent statements
+        _read(strategy, doc, root, [statements[i] for i in run], run, parts, module, prefix)
 
     analysis = new_analysis(doc, strategy.grammar_name, root)
     symbols: list[Symbol] = []
@@ -185,6 +185,17 @@ def _place_self_fields(symbols: list[Symbol], self_fields: list[bool]) -> list[t
     from .python import place_self_fields
 
     return place_self_fields(symbols, self_fields)
+
+
+def _runs(indexes: list[int]) -> list[list[int]]:
+    """Ascending indexes split where they are not consecutive: [1, 2, 5] -> [[1, 2], [5]]."""
+    runs: list[list[int]] = []
+    for i in indexes:
+        if runs and runs[-1][-1] == i - 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs
 
 
 def _touches(node: tree_sitter.Node, changed: list[tuple[int, int]], span: tuple[int, int] | None) -> bool:
