@@ -49,7 +49,7 @@ ProgressFn = Callable[[int, int, str], None]
 # Closed files whose symbol rows are kept in memory: every definition request reads
 # the file's symbols (a declaration under the cursor? a definition in the same file?)
 # and a test module of 5,000 lines has a thousand of them (~10 ms to read and build).
-_SYMBOL_CACHE = 64
+_SYMBOL_CACHE = 32  # like the navigator's tree cache
 
 
 @dataclass
