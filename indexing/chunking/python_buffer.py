@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from .python import PythonStrategy
 
 _IMPORT_TYPES = ("import_statement", "import_from_statement")
-_NESTED_IMPORTS = "[(import_statement) (import_from_statement)] @import"
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,8 +133,8 @@ def _read(
 ) -> None:
     """Analyse the statements `nodes` (top-level, in file order) into `parts[indexes]`:
     one definitions query and one nested-imports query over the span they cover."""
+    from .python import _NESTED_IMPORTS, _is_self_field
     from .python import _imports as imports_of
-    from .python import _is_self_field
 
     lo, hi = nodes[0].start_byte, nodes[-1].end_byte
     bounds = [n.start_byte for n in nodes]
