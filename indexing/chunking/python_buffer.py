@@ -32,6 +32,9 @@ if TYPE_CHECKING:
     from .python import PythonStrategy
 
 _IMPORT_TYPES = ("import_statement", "import_from_statement")
+# its own query (limited to the statements it reads; the whole-file pass finds them
+# its own way)
+_IMPORTS_QUERY = "[(import_statement) (import_from_statement)] @import"
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,8 +136,8 @@ def _read(
 ) -> None:
     """Analyse the statements `nodes` (top-level, in file order) into `parts[indexes]`:
     one definitions query and one nested-imports query over the span they cover."""
-    from .python import _NESTED_IMPORTS, _is_self_field
     from .python import _imports as imports_of
+    from .python import _is_self_field
 
     lo, hi = nodes[0].start_byte, nodes[-1].end_byte
     bounds = [n.start_byte for n in nodes]
@@ -156,7 +159,7 @@ def _read(
             fields[k].append(_is_self_field(d))
 
     nested: list[list[tuple[str, str]]] = [[] for _ in nodes]
-    cursor = tree_sitter.QueryCursor(query(strategy.grammar_name, _NESTED_IMPORTS))
+    cursor = tree_sitter.QueryCursor(query(strategy.grammar_name, _IMPORTS_QUERY))
     cursor.set_byte_range(lo, hi)
     found = sorted(cursor.captures(root).get("import", ()), key=lambda n: n.start_byte)
     for node in found:
