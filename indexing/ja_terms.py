@@ -114,6 +114,13 @@ SOFTWARE_TERMS: dict[str, tuple[str, ...]] = {
     "形式": ("format",),            # "form; formality; method"
     "返金": ("refund",),            # "repayment"
     "決済": ("payment", "checkout"),  # "settlement (of an account)"
+    # added after reading the tune halves' translations (set (b)), general vocabulary:
+    "計算": ("calculate", "compute"),  # "calculation; reckoning; count"
+    "複製": ("copy", "clone", "duplicate"),  # "reproduction; duplication; reprinting"
+    "消去": ("clear", "erase", "delete"),  # "elimination; erasure"
+    "月次": ("monthly",),           # JMdict's first entry is 月並み "trite; commonplace"
+    "一時停止": ("pause",),         # "suspension; pause"
+    "出力": ("output", "export"),   # "output; power output"
 }
 
 _SOFTWARE_RE = re.compile("|".join(sorted(map(re.escape, SOFTWARE_TERMS), key=len, reverse=True)))
@@ -392,11 +399,23 @@ def _matches(text: str, bounds: set[int] | None) -> Iterable[tuple[int, int]]:
             pos = start + 1
 
 
+# Verb forms that, right after the particle に, make a compound particle: について
+# "about", に対して "towards", によって/による "by", に関する "concerning", における "in",
+# にとって "for". MeCab tags them as verbs (つい = 付く: "lit; catch" in the dictionary);
+# the kanji 付く of 記事に付く画像 ("images attached to articles") stays a word.
+_AFTER_NI = frozenset(["つい", "対し", "対する", "よっ", "よる", "関し", "関する", "おけ", "おい", "とっ"])
+
+
 def _words(tokens: Iterable[Any]) -> Iterable[_Word]:
     """Content words (and ASCII words, which name a reversal's object: BANを解除 → unban)."""
+    previous = ""
     for tok in tokens:
         surface = tok.surface
         f = tok.feature
+        after, previous = previous, surface
+        if after == "に" and surface in _AFTER_NI:
+            yield _Word(surface, surface, "", "other")
+            continue
         if surface.isascii():
             if surface.isalnum():
                 yield _Word(surface, surface, "", "ascii")

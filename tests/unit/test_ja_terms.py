@@ -52,6 +52,18 @@ def test_a_software_term_inside_a_longer_word_is_not_cut_out_of_it(request_text,
     assert not absent & found
 
 
+@pytest.mark.parametrize(
+    ("request_text", "absent"),
+    [
+        ("状態が切り替わるチェックについて通知する", {"lit", "lighted", "catch"}),  # に + つい(て) "about"
+        ("管理者によって削除されたスレッド", {"depend", "due", "base"}),  # に + よっ(て) "by"
+        ("注文に関する通知", {"relate", "concern"}),  # に + 関する "concerning"
+    ],
+)
+def test_compound_particles_after_ni_are_grammar_not_words(request_text, absent):
+    assert not absent & set(terms(request_text))
+
+
 def test_framing_words_and_particles_are_not_searched():
     found = terms("ユーザーを登録する処理はどこ")
     assert "user" in found and "register" in found
