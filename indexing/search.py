@@ -50,7 +50,7 @@ from .file_kinds import PROSE_KINDS, file_kind
 from .lexical import LexicalIndex, query_terms
 from .model import Chunk
 from .request_text import ParsedRequest, parse_request
-from .store import IndexStore, StoredSymbol
+from .store import ChunkSpan, IndexStore, StoredSymbol
 from .text_search import SearchError
 
 if TYPE_CHECKING:  # Chroma and numpy load with the vector signal, not with the words
@@ -376,7 +376,7 @@ def hybrid_query(
     weights = weights or SearchWeights()
     notes: list[str] = []
     retry: int | None = None
-    chunk_cache: dict[str, list[Chunk]] = {}
+    span_cache: dict[str, list[ChunkSpan]] = {}
     cands: dict[str, _Candidate] = {}
     request = parse_request(text)
     terms: list[str] | None = None
@@ -395,10 +395,10 @@ def hybrid_query(
         if translation.note:
             notes.append(translation.note)
 
-    def chunks_of(path: str) -> list[Chunk]:
-        if path not in chunk_cache:
-            chunk_cache[path] = store.chunks_in_file(path)
-        return chunk_cache[path]
+    def chunks_of(path: str) -> list[ChunkSpan]:
+        if path not in span_cache:
+            span_cache[path] = store.chunk_spans(path)
+        return span_cache[path]
 
     def candidate(path: str, name: str, kind: str, qname: str, start: int, end: int) -> _Candidate:
         cid = Chunk(path, "", name, kind, start, end, "").id
@@ -484,7 +484,7 @@ def hybrid_query(
         if "reference" in signals and c.symbol_type not in _NON_SYMBOL_TYPES:
             c.references = len(store.find_references(c.symbol_name, limit=21))
         if fusion == "weighted":
-            _count_keyword_hits(c, chunks_of, kw_terms)
+            _count_keyword_hits(c, store, kw_terms)
     if "reference" in signals:
         # How much a symbol is used says how central it is, not whether it is what the
         # request means: it only orders candidates that match the request's words.
@@ -524,7 +524,7 @@ def hybrid_query(
     ordered = sorted(cands.values(), key=lambda c: (-c.score, c.path, c.start_line))
     if fusion != "weighted":  # evidence only: counted for the symbols returned
         for c in [c for c in ordered if c.symbol_type not in _FILE_LEVEL_TYPES][:top]:
-            _count_keyword_hits(c, chunks_of, kw_terms)
+            _count_keyword_hits(c, store, kw_terms)
     symbols = [
         SymbolResult(i, c.path, c.symbol_name, c.qualified_name, c.symbol_type,
                      c.start_line + 1, c.end_line + 1, c.score, _mark_translated(c.evidence(), translation))
@@ -554,15 +554,14 @@ def _mark_translated(ev: dict[str, Any], translation: ja_terms.Translation) -> d
     return ev
 
 
-def _count_keyword_hits(c: _Candidate, chunks_of, terms: list[str]) -> None:  # type: ignore[no-untyped-def]
+def _count_keyword_hits(c: _Candidate, store: IndexStore, terms: list[str]) -> None:
     """Lines of the candidate's chunk that hold a request term (the weighted formula's
     keyword signal, and evidence)."""
     if not terms:
         return
-    chunk = next((k for k in chunks_of(c.path) if k.start_line == c.start_line
-                  and k.symbol_name == c.symbol_name), None)
-    if chunk is not None:
-        c.keyword_hits = sum(1 for line in chunk.content.lower().splitlines() if any(t in line for t in terms))
+    text = store.chunk_text(c.path, c.start_line, c.symbol_name)
+    if text is not None:
+        c.keyword_hits = sum(1 for line in text.lower().splitlines() if any(t in line for t in terms))
 
 
 _PROSE_REQUEST = re.compile(
@@ -639,7 +638,7 @@ def _direct_evidence(request: ParsedRequest, lexical: LexicalIndex, store: Index
             inner = [k for k in chunks_of(path) if k.start_line <= line - 1 <= k.end_line]
             if inner:
                 k = min(inner, key=lambda k: k.end_line - k.start_line)
-                qname = str((k.metadata or {}).get("qualified_name") or k.symbol_name)
+                qname = k.qualified_name or k.symbol_name
                 c = candidate(k.path, k.symbol_name, k.symbol_type, qname, k.start_line, k.end_line)
                 if c.direct_rank is None:
                     c.direct_rank = files[path]
@@ -773,7 +772,7 @@ _DEF_STOP = frozenset(
 def _chunk_candidate(sym: StoredSymbol, chunks_of, candidate) -> _Candidate:  # type: ignore[no-untyped-def]
     """The chunk that holds a definition (its docblock may start the chunk earlier)."""
     line = sym.symbol.range.start.line
-    best: Chunk | None = None
+    best: ChunkSpan | None = None
     for k in chunks_of(sym.path):
         if (
             k.symbol_name == sym.symbol.name
@@ -782,7 +781,7 @@ def _chunk_candidate(sym: StoredSymbol, chunks_of, candidate) -> _Candidate:  # 
         ):
             best = k
     if best is not None:
-        qname = str((best.metadata or {}).get("qualified_name") or sym.symbol.qualified_name)
+        qname = best.qualified_name or sym.symbol.qualified_name
         return candidate(best.path, best.symbol_name, best.symbol_type, qname, best.start_line, best.end_line)
     s = sym.symbol
     return candidate(sym.path, s.name, s.kind.value, s.qualified_name, s.range.start.line, s.range.end.line)
