@@ -10,9 +10,10 @@ from pathlib import PurePosixPath
 import tree_sitter
 
 from ..languages import query
-from ..model import FileAnalysis, Reference, SymbolKind
+from ..model import FileAnalysis, Reference, Symbol, SymbolKind
 from ..source import SourceDocument
-from .base import FileWork, TreeSitterStrategy, _Def
+from .base import ChunkSettings, FileWork, TreeSitterStrategy, _Def
+from .python_buffer import StatementMemo, analyze_buffer
 from .python_strings import type_strings
 from .walks import defines_line
 
@@ -98,27 +99,18 @@ class PythonStrategy(TreeSitterStrategy):
         `setup_class`) defines the field `x` of the method's class (once, and not where
         the class body already declares `x`)."""
         defs = super()._definitions(doc, root, prefix)
-        if not any(_is_self_field(d) for d in defs):
+        kept = place_self_fields([d.symbol for d in defs], [_is_self_field(d) for d in defs])
+        if kept is None:
             return defs
-        by_qname = {d.symbol.qualified_name: d for d in defs}
-        taken = {d.symbol.qualified_name for d in defs if not _is_self_field(d)}
-        out: list[_Def] = []
-        for d in defs:
-            if not _is_self_field(d):
-                out.append(d)
-                continue
-            method = by_qname.get(d.symbol.container or "")
-            cls = by_qname.get(method.symbol.container or "") if method is not None else None
-            if cls is None or cls.symbol.kind is not SymbolKind.CLASS:
-                continue
-            qualified = f"{cls.symbol.qualified_name}.{d.symbol.name}"
-            if qualified in taken:
-                continue
-            taken.add(qualified)
-            out.append(_Def(d.node, d.name_node, replace(
-                d.symbol, qualified_name=qualified, container=cls.symbol.qualified_name
-            )))
-        return out
+        return [defs[i] if s is defs[i].symbol else _Def(defs[i].node, defs[i].name_node, s) for i, s in kept]
+
+    def analyze_buffer(
+        self, doc: SourceDocument, settings: ChunkSettings, memo: StatementMemo | None,
+        changed: list[tuple[int, int]],
+    ) -> tuple[FileAnalysis, StatementMemo]:
+        """An open buffer's analysis, re-reading only the top-level statements an edit
+        touched (see `python_buffer`)."""
+        return analyze_buffer(self, doc, settings, memo, changed)
 
     def docstring(self, doc: SourceDocument, node: tree_sitter.Node) -> str | None:
         if node.type == "assignment":
@@ -157,6 +149,33 @@ class PythonStrategy(TreeSitterStrategy):
             "docstring": module_doc,
             "imports": sorted(set(analysis.imports.values())),
         })
+
+
+def place_self_fields(
+    symbols: list[Symbol], self_field: list[bool]
+) -> list[tuple[int, Symbol]] | None:
+    """Which definitions stay, as (index, symbol), once every `self.x = ...` is made a
+    field of the method's class; None when there is none (all stay as they are).
+    Pure, so an open buffer's statement-by-statement analysis applies the same rule."""
+    if not any(self_field):
+        return None
+    by_qname = {s.qualified_name: s for s in symbols}
+    taken = {s.qualified_name for s, f in zip(symbols, self_field, strict=True) if not f}
+    out: list[tuple[int, Symbol]] = []
+    for i, (sym, is_field) in enumerate(zip(symbols, self_field, strict=True)):
+        if not is_field:
+            out.append((i, sym))
+            continue
+        method = by_qname.get(sym.container or "")
+        cls = by_qname.get(method.container or "") if method is not None else None
+        if cls is None or cls.kind is not SymbolKind.CLASS:
+            continue
+        qualified = f"{cls.qualified_name}.{sym.name}"
+        if qualified in taken:
+            continue
+        taken.add(qualified)
+        out.append((i, replace(sym, qualified_name=qualified, container=cls.qualified_name)))
+    return out
 
 
 def _leading_string(doc: SourceDocument, block: tree_sitter.Node) -> str | None:
