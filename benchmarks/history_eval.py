@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 from bm25 import BM25
+from code_intel.indexing import file_fusion, ja_terms, search
 from code_intel.indexing.config import Config, VectorStoreConfig
 from code_intel.indexing.embeddings import load_embedder
 from code_intel.indexing.lexical import LexicalIndex
@@ -40,12 +41,17 @@ MODES: dict[str, tuple[str, ...] | None] = {
     "lexical": ("lexical",),
     "vector": ("vector",),
     "hybrid": ("vector", "lexical", "definition", "reference"),
+    "hybrid_rank": ("vector", "lexical", "definition", "reference"),
 }
+#: hybrid_query options per mode: `hybrid_rank` is the hybrid before a signal's clear
+#: leader was trusted (rank fusion alone), kept as the same-run baseline
+OPTIONS: dict[str, dict[str, Any]] = {"hybrid_rank": {"trust_leaders": False}}
 LABELS = {
     "bm25": "BM25 whole-file (baseline)",
     "lexical": "lexical only (FTS5 chunks)",
     "vector": "vector only",
     "hybrid": "hybrid (default signals)",
+    "hybrid_rank": "hybrid, rank fusion only (before)",
 }
 
 
@@ -159,7 +165,7 @@ def run(cases: list[dict[str, Any]], corpora: list[Path], work: Path, spec: str,
                 else:
                     try:
                         res = hybrid_query(query, store=store, lexical=lexical, vectors=vectors,
-                                           top=100, signals=signals)
+                                           top=100, signals=signals, **OPTIONS.get(name, {}))
                     except Exception as exc:  # noqa: BLE001 - a refusal is a result, recorded
                         row.setdefault("refused", {})[name] = str(exc)[:200]
                         for t in (tallies[case["split"]], tallies["all"]):
@@ -207,8 +213,16 @@ def report(tallies: dict[str, Tally], timing: dict[str, Any], spec: str, n_repos
     out.append(f"    first syncs: {firsts}\n    sync between commits: median "
                f"{np.median(syncs) if syncs else 0:.1f}s, p95 {np.percentile(syncs, 95) if syncs else 0:.1f}s; "
                f"{timing['chunks_embedded']} chunks embedded at {rate:.0f} chunks/s (vector sync)")
+    out.append(choices())
     return "\n".join(out)
 
+
+def choices() -> str:
+    """The fusion's tuned constants, printed with every evaluation (chosen on 'tune' only)."""
+    return (f"    fusion choices (set (b) tune halves only): FILE_WEIGHTS {search.FILE_WEIGHTS}, "
+            f"chunk decay {file_fusion.CHUNK_DECAY}, clear vector lead {file_fusion.CLEAR_LEAD} of the "
+            f"grey zone, leader bonus {file_fusion.LEADER_BONUS}/K, Japanese terms per word "
+            f"{ja_terms.TERMS_PER_WORD}")
 
 def load_cases(path: Path, repos: list[str] | None, split: str, per_repo: int) -> list[dict[str, Any]]:
     cases = json.loads(path.read_text())

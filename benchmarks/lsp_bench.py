@@ -11,8 +11,12 @@ index that is ready; `didChange` → `definition` latency on a file of 2,000 lin
 (sympy/core/mul.py, the size the target names) and on one twice that (expr.py);
 each round inserts a line, so the buffer is re-parsed incrementally before the
 answer; `workspace/symbol` and `references` latencies; the server's RSS after the
-sync. Baseline in the same run: the same lookups straight against the SQLite index
-in this process, so the difference is what the protocol and the live overlay cost.
+sync; `definition` latency across the tree (call sites in a fixed sample of files
+that are not open: issue 15's "definition p95 ≤ 10 ms on a large tree").
+Baselines in the same run: the same lookups straight against the SQLite index in
+this process, so the difference is what the protocol and the live overlay cost; and
+the same didChange → definition rounds and definitions in this process (LiveIndex
+and OpenDocument, no protocol), so the difference is what the protocol costs.
 Start-up, with the index already on disk: `code-intel lsp` spawned on stdio by a
 bare JSON-RPC client, time from spawn to the `initialize` answer and to the first
 non-empty `definition` answer (median of 3 spawns), next to two floors measured in
@@ -20,7 +24,7 @@ the same run: an empty `python -c pass` and `import lsprotocol.types` (the proto
 types every pygls server loads before it can answer).
 Targets (issue 13): initialize ≤ 300 ms and first definition ≤ 1 s after spawn;
 didChange→definition p95 ≤ 10 ms on the 2k- and 4k-line files; workspace/symbol
-p95 ≤ 20 ms.
+p95 ≤ 20 ms. Issue 15: definition p95 ≤ 10 ms on the large tree.
 """
 
 from __future__ import annotations
@@ -28,7 +32,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import keyword
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -43,6 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from code_intel.indexing.store import IndexStore
 from code_intel.lsp_server.client import WorkspaceClient
+from code_intel.lsp_server.live_index import LiveIndex
 
 from benchmarks.cli_bench import timed
 from benchmarks.index_bench import copy_tree, sympy_tree
@@ -87,6 +94,11 @@ async def change_then_define(lsp, path: Path, rounds: int) -> dict:  # type: ign
     targets = positions_of(text, NAMES)
     times: list[float] = []
     resolved = 0
+    server = psutil.Process(lsp._server.pid)
+    await lsp.text_document_definition_async(  # the first analysis of the buffer
+        types.DefinitionParams(types.TextDocumentIdentifier(doc), types.Position(targets[0][1], targets[0][2] + 1))
+    )
+    cpu = server.cpu_times()
     for i in range(rounds):
         _name, line, col = targets[i % len(targets)]
         start = time.perf_counter()
@@ -106,7 +118,79 @@ async def change_then_define(lsp, path: Path, rounds: int) -> dict:  # type: ign
         )
         times.append(time.perf_counter() - start)
         resolved += bool(result)
-    return {**summary(times), "resolved": resolved, "lines": text.count("\n") + 1}
+    after = server.cpu_times()
+    server_cpu = (after.user + after.system - cpu.user - cpu.system) / rounds
+    return {**summary(times), "resolved": resolved, "lines": text.count("\n") + 1,
+            "server_cpu_ms_per_round": round(server_cpu * 1000, 2)}
+
+
+def change_then_define_in_process(root: Path, rel: str, rounds: int) -> dict:
+    """The rounds of `change_then_define` without the protocol: the edit applied to an
+    OpenDocument and the definition resolved by a LiveIndex, in this process."""
+    live = LiveIndex(root)
+    text = (root / rel).read_text(encoding="utf-8")
+    doc = live.open_document((root / rel).as_uri(), text, 1)
+    assert doc is not None
+    targets = positions_of(text, NAMES)
+    live.resolve(rel, targets[0][1], targets[0][2] + 1)  # the first analysis of the buffer
+    times: list[float] = []
+    cpu: list[float] = []
+    for i in range(rounds):
+        _name, line, col = targets[i % len(targets)]
+        start, start_cpu = time.perf_counter(), time.process_time()
+        doc.apply_edit((0, 0), (0, 0), f"_bench_{i} = {i}\n", i + 2)
+        live.resolve(rel, line + i + 1, col + 1)
+        times.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    live.store.close()
+    return {**summary(times), "cpu": summary(cpu)}
+
+
+def call_sites(root: Path, files: int = 16, per_file: int = 8) -> list[tuple[str, int, int]]:
+    """(path, line, column) of the first `name(` calls in a fixed sample of the tree's
+    files (every n-th in path order): definitions asked where nothing is open."""
+    paths = sorted(p for p in root.rglob("*.py") if p.stat().st_size > 4000)
+    found = []
+    for path in paths[:: max(1, len(paths) // files)][:files]:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        here = 0
+        for n, line in enumerate(lines):
+            if line.lstrip().startswith(("def ", "class ", "#")):
+                continue
+            m = next((m for m in re.finditer(r"(?<![\w.])([A-Za-z_]\w*)\(", line)
+                      if not keyword.iskeyword(m.group(1))), None)
+            if m is not None:
+                found.append((path.relative_to(root).as_posix(), n, m.start(1) + 1))
+                here += 1
+                if here == per_file:
+                    break
+    return found
+
+
+async def define_across(lsp, root: Path, sites: list[tuple[str, int, int]], passes: int = 3) -> dict:  # type: ignore[no-untyped-def]
+    times: list[float] = []
+    resolved = 0
+    for _ in range(passes):
+        for rel, line, col in sites:
+            start = time.perf_counter()
+            result = await lsp.text_document_definition_async(
+                types.DefinitionParams(types.TextDocumentIdentifier((root / rel).as_uri()), types.Position(line, col))
+            )
+            times.append(time.perf_counter() - start)
+            resolved += bool(result)
+    return {**summary(times), "resolved": resolved}
+
+
+def define_across_in_process(root: Path, sites: list[tuple[str, int, int]], passes: int = 3) -> dict:
+    live = LiveIndex(root)
+    times: list[float] = []
+    for _ in range(passes):
+        for rel, line, col in sites:
+            start = time.perf_counter()
+            live.resolve(rel, line, col)
+            times.append(time.perf_counter() - start)
+    live.store.close()
+    return summary(times)
 
 
 def _answer(stdin, stdout, msg_id: int) -> dict:  # type: ignore[no-untyped-def]
@@ -207,6 +291,8 @@ async def run(root: Path, rounds: int) -> dict:
     typing = {}
     for rel in (TARGET_FILE, BIG_FILE):
         typing[rel] = await change_then_define(lsp, root / rel, rounds)
+    sites = call_sites(root)
+    across = await define_across(lsp, root, sites)
     doc = (root / BIG_FILE).as_uri()
     targets = positions_of((root / BIG_FILE).read_text(encoding="utf-8"), NAMES)
 
@@ -249,12 +335,16 @@ async def run(root: Path, rounds: int) -> dict:
         base_sym.append(time.perf_counter() - start)
     files = store.stats()["files"]
     store.close()
+    in_process = {rel: change_then_define_in_process(root, rel, rounds) for rel in (TARGET_FILE, BIG_FILE)}
     return {
         "files": files,
         "initialize_to_first_answer_s": round(first_answer, 3),
         "initialize_to_ready_s": round(ready, 2),
         "server_rss_mb_after_sync": round(rss / 2**20, 1),
         "did_change_to_definition": typing,
+        "baseline_in_process_did_change_to_definition": in_process,
+        "definition_across_tree": {**across, "sites": len(sites)},
+        "baseline_in_process_definition": define_across_in_process(root, sites),
         "workspace_symbol": summary(symbol_times),
         "references": {**summary(ref_times), "mean_results": round(statistics.mean(ref_counts), 1)},
         "baseline_store_find_definitions": summary(base_def),
@@ -287,14 +377,25 @@ def main() -> None:
     print(f"initialize → index ready                    {figures['initialize_to_ready_s']:>8.2f} s")
     print(f"server RSS after the sync                   {figures['server_rss_mb_after_sync']:>8.0f} MB")
     print(f"{'':44}{'p50 ms':>8}{'p95 ms':>9}   in-process store p95")
-    for cd in figures["did_change_to_definition"].values():
+    for rel, cd in figures["did_change_to_definition"].items():
         label = f"didChange → definition ({cd['lines']:,} lines)"
+        base = figures["baseline_in_process_did_change_to_definition"][rel]
         print(
             f"{label:44}{cd['p50_ms']:>8.2f}{cd['p95_ms']:>9.2f}"
             f"   {figures['baseline_store_find_definitions']['p95_ms']:>6.2f}"
             + f"   target ≤ 10: {ok(cd['p95_ms'] <= 10)}"
             + f"   ({cd['resolved']}/{cd['n']} resolved)"
         )
+        print(f"{'  same rounds in process (no protocol)':44}{base['p50_ms']:>8.2f}{base['p95_ms']:>9.2f}"
+              f"   CPU p50 {base['cpu']['p50_ms']:.2f} p95 {base['cpu']['p95_ms']:.2f}; "
+              f"server CPU per round (mean) {cd['server_cpu_ms_per_round']:.2f}")
+    da, dab = figures["definition_across_tree"], figures["baseline_in_process_definition"]
+    print(
+        f"{'definition, files not open (' + str(da['sites']) + ' sites)':44}{da['p50_ms']:>8.2f}{da['p95_ms']:>9.2f}"
+        f"   {figures['baseline_store_find_definitions']['p95_ms']:>6.2f}   target ≤ 10: {ok(da['p95_ms'] <= 10)}"
+        f"   ({da['resolved']}/{da['n']} resolved)"
+    )
+    print(f"{'  same definitions in process (no protocol)':44}{dab['p50_ms']:>8.2f}{dab['p95_ms']:>9.2f}")
     print(
         f"workspace/symbol                            {ws['p50_ms']:>8.2f}{ws['p95_ms']:>9.2f}"
         f"   {figures['baseline_store_symbols_like']['p95_ms']:>6.2f}   target ≤ 20: {ok(ws['p95_ms'] <= 20)}"

@@ -27,7 +27,7 @@ from code_intel.indexing.sync import sync_workspace
 from code_intel.indexing.vectors import VectorIndex
 from history_eval import LABELS as HISTORY_LABELS
 from history_eval import MODES as HISTORY_MODES
-from history_eval import find_git_dir, is_test, lay_tree, metrics
+from history_eval import OPTIONS, choices, find_git_dir, is_test, lay_tree, metrics
 from tables import table
 
 CODE_SUFFIXES = (".php", ".py", ".ts", ".tsx", ".js", ".jsx", ".vue")
@@ -81,7 +81,8 @@ def run(sets: list[dict[str, Any]], corpora: list[Path], work: Path, spec: str,
         if embedder is not None:
             vectors = VectorIndex(root, config, embedder)
             chunks = vectors.sync(store).chunks_embedded
-        info[app["app"]] = (time.perf_counter() - s, chunks)
+        ids = {split: [c["id"] for c in app["cases"] if c.get("split", "tune") == split] for split in SPLITS[1:]}
+        info[app["app"]] = (time.perf_counter() - s, chunks, ids)
         bm25 = app_bm25(root)
         for case in app["cases"]:
             gold = set(case["gold_files"])
@@ -91,7 +92,7 @@ def run(sets: list[dict[str, Any]], corpora: list[Path], work: Path, spec: str,
                         ranked = bm25.rank(case[lang])
                     else:
                         res = hybrid_query(case[lang], store=store, lexical=lexical, vectors=vectors,
-                                           top=100, signals=MODES[m])
+                                           top=100, signals=MODES[m], **OPTIONS.get(m, {}))
                         ranked = [f.path for f in res.files if not is_test(f.path)]
                     rank = next((i for i, p in enumerate(ranked, 1) if p in gold), None)
                     for split in ("all", case.get("split", "tune")):
@@ -118,8 +119,12 @@ def report(ranks: dict[tuple[str, str, str, str], list[int | None]], info: dict[
                  "Acc@5 en"],
                 rows)
     n = {app: len(ranks[(app, "ja", modes[0], "all")]) for app in {k[0] for k in ranks}}
-    return out + "\n    " + ", ".join(f"{a}: {n.get(a, 0)} requests, indexed in {t:.0f}s ({c} chunks embedded)"
-                                       for a, (t, c) in info.items())
+    out += "\n    " + ", ".join(f"{a}: {n.get(a, 0)} requests, indexed in {t:.0f}s ({c} chunks embedded)"
+                                for a, (t, c, _) in info.items())
+    return out + "\n" + choices() + "".join(
+        f"\n    {a} {split} ({len(ids[split])}): {' '.join(ids[split])}" for a, (_, _, ids) in info.items()
+        for split in SPLITS[1:])
+
 
 
 def load_sets(path: Path) -> list[dict[str, Any]]:

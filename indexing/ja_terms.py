@@ -114,6 +114,13 @@ SOFTWARE_TERMS: dict[str, tuple[str, ...]] = {
     "形式": ("format",),            # "form; formality; method"
     "返金": ("refund",),            # "repayment"
     "決済": ("payment", "checkout"),  # "settlement (of an account)"
+    # added after reading the tune halves' translations (set (b)), general vocabulary:
+    "計算": ("calculate", "compute"),  # "calculation; reckoning; count"
+    "複製": ("copy", "clone", "duplicate"),  # "reproduction; duplication; reprinting"
+    "消去": ("clear", "erase", "delete"),  # "elimination; erasure"
+    "月次": ("monthly",),           # JMdict's first entry is 月並み "trite; commonplace"
+    "一時停止": ("pause",),         # "suspension; pause"
+    "出力": ("output", "export"),   # "output; power output"
 }
 
 _SOFTWARE_RE = re.compile("|".join(sorted(map(re.escape, SOFTWARE_TERMS), key=len, reverse=True)))
@@ -227,12 +234,22 @@ class _Bridge:
     def glosses(self, text: str) -> list[Gloss]:
         with self._lock:
             self._open()
+            # A software term counts only where MeCab's words begin and end: 決済 inside
+            # 解決済み (解決 + 済み) is no payment. The other words keep the tags MeCab gave
+            # them in the whole sentence (未 of 未決済 stays a prefix, not "sheep").
+            tokens = list(self._tagger(text))
+            offsets = _token_offsets(tokens)
+            bounds = {b for span in offsets for b in span} | {0}
             words: list[_Word] = []
-            for segment, is_term in software_spans(text):
+            pos = 0
+            for segment, is_term in software_spans(text, bounds):
+                end = pos + len(segment)
                 if is_term:
                     words.append(_Word(segment, segment, "", "noun", software=True))
                 else:
-                    words.extend(_words(self._merge_katakana(list(self._tagger(segment)))))
+                    inside = [t for t, (a, b) in zip(tokens, offsets, strict=True) if pos <= a and b <= end]
+                    words.extend(_words(self._merge_katakana(inside)))
+                pos = end
             out: list[Gloss] = []
             reversed_object = ""
             for w in _with_compounds(words):
@@ -332,28 +349,73 @@ class _Joined:
         self.feature = None
 
 
-def software_spans(text: str) -> list[tuple[str, bool]]:
+def _token_offsets(tokens: Iterable[Any]) -> list[tuple[int, int]]:
+    """(start, end) character offsets of MeCab's words in the text it read (its surfaces
+    and the whitespace before each concatenate to the text)."""
+    out = []
+    pos = 0
+    for tok in tokens:
+        pos += len(tok.white_space)
+        out.append((pos, pos + len(tok.surface)))
+        pos += len(tok.surface)
+    return out
+
+
+def software_spans(text: str, bounds: set[int] | None = None) -> list[tuple[str, bool]]:
     """The text cut at SOFTWARE_TERMS (longest first): (piece, is a software term).
-    Matched before segmentation because MeCab may split them (いいね → いい + ね)."""
+    Matched before segmentation because MeCab may split them (いいね → いい + ね); with
+    `bounds` (word boundaries) a term must start and end on one, so a term inside a
+    longer word (決済 in 解決済み) is not cut out of it."""
     if not _SOFTWARE_RE.pattern:
         return [(text, False)]
     out: list[tuple[str, bool]] = []
     pos = 0
-    for m in _SOFTWARE_RE.finditer(text):
-        if m.start() > pos:
-            out.append((text[pos:m.start()], False))
-        out.append((m.group(0), True))
-        pos = m.end()
+    for start, end in _matches(text, bounds):
+        if start > pos:
+            out.append((text[pos:start], False))
+        out.append((text[start:end], True))
+        pos = end
     if pos < len(text):
         out.append((text[pos:], False))
     return out
 
 
+def _matches(text: str, bounds: set[int] | None) -> Iterable[tuple[int, int]]:
+    """(start, end) of SOFTWARE_TERMS left to right, longest first, on word boundaries
+    when given (a shorter term at the same place may fit where the longer does not)."""
+    pos = 0
+    while (m := _SOFTWARE_RE.search(text, pos)) is not None:
+        start = m.start()
+        if bounds is None:
+            ends = [m.end()]
+        elif start in bounds:
+            ends = [e for e in range(m.end(), start, -1) if e in bounds and text[start:e] in SOFTWARE_TERMS]
+        else:
+            ends = []
+        if ends:
+            yield start, ends[0]
+            pos = ends[0]
+        else:
+            pos = start + 1
+
+
+# Verb forms that, right after the particle に, make a compound particle: について
+# "about", に対して "towards", によって/による "by", に関する "concerning", における "in",
+# にとって "for". MeCab tags them as verbs (つい = 付く: "lit; catch" in the dictionary);
+# the kanji 付く of 記事に付く画像 ("images attached to articles") stays a word.
+_AFTER_NI = frozenset(["つい", "対し", "対する", "よっ", "よる", "関し", "関する", "おけ", "おい", "とっ"])
+
+
 def _words(tokens: Iterable[Any]) -> Iterable[_Word]:
     """Content words (and ASCII words, which name a reversal's object: BANを解除 → unban)."""
+    previous = ""
     for tok in tokens:
         surface = tok.surface
         f = tok.feature
+        after, previous = previous, surface
+        if after == "に" and surface in _AFTER_NI:
+            yield _Word(surface, surface, "", "other")
+            continue
         if surface.isascii():
             if surface.isalnum():
                 yield _Word(surface, surface, "", "ascii")

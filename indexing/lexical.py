@@ -16,7 +16,6 @@ changes, and this one can always be rebuilt from it.
 
 from __future__ import annotations
 
-import bisect
 import logging
 import math
 import re
@@ -28,6 +27,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .embeddings.identifiers import IDENTIFIER, split_identifier
 from .private import private_dir, store_dir
@@ -329,19 +329,19 @@ class LexicalIndex:
         terms = terms if terms is not None else query_terms(query)
         if not terms:
             return []
-        rows = self.conn.execute(
-            "SELECT c.path, c.symbol_name, c.symbol_type, c.qualified_name, c.start_line, "
-            "c.end_line, -bm25(chunk_fts, 4.0, 1.0) AS score, f.name, f.body "
-            "FROM chunk_fts f JOIN lex_chunks c ON c.rowid = f.rowid "
-            "WHERE chunk_fts MATCH ? ORDER BY bm25(chunk_fts, 4.0, 1.0) LIMIT ?",
-            (fts_query(terms), limit),
-        ).fetchall()
+        top = self._top(
+            "SELECT rowid, -bm25(chunk_fts, 4.0, 1.0) FROM chunk_fts WHERE chunk_fts MATCH ? "
+            "ORDER BY bm25(chunk_fts, 4.0, 1.0) LIMIT ?", terms, limit,
+        )
+        rows = self._rows(
+            "SELECT c.rowid, c.path, c.symbol_name, c.symbol_type, c.qualified_name, c.start_line, "
+            "c.end_line, f.name, f.body FROM lex_chunks c JOIN chunk_fts f ON f.rowid = c.rowid "
+            "WHERE c.rowid IN ({})", top,
+        )
+        matched = _Matcher(terms)
         return [
-            LexicalHit(
-                r[0], r[1], r[2], r[3], r[4], r[5], float(r[6]), rank,
-                _matched(terms, f"{r[7]} {r[8]}"),
-            )
-            for rank, r in enumerate(rows, 1)
+            LexicalHit(r[1], r[2], r[3], r[4], r[5], r[6], score, rank, matched(f"{r[7]} {r[8]}"))
+            for rank, (score, r) in enumerate(((score, rows[rowid]) for rowid, score in top), 1)
         ]
 
     def search_files(self, query: str, limit: int = 20, terms: list[str] | None = None) -> list[FileHit]:
@@ -349,16 +349,30 @@ class LexicalIndex:
         terms = terms if terms is not None else query_terms(query)
         if not terms:
             return []
-        rows = self.conn.execute(
-            "SELECT l.path, -bm25(file_fts, 4.0, 2.0, 1.0), f.path, f.names "
-            "FROM file_fts f JOIN lex_files l ON l.rowid = f.rowid "
-            "WHERE file_fts MATCH ? ORDER BY bm25(file_fts, 4.0, 2.0, 1.0) LIMIT ?",
-            (fts_query(terms), limit),
-        ).fetchall()
+        top = self._top(
+            "SELECT rowid, -bm25(file_fts, 4.0, 2.0, 1.0) FROM file_fts WHERE file_fts MATCH ? "
+            "ORDER BY bm25(file_fts, 4.0, 2.0, 1.0) LIMIT ?", terms, limit,
+        )
+        rows = self._rows(
+            "SELECT l.rowid, l.path, f.path, f.names FROM lex_files l JOIN file_fts f ON f.rowid = l.rowid "
+            "WHERE l.rowid IN ({})", top,
+        )
+        matched = _Matcher(terms)
         return [
-            FileHit(r[0], float(r[1]), rank, _matched(terms, f"{r[2]} {r[3]}"))
-            for rank, r in enumerate(rows, 1)
+            FileHit(r[1], score, rank, matched(f"{r[2]} {r[3]}"))
+            for rank, (score, r) in enumerate(((score, rows[rowid]) for rowid, score in top), 1)
         ]
+
+    def _top(self, sql: str, terms: list[str], limit: int) -> list[tuple[int, float]]:
+        """The best rows by BM25, as (rowid, score): only ids and scores go through the
+        sort, so thousands of matches of a common word do not drag their texts along."""
+        return [(r[0], float(r[1])) for r in self.conn.execute(sql, (fts_query(terms), limit))]
+
+    def _rows(self, sql: str, top: list[tuple[int, float]]) -> dict[int, tuple[Any, ...]]:
+        if not top:
+            return {}
+        ids = [rowid for rowid, _ in top]
+        return {r[0]: r for r in self.conn.execute(sql.format(",".join("?" * len(ids))), ids)}
 
     def document_frequencies(self, terms: list[str]) -> tuple[dict[str, int], int]:
         """How many files contain each term (porter-stemmed as FTS5 matches), and the
@@ -405,18 +419,34 @@ class LexicalIndex:
         }
 
 
-def _matched(terms: list[str], text: str) -> tuple[str, ...]:
-    words = sorted(set(_WORD.findall(text.lower())))
+class _Matcher:
+    """Which of the request's terms a hit's text contains as a word, or (terms over three
+    letters) as the start of a word: a cheap stand-in for the stemmer ("login" matches
+    "logins"). `str.find` and a look at the neighbours: a hit's text can be a whole
+    file's names, and tokenising it per request cost more than the BM25 query itself."""
 
-    def has(term: str) -> bool:
-        # Prefix test as a cheap stand-in for the stemmer ("login" matches "logins"):
-        # the first word not below the term in sorted order is the only one to check.
-        i = bisect.bisect_left(words, term)
-        if i == len(words):
-            return False
-        return words[i] == term or (len(term) > 3 and words[i].startswith(term))
+    def __init__(self, terms: list[str]) -> None:
+        self.terms = terms
 
-    return tuple(t for t in terms if has(t))
+    def __call__(self, text: str) -> tuple[str, ...]:
+        low = text.lower()
+        return tuple(t for t in self.terms if _has_word(low, t))
+
+
+def _has_word(text: str, term: str) -> bool:
+    whole = len(term) <= 3
+    at = text.find(term)
+    while at != -1:
+        before = text[at - 1] if at else " "
+        after = text[at + len(term)] if at + len(term) < len(text) else " "
+        if not _is_word_char(before) and not (whole and _is_word_char(after)):
+            return True
+        at = text.find(term, at + 1)
+    return False
+
+
+def _is_word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
 
 
 def _delete_file(conn: sqlite3.Connection, path: str) -> None:

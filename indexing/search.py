@@ -14,9 +14,10 @@
   - `rrf`, reciprocal-rank fusion `Σ wₛ / (60 + rankₛ)` over the signals' rankings,
     which needs no score calibration across models. It is the default because it
     wins on `benchmarks/retrieval_eval.py` (figures in that script's docstring).
-  Files are ranked by their own fusion: whole-file BM25 and the files a request names
-  (traceback frames, paths) are rankings of their own, each chunk signal's evidence is
-  summed per file with decaying weight, a definition name only confirms files another
+  Files are ranked by their own fusion (file_fusion.py): whole-file BM25 and the files a
+  request names (traceback frames, paths) are rankings of their own, each chunk signal's
+  evidence is summed per file with decaying weight, the vector signal's best file is
+  trusted when it leads clearly, a definition name only confirms files another
   signal found (unless the request writes it as code), and docs, changelogs,
   translations and lock files rank below code unless asked for (`include_prose`).
   Requests up to MAX_QUERY_CHARS are read by `request_text.parse_request`.
@@ -44,11 +45,12 @@ from . import ja_terms
 from .config import Config, SearchWeights
 from .embeddings import Embedder, EmbedderNotReady, EmbeddingError, LazyEmbedder, resolve
 from .embeddings.identifiers import split_identifier
+from .file_fusion import RRF_K, ChunkRank, file_ranks, leader, rank_fusion, trust_leader
 from .file_kinds import PROSE_KINDS, file_kind
 from .lexical import LexicalIndex, query_terms
 from .model import Chunk
 from .request_text import ParsedRequest, parse_request
-from .store import IndexStore, StoredSymbol
+from .store import ChunkSpan, IndexStore, StoredSymbol
 from .text_search import SearchError
 
 if TYPE_CHECKING:  # Chroma and numpy load with the vector signal, not with the words
@@ -75,7 +77,6 @@ MAX_QUERY_CHARS = 100_000
 MAX_RESULTS = 100
 COLLECTIONS = ("auto", "map", "forest")
 FUSIONS = ("rrf", "weighted")
-RRF_K = 60
 #: per-signal weights in reciprocal-rank fusion
 RRF_WEIGHTS = {"vector": 1.0, "lexical": 1.0, "definition": 1.0, "reference": 0.1, "map": 2.0,
                "direct": 3.0}
@@ -86,8 +87,6 @@ RRF_WEIGHTS = {"vector": 1.0, "lexical": 1.0, "definition": 1.0, "reference": 0.
 #: commits of click and flask (MRR 0.820 vs 0.812 before); the rest were set by hand.
 FILE_WEIGHTS = {"vector": 2.0, "lexical": 1.0, "file": 2.0, "definition": 0.5, "reference": 0.1,
                 "map": 2.0, "direct": 3.0}
-#: each further chunk of a file adds this fraction of the one before it to the file's score
-CHUNK_DECAY = 0.5
 #: docs, changelogs, translation catalogues and lock files: their score is multiplied by this
 PROSE_FACTOR = 0.35
 CANDIDATES = 50  # hits taken from each signal before fusion
@@ -356,6 +355,7 @@ def hybrid_query(
     top: Any = 10,
     signals: Sequence[str] = ("vector", "lexical", "definition", "reference"),
     include_prose: Any = False,
+    trust_leaders: bool = True,
 ) -> QueryResult:
     """Ranked symbols and files for a question in English or Japanese, or a pasted
     issue with tracebacks and code (up to MAX_QUERY_CHARS).
@@ -363,7 +363,9 @@ def hybrid_query(
     `signals` restricts the evidence used (the evaluation's BM25-only and
     vector-only rows); the default uses all four. Docs, changelogs, translation
     catalogues and lock files rank below code unless `include_prose` (or the request
-    asks for documentation or translations).
+    asks for documentation or translations). `trust_leaders=False` ranks files by rank
+    fusion alone, without trusting a signal's clear leader (file_fusion.py): the
+    evaluations' same-run baseline.
     """
     started = time.perf_counter()
     text = validate_query(text)
@@ -374,7 +376,7 @@ def hybrid_query(
     weights = weights or SearchWeights()
     notes: list[str] = []
     retry: int | None = None
-    chunk_cache: dict[str, list[Chunk]] = {}
+    span_cache: dict[str, list[ChunkSpan]] = {}
     cands: dict[str, _Candidate] = {}
     request = parse_request(text)
     terms: list[str] | None = None
@@ -393,10 +395,10 @@ def hybrid_query(
         if translation.note:
             notes.append(translation.note)
 
-    def chunks_of(path: str) -> list[Chunk]:
-        if path not in chunk_cache:
-            chunk_cache[path] = store.chunks_in_file(path)
-        return chunk_cache[path]
+    def chunks_of(path: str) -> list[ChunkSpan]:
+        if path not in span_cache:
+            span_cache[path] = store.chunk_spans(path)
+        return span_cache[path]
 
     def candidate(path: str, name: str, kind: str, qname: str, start: int, end: int) -> _Candidate:
         cid = Chunk(path, "", name, kind, start, end, "").id
@@ -482,7 +484,7 @@ def hybrid_query(
         if "reference" in signals and c.symbol_type not in _NON_SYMBOL_TYPES:
             c.references = len(store.find_references(c.symbol_name, limit=21))
         if fusion == "weighted":
-            _count_keyword_hits(c, chunks_of, kw_terms)
+            _count_keyword_hits(c, store, kw_terms)
     if "reference" in signals:
         # How much a symbol is used says how central it is, not whether it is what the
         # request means: it only orders candidates that match the request's words.
@@ -522,14 +524,15 @@ def hybrid_query(
     ordered = sorted(cands.values(), key=lambda c: (-c.score, c.path, c.start_line))
     if fusion != "weighted":  # evidence only: counted for the symbols returned
         for c in [c for c in ordered if c.symbol_type not in _FILE_LEVEL_TYPES][:top]:
-            _count_keyword_hits(c, chunks_of, kw_terms)
+            _count_keyword_hits(c, store, kw_terms)
     symbols = [
         SymbolResult(i, c.path, c.symbol_name, c.qualified_name, c.symbol_type,
                      c.start_line + 1, c.end_line + 1, c.score, _mark_translated(c.evidence(), translation))
         for i, c in enumerate((c for c in ordered if c.symbol_type not in _FILE_LEVEL_TYPES), 1)
         if i <= top
     ]
-    files = _rank_files(ordered, file_hits, direct, fusion, top, want_prose)
+    grey = model.thresholds.fact - model.thresholds.reject if model is not None and trust_leaders else 0.0
+    files = _rank_files(ordered, file_hits, direct, fusion, top, want_prose, grey)
     for f in files:
         _mark_translated(f.evidence, translation)
     if not want_prose and any(file_kind(p) in PROSE_KINDS for p in file_hits):
@@ -551,15 +554,14 @@ def _mark_translated(ev: dict[str, Any], translation: ja_terms.Translation) -> d
     return ev
 
 
-def _count_keyword_hits(c: _Candidate, chunks_of, terms: list[str]) -> None:  # type: ignore[no-untyped-def]
+def _count_keyword_hits(c: _Candidate, store: IndexStore, terms: list[str]) -> None:
     """Lines of the candidate's chunk that hold a request term (the weighted formula's
     keyword signal, and evidence)."""
     if not terms:
         return
-    chunk = next((k for k in chunks_of(c.path) if k.start_line == c.start_line
-                  and k.symbol_name == c.symbol_name), None)
-    if chunk is not None:
-        c.keyword_hits = sum(1 for line in chunk.content.lower().splitlines() if any(t in line for t in terms))
+    text = store.chunk_text(c.path, c.start_line, c.symbol_name)
+    if text is not None:
+        c.keyword_hits = sum(1 for line in text.lower().splitlines() if any(t in line for t in terms))
 
 
 _PROSE_REQUEST = re.compile(
@@ -636,7 +638,7 @@ def _direct_evidence(request: ParsedRequest, lexical: LexicalIndex, store: Index
             inner = [k for k in chunks_of(path) if k.start_line <= line - 1 <= k.end_line]
             if inner:
                 k = min(inner, key=lambda k: k.end_line - k.start_line)
-                qname = str((k.metadata or {}).get("qualified_name") or k.symbol_name)
+                qname = k.qualified_name or k.symbol_name
                 c = candidate(k.path, k.symbol_name, k.symbol_type, qname, k.start_line, k.end_line)
                 if c.direct_rank is None:
                     c.direct_rank = files[path]
@@ -650,6 +652,7 @@ def _rank_files(
     fusion: str,
     top: int,
     want_prose: bool,
+    grey_width: float = 0.0,
 ) -> list[FileResult]:
     by_file: dict[str, list[_Candidate]] = defaultdict(list)
     for c in ordered:
@@ -659,30 +662,23 @@ def _rank_files(
         for path, cs in by_file.items():
             scores[path] = max(c.score for c in cs)
     else:
-        # Each chunk signal ranks files by their chunks' evidence: the best chunk counts
-        # fully and each further chunk of the same file adds less (CHUNK_DECAY), so one
-        # lucky chunk of a tiny file does not outrank a file that matches throughout.
-        # Whole-file BM25 and the files a request names are rankings of their own.
-        per_signal: dict[str, dict[str, int]] = defaultdict(dict)
+        # Rank fusion over per-file rankings (file_fusion.py), then the vector signal's
+        # clear leader is trusted (`grey_width` 0: not).
+        per_signal: dict[str, dict[str, int]] = {}
         for name, attr in (("vector", "vector_rank"), ("lexical", "lexical_rank"),
                            ("definition", "definition_rank"), ("reference", "reference_rank"),
                            ("map", "map_rank")):
-            agg: dict[str, float] = defaultdict(float)
-            seen: dict[str, int] = defaultdict(int)
-            for c in sorted((c for c in ordered if getattr(c, attr) is not None),
-                            key=lambda c: getattr(c, attr)):
-                agg[c.path] += CHUNK_DECAY ** seen[c.path] / (RRF_K + getattr(c, attr))
-                seen[c.path] += 1
-            for i, path in enumerate(sorted(agg, key=lambda p: (-agg[p], p)), 1):
-                per_signal[name][path] = i
-        for path, hit in file_hits.items():
-            per_signal["file"][path] = hit.rank
-        for path, r in direct.items():
-            per_signal["direct"][path] = r
-        for name, ranks in per_signal.items():
-            w = FILE_WEIGHTS[name]
-            for path, r in ranks.items():
-                scores[path] = scores.get(path, 0.0) + w / (RRF_K + r)
+            chunk_ranks = [ChunkRank(c.path, getattr(c, attr)) for c in ordered if getattr(c, attr) is not None]
+            if chunk_ranks:
+                per_signal[name] = file_ranks(chunk_ranks)
+        per_signal["file"] = {path: hit.rank for path, hit in file_hits.items()}
+        per_signal["direct"] = dict(direct)
+        scores = rank_fusion(per_signal, FILE_WEIGHTS)
+        similarity: dict[str, float] = {}
+        for c in ordered:  # a file's similarity is its best chunk's; prose leads only when asked
+            if c.vector is not None and (want_prose or file_kind(c.path) not in PROSE_KINDS):
+                similarity[c.path] = max(similarity.get(c.path, -1.0), c.vector)
+        trust_leader(scores, leader(similarity, grey_width))
     for path in file_hits:
         scores.setdefault(path, 0.0)
     if not want_prose:
@@ -776,7 +772,7 @@ _DEF_STOP = frozenset(
 def _chunk_candidate(sym: StoredSymbol, chunks_of, candidate) -> _Candidate:  # type: ignore[no-untyped-def]
     """The chunk that holds a definition (its docblock may start the chunk earlier)."""
     line = sym.symbol.range.start.line
-    best: Chunk | None = None
+    best: ChunkSpan | None = None
     for k in chunks_of(sym.path):
         if (
             k.symbol_name == sym.symbol.name
@@ -785,7 +781,7 @@ def _chunk_candidate(sym: StoredSymbol, chunks_of, candidate) -> _Candidate:  # 
         ):
             best = k
     if best is not None:
-        qname = str((best.metadata or {}).get("qualified_name") or sym.symbol.qualified_name)
+        qname = best.qualified_name or sym.symbol.qualified_name
         return candidate(best.path, best.symbol_name, best.symbol_type, qname, best.start_line, best.end_line)
     s = sym.symbol
     return candidate(sym.path, s.name, s.kind.value, s.qualified_name, s.range.start.line, s.range.end.line)

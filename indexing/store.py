@@ -28,9 +28,11 @@ from .private import in_cache, private_dir, store_dir, tighten
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 4  # 2: Python `self.x` fields, module names under if/try, nested imports;
+SCHEMA_VERSION = 5  # 2: Python `self.x` fields, module names under if/try, nested imports;
 # 3: PHP docblock type references and @method/@property members, Python `__all__`/string-type references
-# 4: references packed into one row per (file, name), see `pack_references`
+# 4: a JS/TS `src/index.ts` / `lib/index.ts` is the module `src` / `lib` (what `from "../lib"` names);
+#    Python `cls.x = …` in a classmethod is a field like `self.x = …`
+# 5: references packed into one row per (file, name), see `pack_references`
 DB_FILE = "index.db"
 
 _SCHEMA = """
@@ -117,6 +119,19 @@ class StoredSymbol:
 class StoredReference:
     path: str
     reference: Reference
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkSpan:
+    """A chunk's place and name without its text: what ranking needs to place a hit
+    (reading every chunk's text and metadata of a large file cost more than the rest)."""
+
+    path: str
+    symbol_name: str
+    symbol_type: str
+    start_line: int
+    end_line: int
+    qualified_name: str  # "" when the chunker gave none
 
 
 @dataclass(frozen=True, slots=True)
@@ -527,6 +542,21 @@ class IndexStore:
     def imports_of(self, path: str) -> dict[str, str]:
         rows = self.conn.execute("SELECT alias, target FROM imports WHERE path=?", (path,))
         return dict(rows.fetchall())
+
+    def chunk_spans(self, path: str) -> list[ChunkSpan]:
+        rows = self.conn.execute(
+            "SELECT symbol_name, symbol_type, start_line, end_line, "
+            "json_extract(metadata, '$.qualified_name') FROM chunks WHERE path=? ORDER BY start_line",
+            (path,),
+        )
+        return [ChunkSpan(path, r[0], r[1], r[2], r[3], str(r[4] or "")) for r in rows]
+
+    def chunk_text(self, path: str, start_line: int, symbol_name: str) -> str | None:
+        row = self.conn.execute(
+            "SELECT content FROM chunks WHERE path=? AND start_line=? AND symbol_name=? ORDER BY rowid LIMIT 1",
+            (path, start_line, symbol_name),
+        ).fetchone()
+        return row[0] if row else None
 
     def chunks_in_file(self, path: str) -> list[Chunk]:
         rows = self.conn.execute(

@@ -557,12 +557,11 @@ class VectorIndex:
     def query_forest(
         self, vector: np.ndarray, n_results: int = 10, where: dict[str, Any] | None = None
     ) -> list[ForestHit]:
-        count = self.forest.count()
-        if not count:
-            return []
+        # No count() first: it costs as much as the query itself on a large collection,
+        # and Chroma answers an empty or smaller collection with what it has.
         res = self.forest.query(
             query_embeddings=[np.asarray(vector, dtype=np.float32)],
-            n_results=min(n_results, count),
+            n_results=n_results,
             where=where,
             include=["metadatas", "documents", "distances"],
         )
@@ -587,12 +586,9 @@ class VectorIndex:
         return hits
 
     def query_map(self, vector: np.ndarray, n_results: int = 5) -> list[MapHit]:
-        count = self.map.count()
-        if not count:
-            return []
         res = self.map.query(
             query_embeddings=[np.asarray(vector, dtype=np.float32)],
-            n_results=min(n_results, count),
+            n_results=n_results,
             include=["metadatas", "documents", "distances"],
         )
         agreements = _agreements_of({"documents": res["documents"][0], "metadatas": res["metadatas"][0]})

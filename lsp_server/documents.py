@@ -10,16 +10,20 @@ once, when a request asks.
 
 from __future__ import annotations
 
+import logging
 import threading
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from typing import Any
 
 import tree_sitter
 from code_intel.indexing.analyze import analyze_source, parse
-from code_intel.indexing.chunking import ChunkSettings
+from code_intel.indexing.chunking import ChunkSettings, strategy_for
 from code_intel.indexing.languages import detect_language
 from code_intel.indexing.model import FileAnalysis
-from code_intel.indexing.source import line_starts
+from code_intel.indexing.source import SourceDocument, line_starts
+
+log = logging.getLogger(__name__)
 
 
 def utf16_to_byte(line_text: bytes, character: int) -> int:
@@ -45,6 +49,9 @@ class OpenDocument:
     _tree: tree_sitter.Tree | None = None
     _analysis: FileAnalysis | None = None
     _line_starts: list[int] = field(default_factory=list)
+    # the previous analysis by top-level statement, for strategies that re-read only
+    # what an edit changed (`analyze_buffer`); it belongs to `_tree`
+    _memo: Any = None
     # Edits arrive on the event loop while long requests read on worker threads.
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
 
@@ -63,6 +70,7 @@ class OpenDocument:
         self.version = version
         self._tree = None
         self._analysis = None
+        self._memo = None
         self._reset_lines()
 
     def apply_edit(self, start: tuple[int, int], end: tuple[int, int], text: str, version: int) -> None:
@@ -77,7 +85,7 @@ class OpenDocument:
         start_point = self._point(start_byte)
         old_end_point = self._point(old_end_byte)
         self.data = self.data[:start_byte] + new_bytes + self.data[old_end_byte:]
-        self._reset_lines()
+        self._splice_lines(start_byte, old_end_byte, new_bytes)
         new_end_byte = start_byte + len(new_bytes)
         if self._tree is not None:
             self._tree.edit(
@@ -96,11 +104,26 @@ class OpenDocument:
     def analysis(self, settings: ChunkSettings) -> FileAnalysis:
         with self._lock:
             if self._analysis is None:
-                self._tree = parse(self.language, self.data, self._tree)
-                self._analysis = analyze_source(
-                    self.path, self.data, settings, self.language, tree=self._tree, lazy=True
-                )
+                old = self._tree
+                self._tree = parse(self.language, self.data, old)
+                self._analysis = self._analyze(settings, old)
             return self._analysis
+
+    def _analyze(self, settings: ChunkSettings, old: tree_sitter.Tree | None) -> FileAnalysis:
+        """Statement by statement where the strategy can (what the last analysis read
+        from unchanged statements is kept), else the whole file, lazily."""
+        incremental = getattr(strategy_for(self.language), "analyze_buffer", None)
+        if incremental is not None and self._tree is not None:
+            memo = self._memo if old is not None else None
+            changed = [(r.start_byte, r.end_byte) for r in old.changed_ranges(self._tree)] if memo else []
+            doc = SourceDocument(self.path, self.language, self.data, self._tree, _line_starts=self._line_starts)
+            try:
+                analysis, self._memo = incremental(doc, settings, memo, changed)
+                return analysis
+            except Exception as exc:  # noqa: BLE001 - the whole-file analysis below still answers
+                log.warning("%s: statement-by-statement analysis failed (%s)", self.path, exc)
+                self._memo = None
+        return analyze_source(self.path, self.data, settings, self.language, tree=self._tree, lazy=True)
 
     @property
     def text(self) -> str:
@@ -117,6 +140,23 @@ class OpenDocument:
 
     def _reset_lines(self) -> None:
         self._line_starts = line_starts(self.data)
+
+    def _splice_lines(self, start: int, old_end: int, new: bytes) -> None:
+        """The line table after bytes start..old_end became `new`: lines that start up
+        to `start` stay, those that started inside the replaced bytes go, the new
+        text's lines come in, and the rest move by the change in length. A new list:
+        analyses of the previous text may still hold the old one."""
+        starts = self._line_starts
+        keep = bisect_right(starts, start)
+        after = bisect_right(starts, old_end)
+        added = []
+        at = new.find(b"\n")
+        while at != -1:
+            added.append(start + at + 1)
+            at = new.find(b"\n", at + 1)
+        delta = len(new) - (old_end - start)
+        tail = starts[after:]
+        self._line_starts = starts[:keep] + added + ([s + delta for s in tail] if delta else tail)
 
     def _offset(self, line: int, character: int) -> int:
         if line >= len(self._line_starts):

@@ -13,7 +13,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from code_intel.indexing.analyze import parse
@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from .live_index import LiveIndex
 
 _TREE_CACHE = 32
+_FAMILY_LANGUAGES = frozenset({"php", "typescript", "tsx"})
+_LOCAL_EXPORT = re.compile(r"^export\s+(?:type\s+)?\{([^}]*)\}(?!\s*from)", re.MULTILINE)
 JS_FAMILY = frozenset({"javascript", "jsx", "typescript", "tsx"})
 
 
@@ -142,6 +144,8 @@ class Navigator:
         if site is None:
             return None
         language = self.live._language_of(rel) or ""
+        if site.shorthand:
+            return self._shorthand(rel, language, site)
         if site.local is not None:
             return Answer(site.name, [_local_symbol(rel, language, site)], True, "local")
         ev = Evaluator(self, _rank, rel, language, site)
@@ -151,8 +155,77 @@ class Navigator:
         if result is EXTERNAL:
             return Answer(site.name, [], True, "external")
         if result:
-            return Answer(site.name, result, True, "member" if site.receiver else "name")  # type: ignore[arg-type]
+            result = ev.narrow(result)  # type: ignore[arg-type]
+            return Answer(site.name, result, True, "member" if site.receiver else "name")
         return Answer(site.name, [], False, "undecided", member=site.receiver is not None, call=site.call)
+
+    def _shorthand(self, rel: str, language: str, site: Site) -> Answer:
+        """`{host}`: the value read (a local or a file-level name), then the property of
+        the literal's contextual type. Decided when the value is; a local keeps its
+        references in its file unless the property is known too."""
+        value_site = replace(site, receiver=None, shorthand=False)
+        if site.local is not None:
+            value: list[StoredSymbol] | None = [_local_symbol(rel, language, site)]
+        else:
+            ev = Evaluator(self, _rank, rel, language, value_site)
+            got = ev.global_name(site.name) if self._decidable(ev, site.name) else None
+            value = [] if got is EXTERNAL else got  # type: ignore[assignment]
+        member = Evaluator(self, _rank, rel, language, site).resolve()
+        members = member if isinstance(member, list) else []
+        if value is None:
+            return Answer(site.name, members, bool(members), "member" if members else "undecided")
+        reason = "local" if site.local is not None and not members else "name"
+        return Answer(site.name, value + members, True, reason)
+
+    def method_family(self, targets: list[StoredSymbol]) -> list[StoredSymbol]:
+        """PHP and TS: a method stands with the methods it overrides or implements and
+        those that override or implement them (intelephense and tsserver list calls
+        through `HandlerInterface::close()` among the references of
+        `RotatingFileHandler::close()`, and every implementation's declaration)."""
+        out = list(targets)
+        seen = {_key(t) for t in targets}
+        for t in targets:
+            if t.language not in _FAMILY_LANGUAGES or t.symbol.kind is not SymbolKind.METHOD:
+                continue
+            if t.symbol.name in ("__construct", "constructor"):
+                continue  # a constructor overrides nothing callers see
+            ev = Evaluator(self, _rank, t.path, t.language, Site(t.symbol.name, t.symbol.selection_range))
+            owner = ev.owner_class(t)
+            if owner is None:
+                continue
+            same = [
+                d for d in self.definitions(t.symbol.name)
+                if d.language == t.language and d.symbol.kind is SymbolKind.METHOD
+            ]
+            lineage = self._ancestors(ev, owner)
+            roots = {d.symbol.container for d in same if d.symbol.container in lineage}
+            for d in same:
+                if _key(d) in seen:
+                    continue
+                o = ev.owner_class(d)
+                if o is not None and self._ancestors(ev, o) & roots:
+                    seen.add(_key(d))
+                    out.append(d)
+        return out
+
+    def _ancestors(self, ev: Evaluator, cls: StoredSymbol) -> frozenset[str]:
+        """Qualified names of a class and everything above it (parents, interfaces,
+        traits; merged declarations)."""
+        def walk() -> frozenset[str]:
+            names: set[str] = set()
+            level = [cls]
+            for _ in range(12):
+                nxt = []
+                for c in level:
+                    if c.symbol.qualified_name in names:
+                        continue
+                    names.add(c.symbol.qualified_name)
+                    nxt.extend(ev.bases(c)[0])
+                if not nxt:
+                    break
+                level = nxt
+            return frozenset(names)
+        return self._memoized("ancestors", f"{cls.path}\0{cls.symbol.selection_range.start.line}", walk)
 
     def quick_import(self, rel: str, line: int, character: int, name: str) -> list[StoredSymbol] | None:
         """A bare name the file imports decides without parsing the file: what the
@@ -341,6 +414,20 @@ class Navigator:
             return out
         return self._memoized("stars", rel, find)
 
+    def export_alias(self, rel: str, name: str) -> str | None:
+        """`export { Hono as HonoBase }` (no `from`): the local name a JS/TS file exports
+        under `name`."""
+        def find() -> dict[str, str]:
+            text = "\n".join(self._memoized("lines", rel, lambda: self._read_lines(rel)))
+            out: dict[str, str] = {}
+            for m in _LOCAL_EXPORT.finditer(text):
+                for spec in m.group(1).split(","):
+                    parts = spec.split()
+                    if len(parts) == 3 and parts[1] == "as":
+                        out[parts[2]] = parts[0]
+            return out
+        return self._memoized("export_aliases", rel, find).get(name)
+
     def alias_value(self, alias: StoredSymbol) -> str | None:
         """What a TS `type X = …` aliases, read from its file's tree (the stored
         signature is cut at the first line)."""
@@ -410,6 +497,11 @@ def _from_import_target(text: str, character: int, rel: str) -> str | None:
         return None
     word = re.match(r"\w+", text[character:])
     return f"{absolute_module(m.group(1), rel)}.{word.group()}" if word else None
+
+
+def _key(s: StoredSymbol) -> tuple[str, int, int]:
+    r = s.symbol.selection_range
+    return (s.path, r.start.line, r.start.character)
 
 
 def _local_symbol(rel: str, language: str, site: Site) -> StoredSymbol:

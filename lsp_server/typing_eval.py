@@ -25,6 +25,23 @@ from code_intel.indexing.model import SymbolKind
 from code_intel.indexing.store import StoredSymbol
 
 from .typing_site import Site, TypeExpr
+from .typing_text import (
+    NOT_STRING,
+    NULLISH,
+    base_names,
+    declared_type,
+    doc_type,
+    element_text,
+    item_text,
+    optional_parameter,
+    parameter_list,
+    parameter_type,
+    return_type,
+    split_union,
+    spread_tuples,
+    type_names,
+    value_type,
+)
 
 CLASS_KINDS = frozenset({
     SymbolKind.CLASS, SymbolKind.INTERFACE, SymbolKind.TRAIT, SymbolKind.ENUM,
@@ -67,7 +84,6 @@ PHP_SCALARS = frozenset({
     "object", "never", "false", "true", "resource", "integer", "boolean", "double",
 })
 
-_NULLISH = {"None", "null", "undefined", "NULL", "void"}
 
 
 class Lookup(Protocol):
@@ -82,6 +98,7 @@ class Lookup(Protocol):
     def is_default_import(self, rel: str, name: str) -> bool: ...
     def star_exports(self, rel: str) -> list[str]: ...
     def default_export_name(self, rel: str) -> str | None: ...
+    def export_alias(self, rel: str, name: str) -> str | None: ...
 
 
 Ranker = Callable[[list[StoredSymbol], str, dict[str, str], str, str], list[StoredSymbol]]
@@ -123,6 +140,79 @@ class Evaluator:
                 return [module]
             return None if self.in_workspace(target) else EXTERNAL
         return None
+
+    def narrow(self, found: list[StoredSymbol]) -> list[StoredSymbol]:
+        """TS: `new Redis()` is the class, not an interface merged with it; a call of an
+        overloaded method or function is the first overload its arguments fit (TS's own
+        rule), judged by arity and string-literal parameters. Unchanged when unsure."""
+        site = self.site
+        if self.language not in ("typescript", "tsx") or len(found) < 2:
+            return found
+        if site.new:
+            return [d for d in found if d.symbol.kind is SymbolKind.CLASS] or found
+        if site.args is None or any(d.symbol.kind not in CALLABLE_KINDS for d in found):
+            return found
+        if len({(d.path, d.symbol.container) for d in found}) != 1:
+            return found
+        for d in sorted(found, key=lambda d: d.symbol.selection_range.start.line):
+            if self.accepts(d, site.args):
+                return [d]
+        return found
+
+    def accepts(self, fn: StoredSymbol, args: tuple[str | None, ...]) -> bool:
+        """Whether a call with these arguments fits this signature for sure (arity, and
+        string literals against literal-typed parameters). A rest parameter typed as a
+        tuple (`...args: [key: K, ...data: D[], nx: 'NX']`) counts element by element."""
+        params = parameter_list(fn.symbol.signature or "")
+        if params is None:
+            return False
+        items = spread_tuples([p.strip() for p in params if not re.match(r"this\s*:", p.strip())])
+        if items is None:
+            return False
+        at = next((i for i, p in enumerate(items) if p.startswith("...")), None)
+        lead = items if at is None else items[:at]
+        trail = [] if at is None else items[at + 1 :]
+        required = sum(not optional_parameter(p) for p in lead) + sum(not optional_parameter(p) for p in trail)
+        if len(args) < required or (at is None and len(args) > len(lead)):
+            return False
+        positions = list(enumerate(lead[: len(args)]))
+        if at is not None and trail:
+            positions += [(len(args) - len(trail) + j, p) for j, p in enumerate(trail)]
+        for i, param in positions:
+            arg = args[i] if 0 <= i < len(args) else None
+            if arg is None:
+                continue
+            if not self.fits_string(arg, declared_type(param) or "any", fn.path):
+                return False
+        return True
+
+    def fits_string(self, value: str, text: str, path: str, depth: int = 0) -> bool:
+        """Whether the string literal `value` may be passed where `text` is declared;
+        False only when sure (another literal, a number, a function or object type, a
+        type alias of those: `type Callback<T> = (err, r: T) => void`)."""
+        if depth > 3:
+            return True
+        for part in split_union(text):
+            m = re.fullmatch(r"'([^']*)'|\"([^\"]*)\"", part)
+            if m:
+                if value == (m.group(1) if m.group(1) is not None else m.group(2)):
+                    return True
+                continue
+            if part in NOT_STRING or part.endswith("]") or part.startswith(("{", "(", "new ", "[")):
+                continue  # a primitive other than string, an array/tuple, an object, a function
+            name = re.match(r"[A-Za-z_$][\w$.]*", part)
+            if name is None or name.end() != len(part) and part[name.end()] != "<":
+                return True  # a template literal type, keyof …: unsure
+            found = self.global_name(name.group(), path, classes_only=True)
+            alias = found[0] if isinstance(found, list) and len(found) == 1 else None
+            if alias is None or alias.symbol.kind is not SymbolKind.TYPE:
+                if alias is not None and alias.symbol.kind is SymbolKind.CLASS:
+                    continue  # a string is no instance of a workspace class
+                return True
+            value_text = self.lookup.alias_value(alias)
+            if not value_text or self.fits_string(value, value_text, alias.path, depth + 1):
+                return True
+        return False
 
     def member_of(self, receiver: TypeExpr, name: str) -> Result:
         if receiver.op == "unknown":
@@ -198,6 +288,17 @@ class Evaluator:
             finally:
                 self._soft_external -= 1
             return first if first is not None else self.types_of(expr.alt, depth + 1)
+        if op == "param":
+            return self.parameter_types(expr, depth)
+        if op == "element":
+            return self.element_types(expr, depth)
+        if op == "context":
+            # a literal checked against a union of several types (`string | URL |
+            # OptionsInit`): tsserver links its keys to no declaration
+            declared = self.declared_text(expr.base, depth + 1)
+            if declared is not None and len([p for p in split_union(declared[0]) if p not in NULLISH]) > 1:
+                return None
+            return self.types_of(expr.base, depth + 1)
         if op == "returns":
             callees = self.callees(expr.base, depth + 1)
             if callees is EXTERNAL:
@@ -221,6 +322,110 @@ class Evaluator:
                             return EXTERNAL
             return _unique(out) or None
         return None
+
+    def element_types(self, expr: TypeExpr, depth: int) -> Result:
+        """An item of a container: from the container's declared type (`List[Span]`,
+        `Dict[str, Layout]`, `Optional[Sequence[X]]`), else from a workspace class's
+        `__getitem__` (a subscript) or `__iter__` (a loop)."""
+        declared = self.declared_text(expr.base, depth + 1)
+        if declared is not None:
+            text, path, owner = declared
+            inner = item_text(text, expr.arg)
+            if inner is not None:
+                return self.named(inner, path, owner)
+            if self.language == "php" and text.lstrip("?") in ("array", "iterable", "mixed"):
+                return None  # a PHP array of unknown items: undecided, not outside
+            if type_names(text, self.language) and all(n in _PY_TYPES or n in PY_BUILTINS for n in type_names(text, self.language)):
+                return EXTERNAL  # a bare `list` / `dict`: its items are unknown here
+        owners = self.types_of(expr.base, depth + 1)
+        if not isinstance(owners, list) or not owners:
+            return owners
+        dunder = "__getitem__" if expr.arg == "index" else "__iter__"
+        found, _ = self.find_member(owners, dunder)
+        out: list[Result] = []
+        for fn in found:
+            text = self.returns_of(fn)
+            if not text:
+                continue
+            if dunder == "__iter__":
+                text = element_text(text, True) or ""
+            out.append(self.named(text, fn.path, self.owner_class(fn)) if text else None)
+        return _combine(out)
+
+    def declared_text(self, expr: TypeExpr | None, depth: int) -> tuple[str, str, StoredSymbol | None] | None:
+        """The type of a value as written where it is declared (with its type arguments,
+        which `types_of` drops): (text, file it is written in, class around it)."""
+        if expr is None or depth > 8:
+            return None
+        if expr.op == "named":
+            return expr.arg, self.rel, self.enclosing_class()
+        if expr.op == "member":
+            owners = self.types_of(expr.base, depth + 1)
+            if not isinstance(owners, list) or not owners:
+                return None
+            found, _ = self.find_member(owners, expr.arg)
+            for e in found:
+                if e.symbol.kind in CALLABLE_KINDS:
+                    text = self.returns_of(e)
+                else:
+                    text = value_type(e.symbol.signature or "", e.symbol.name, e.language)
+                    if not text and e.language == "python":
+                        text = self.lookup.assigned_type(e)
+                    if e.language == "php" and (not text or text.lstrip("?") in ("array", "iterable")):
+                        # `/** @var HandlerInterface[] */ protected array $handlers;`
+                        text = doc_type(e.symbol.doc, "var") or text
+                if text:
+                    return text, e.path, self.owner_class(e)
+            return None
+        if expr.op == "param":
+            callees = self.callees(expr.base, depth + 1)
+            for c in callees if isinstance(callees, list) else []:
+                fn = c
+                if c.symbol.kind in CLASS_KINDS:
+                    ctors, _ = self.find_member([c], "constructor")
+                    fn = ctors[0] if ctors else c
+                text = parameter_type(fn.symbol.signature or "", int(expr.arg), fn.language)
+                if text:
+                    return text, fn.path, self.owner_class(fn)
+            return None
+        if expr.op == "element":
+            outer = self.declared_text(expr.base, depth + 1)
+            inner = item_text(outer[0], expr.arg) if outer is not None else None
+            return (inner, outer[1], outer[2]) if inner and outer is not None else None
+        if expr.op == "returns":
+            callees = self.callees(expr.base, depth + 1)
+            if not isinstance(callees, list):
+                return None
+            for c in callees:
+                if c.symbol.kind in CALLABLE_KINDS:
+                    text = self.returns_of(c)
+                    if c.language == "php" and (not text or text.lstrip("?") in ("array", "iterable")):
+                        # `@return Command[]` on a method declared `: array`
+                        text = doc_type(c.symbol.doc, "return") or text
+                    if text:
+                        return text, c.path, self.owner_class(c)
+        return None
+
+    def parameter_types(self, expr: TypeExpr, depth: int) -> Result:
+        """`f(a, {…})`: the declared type of parameter `expr.arg` of each callee (a class
+        is called through its constructor)."""
+        callees = self.callees(expr.base, depth + 1)
+        if not isinstance(callees, list):
+            return callees
+        results: list[Result] = []
+        for c in callees:
+            fn = c
+            if c.symbol.kind in CLASS_KINDS:
+                ctors, _ = self.find_member([c], "constructor" if c.language != "python" else "__init__")
+                if not ctors:
+                    continue
+                fn = ctors[0]
+            if fn.symbol.kind not in CALLABLE_KINDS:
+                continue
+            text = parameter_type(fn.symbol.signature or "", int(expr.arg), fn.language)
+            if text:
+                results.append(self.named(text, fn.path, self.owner_class(fn)))
+        return _combine(results)
 
     def callees(self, expr: TypeExpr | None, depth: int) -> Result:
         """What is called: for `Foo()` the class Foo, for `a.make()` the method."""
@@ -361,7 +566,7 @@ class Evaluator:
         target = imports.get(name)
         if target is not None:
             module = self.lookup.module_symbol(target, self.language)
-            if module is not None:
+            if module is not None and not self.named_import(target, module):
                 return [module]
         # `import make_user as build`: the definition carries the imported name
         candidates = self.defs(target.replace("/", ".").rsplit(".", 1)[-1] if target else name)
@@ -389,6 +594,19 @@ class Evaluator:
         ranked = self.rank(candidates, path, imports, name, self.language)
         return ranked[:1] if len(ranked) > 1 else ranked
 
+    def named_import(self, target: str, module: StoredSymbol) -> bool:
+        """JS/TS `import { Redis } from "../lib"` names what lib/index.ts exports, not a
+        file lib/Redis.ts that a loose module match would find; a namespace import
+        (`import * as cmds from "./a/b"`) names its module exactly."""
+        if self.language not in ("javascript", "typescript", "tsx", "jsx"):
+            return False
+        parent = target.rpartition(".")[0]
+        return (
+            module.symbol.qualified_name != target
+            and bool(parent)
+            and self.lookup.module_symbol(parent, self.language) is not None
+        )
+
     def default_export(self, target: str, name: str, path: str) -> Result:
         """`import baseGot from '../source/index.js'` (JS/TS): what that module's
         `export default got;` names, resolved in the module."""
@@ -414,6 +632,11 @@ class Evaluator:
         if module is None or not name:
             return None
         named = self.lookup.imports_of(module.path).get(name)
+        local = self.lookup.export_alias(module.path, name) if named is None else None
+        if local is not None:  # `export { Hono as HonoBase }`
+            found = [c for c in self.defs(local) if _is_top_level(c) and c.path == module.path]
+            if found:
+                return found
         candidates = [c for c in self.defs(name) if _is_top_level(c)]
         if named is not None:
             found = [c for c in candidates if _ends_with(c.symbol.qualified_name, named)]
@@ -461,17 +684,23 @@ class Evaluator:
             if c.symbol.container:
                 by_container.setdefault(c.symbol.container, []).append(c)
         level = list(owners)
-        seen: set[str] = set()
+        # by declaration, not by name: TS merges `class Redis` with `interface Redis
+        # extends Commander…` declared apart, and each brings its own bases
+        seen: set[tuple[str, int, str]] = set()
         open_ = False
         for _ in range(12):
             hits: list[StoredSymbol] = []
+            declared: list[StoredSymbol] = []  # only an interface of this level has it
             nxt: list[StoredSymbol] = []
             for owner in level:
                 q = owner.symbol.qualified_name
-                if q in seen:
+                key = (owner.path, owner.symbol.selection_range.start.line, q)
+                if key in seen:
                     continue
-                seen.add(q)
-                hits.extend(by_container.get(q, ()))
+                seen.add(key)
+                # a PHP class that `use`s a trait and implements an interface runs the
+                # trait's method: the body beats the interface's declaration
+                (declared if owner.symbol.kind is SymbolKind.INTERFACE else hits).extend(by_container.get(q, ()))
                 if owner.symbol.kind in (SymbolKind.MODULE, SymbolKind.NAMESPACE):
                     if not hits:
                         hits.extend(self.module_export(owner, name, by_container))
@@ -479,6 +708,7 @@ class Evaluator:
                 bases, external = self.bases(owner)
                 open_ = open_ or external
                 nxt.extend(bases)
+            hits = hits or declared
             if hits:
                 return _unique(hits), open_
             if not nxt:
@@ -601,141 +831,3 @@ def _ends_with(qualified: str, wanted: str) -> bool:
     q = qualified.replace("\\", ".").replace("::", ".").replace("/", ".")
     w = wanted.replace("\\", ".").replace("::", ".").replace("/", ".").strip(".")
     return q == w or q.endswith("." + w)
-
-
-# ---- reading declared types from signatures ------------------------------------------------
-
-_SPLIT = re.compile(r"[|,&]")
-
-
-def type_names(text: str, language: str) -> list[str]:
-    """Class names a written type can hold: `Optional[Foo]`, `Foo | None`, `?Foo`,
-    `'Foo'`, `Foo<T>`, `Foo[]` (nothing: an array), `Promise<Foo>` -> `Promise`."""
-    t = text.strip().strip("'\"").lstrip(":").strip()
-    if not t:
-        return []
-    m = re.fullmatch(r"(?:typing\.)?(?:Optional|Type|type|ClassVar|Final|Annotated)\[(.*)\]", t)
-    if m:
-        inner = m.group(1)
-        return type_names(inner.split(",")[0] if t.startswith(("Annotated", "typing.Annotated")) else inner, language)
-    inner = _ts_wrapped(t)
-    if inner is not None:  # TS wrappers that keep (some of) the members of what they wrap
-        return type_names(_split_top(inner)[0], language)
-    m = re.fullmatch(r"(?:typing\.)?Union\[(.*)\]", t)
-    if m:
-        t = m.group(1).replace(",", "|")
-    parts = []
-    depth = 0
-    cur = ""
-    for ch in t:
-        if ch in "[<(":
-            depth += 1
-        elif ch in "]>)":
-            depth -= 1
-        if depth == 0 and ch in "|&":
-            parts.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    parts.append(cur)
-    out = []
-    for p in parts:
-        p = p.strip().lstrip("?").strip().strip("'\"")
-        if not p or p in _NULLISH or p.endswith("[]"):
-            continue
-        if len(parts) > 1 and _ts_wrapped(p) is not None:  # `Required<Omit<A, 'x'>> & {…}`
-            out.extend(type_names(p, language))
-            continue
-        p = re.split(r"[<\[(]", p, maxsplit=1)[0].strip()
-        if re.fullmatch(r"[\\\w.$#]+", p):
-            out.append(p)
-    return out
-
-
-_TS_WRAPPER = re.compile(
-    r"(?:Required|Partial|Readonly|NonNullable|Promise|Awaited|PromiseLike|Omit|Pick|Except|"
-    r"Simplify|SetRequired|SetOptional|Writable|ReadonlyDeep|PartialDeep)<"
-)
-
-
-def _ts_wrapped(text: str) -> str | None:
-    """`Required<X>` -> `X` when the wrapper's brackets span the whole text (not
-    `Required<A> & Pick<B>`)."""
-    m = _TS_WRAPPER.match(text)
-    if m is None:
-        return None
-    depth = 0
-    for i in range(m.end() - 1, len(text)):
-        c = text[i]
-        if c in "<([{":
-            depth += 1
-        elif c in ">)]}":
-            depth -= 1
-            if depth == 0:
-                return text[m.end() : i] if i == len(text) - 1 else None
-    return None
-
-
-def return_type(signature: str, language: str) -> str | None:
-    if signature.startswith("@method"):  # a PHP docblock method: `@method static Foo now()`
-        m = re.match(r"@method\s+(?:static\s+)?([^\s(]+)\s+\w+\s*\(", signature)
-        return m.group(1) if m else None
-    if language == "python":
-        m = re.search(r"->\s*(.+?)\s*:?\s*$", signature)
-        return m.group(1) if m else None
-    m = re.search(r"\)\s*:\s*([^{=]+?)\s*(?:=>|\{|;)?\s*$", signature)
-    return m.group(1) if m else None
-
-
-def value_type(signature: str, name: str, language: str) -> str | None:
-    """A field's declared type, or the class a field/variable is constructed from."""
-    sig = signature.strip()
-    if language == "php":
-        m = re.search(r"([\\\w?|]+)\s+\$" + re.escape(name) + r"\b", sig)
-        if m and m.group(1) not in ("public", "private", "protected", "readonly", "static", "var", "const"):
-            return m.group(1)
-        m = re.search(r"=\s*new\s+([\\\w]+)", sig)
-        return m.group(1) if m else None
-    m = re.search(re.escape(name) + r"\??\s*:\s*([^=;]+?)\s*(?:=|;|$)", sig)
-    if m and not m.group(1).startswith(("(", "{")):
-        return m.group(1)
-    m = re.search(r"=\s*(?:new\s+|await\s+)?([A-Za-z_$][\w.$]*)\s*\(", sig)
-    if m and (m.group(1)[:1].isupper() or "new " in sig):
-        return m.group(1)
-    return None
-
-
-def base_names(signature: str, language: str, parent_only: bool = False) -> list[str]:
-    if language == "python":
-        m = re.search(r"class\s+\w+\s*(?:\[[^\]]*\])?\s*\((.*)\)", signature)
-        if not m:
-            return []
-        names = []
-        for part in _split_top(m.group(1)):
-            part = part.strip()
-            if not part or "=" in part or part.startswith("*"):
-                continue
-            names.append(re.split(r"\[", part, maxsplit=1)[0].strip())
-        return names
-    names = []
-    for kw in ("extends",) if parent_only else ("extends", "implements"):
-        m = re.search(kw + r"\s+(.+?)(?:\s+(?:extends|implements)\s|\s*\{|$)", signature)
-        if m:
-            names.extend(re.split(r"[<(]", p.strip(), maxsplit=1)[0].strip() for p in _split_top(m.group(1)))
-    return [n for n in names if n]
-
-
-def _split_top(text: str) -> list[str]:
-    parts, depth, cur = [], 0, ""
-    for ch in text:
-        if ch in "[<(":
-            depth += 1
-        elif ch in "]>)":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    parts.append(cur)
-    return parts

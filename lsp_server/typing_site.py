@@ -33,7 +33,11 @@ class TypeExpr:
     op: `self` (enclosing class), `super` (its bases), `named` (a type as written,
     `arg`), `global` (whatever the file-level name `arg` denotes), `member` (the member
     `arg` of `base`: a field's declared type, a method's return type), `returns`
-    (calling `base`: a class gives an instance, a function its declared return type).
+    (calling `base`: a class gives an instance, a function its declared return type),
+    `param` (the declared type of parameter number `arg` of what `base` calls: a
+    function, a method, a class's constructor),
+    `element` (an item of `base`, a container: `arg` is `iter` for a loop, `index`
+    for a subscript), `context` (the type `base` an object literal is checked against).
     """
 
     op: str
@@ -64,6 +68,14 @@ class Site:
     # PHP keeps methods and properties apart: `$x->m()` is a method, `$x->m` a property
     # (None: the syntax does not say)
     call: bool | None = None
+    # TS/JS shorthand property `{host}`: the key is also a read of the value `host`
+    # (tsserver answers both: the value's definition, then the property's)
+    shorthand: bool = False
+    # TS/JS: the identifier is what a call calls: its arguments, each a string
+    # literal's value or None (any other expression), to pick among overloads
+    args: tuple[str | None, ...] | None = None
+    # TS/JS: the class a `new` expression constructs (not a merged interface)
+    new: bool = False
 
 
 def site_at(doc: SourceDocument, line: int, byte_col: int) -> Site | None:
@@ -324,6 +336,10 @@ class _Python(_Language):
             # `await c.get()`: an async def's declared type is what await gives;
             # `A() if c else b`: the first branch
             return self.expr_type(node.named_children[0], depth)
+        if t == "subscript":
+            # `self._spans[0]`, `layout["left"]`: an item of the container's type
+            base = self.expr_type(node.child_by_field_name("value"), depth)
+            return TypeExpr("element", "index", base) if base is not None else None
         literal = _PY_LITERALS.get(t)
         return TypeExpr("named", literal) if literal else None
 
@@ -340,6 +356,21 @@ class _Python(_Language):
             if ann is not None:
                 return TypeExpr("named", self.text(ann))
             return self.expr_type(holder.child_by_field_name("right"), depth + 1)
+        if holder.type in ("for_statement", "for_in_clause") and holder.child_by_field_name("left") == bound:
+            # `for span in self._spans:` with `_spans: List[Span]`: an element
+            base = self.expr_type(holder.child_by_field_name("right"), depth + 1)
+            return TypeExpr("element", "iter", base) if base is not None else None
+        loop = holder.parent
+        if (
+            holder.type in ("pattern_list", "tuple_pattern") and loop is not None
+            and loop.type in ("for_statement", "for_in_clause") and loop.child_by_field_name("left") == holder
+        ):
+            # `for position, text, tag in _parse(markup):` -> item 2 of the element
+            base = self.expr_type(loop.child_by_field_name("right"), depth + 1)
+            index = holder.named_children.index(bound) if bound in holder.named_children else -1
+            if base is None or index < 0:
+                return None
+            return TypeExpr("element", f"item:{index}", TypeExpr("element", "iter", base))
         if holder.type == "as_pattern_target" and holder.parent is not None:
             # `with Client() as client:` -> what the context manager is (the usual
             # `__enter__` returns self)
@@ -443,7 +474,115 @@ class _Js(_Language):
             # `const {url} = options`: the name reads the member `url` of `options`
             base = super().site(node)
             return replace(base, receiver=key, local=None)
-        return super().site(node)
+        literal = _literal_of_key(node)
+        if literal is not None:
+            # `{host: 'a'}` passed where `ClientOptions` is expected: `ClientOptions.host`
+            found = self.literal_context(literal, 0)
+            context = TypeExpr("context", base=found) if found is not None else TypeExpr("unknown")
+            base = super().site(node)
+            if node.type == "shorthand_property_identifier":
+                return replace(base, receiver=context, shorthand=True)
+            return replace(base, receiver=context, local=None)
+        base = super().site(node)
+        inline = self.inline_member(node)
+        if inline is not None:
+            # `options.headerName` with `options: { headerName?: string }`: that line
+            return replace(base, receiver=None, local=self.doc.node_range(inline))
+        callee = node.parent if node.parent is not None and node.parent.type == "member_expression" else node
+        holder = callee.parent
+        if holder is not None and holder.type == "call_expression" and holder.child_by_field_name("function") == callee:
+            return replace(base, args=self.call_args(holder))
+        if holder is not None and holder.type == "new_expression" and holder.child_by_field_name("constructor") == callee:
+            return replace(base, new=True)
+        return base
+
+    def inline_member(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
+        """The property a member access names when its object is a local or parameter
+        annotated with an object type written in place (`options: { a?: T }`): the
+        index keeps no symbol for it, the tree has it."""
+        parent = node.parent
+        if parent is None or parent.type != "member_expression" or parent.child_by_field_name("property") != node:
+            return None
+        obj = parent.child_by_field_name("object")
+        if obj is None or obj.type != "identifier":
+            return None
+        bound = self.binding(obj, self.text(obj))
+        holder = bound.parent if bound is not None else None
+        ann = holder.child_by_field_name("type") if holder is not None else None
+        shape = ann.named_children[0] if ann is not None and ann.named_child_count else None
+        if shape is None or shape.type != "object_type":
+            return None
+        name = self.text(node)
+        for member in shape.named_children:
+            key = member.child_by_field_name("name")
+            if member.type in ("property_signature", "method_signature") and key is not None and self.text(key) == name:
+                return key
+        return None
+
+    def call_args(self, call: tree_sitter.Node) -> tuple[str | None, ...] | None:
+        args = call.child_by_field_name("arguments")
+        if args is None or args.type != "arguments":
+            return None  # a tagged template
+        out: list[str | None] = []
+        for a in args.named_children:
+            if a.type == "spread_element":
+                return None  # arity unknown
+            if a.type == "comment":
+                continue
+            frag = [c for c in a.named_children if c.type == "string_fragment"] if a.type == "string" else []
+            out.append(self.text(frag[0]) if len(frag) == 1 else ("" if a.type == "string" else None))
+        return tuple(out)
+
+    def literal_context(self, obj: tree_sitter.Node, depth: int) -> TypeExpr | None:
+        """The type an object literal is checked against where the code declares one: a
+        typed variable, field or parameter default, the declared return type of the
+        function returning it, `satisfies`/`as`, the parameter it is passed to, the
+        member it is assigned to, or (nested) the type of the key holding it."""
+        if depth > _MAX_DEPTH:
+            return None
+        parent = obj.parent
+        while parent is not None and parent.type == "parenthesized_expression":
+            obj, parent = parent, parent.parent
+        if parent is None:
+            return None
+        t = parent.type
+        if t in ("satisfies_expression", "as_expression"):
+            if parent.named_child_count > 1 and parent.named_children[0] == obj:
+                return TypeExpr("named", self.text(parent.named_children[1]))
+            return None
+        if t in ("variable_declarator", "public_field_definition", "required_parameter", "optional_parameter"):
+            if parent.child_by_field_name("value") != obj:
+                return None
+            ann = parent.child_by_field_name("type")
+            return TypeExpr("named", self.text(ann).lstrip(":").strip()) if ann is not None else None
+        if t == "return_statement" or (t == "arrow_function" and parent.child_by_field_name("body") == obj):
+            fn = parent if t == "arrow_function" else nearest_ancestor(parent, self.function_types)
+            ret = fn.child_by_field_name("return_type") if fn is not None else None
+            return TypeExpr("named", self.text(ret).lstrip(":").strip()) if ret is not None else None
+        if t == "pair" and parent.child_by_field_name("value") == obj:
+            outer = parent.parent
+            key = parent.child_by_field_name("key")
+            if outer is None or outer.type != "object" or key is None or key.type != "property_identifier":
+                return None
+            base = self.literal_context(outer, depth + 1)
+            return TypeExpr("member", self.text(key), base) if base is not None else None
+        if t == "assignment_expression" and parent.child_by_field_name("right") == obj:
+            left = parent.child_by_field_name("left")
+            return self.expr_type(left, depth + 1) if left is not None and left.type == "member_expression" else None
+        if t == "arguments":
+            call = parent.parent
+            index = next((i for i, a in enumerate(parent.named_children) if a == obj), None)
+            if call is None or index is None:
+                return None
+            if call.type == "call_expression":
+                callee = self.expr_type(call.child_by_field_name("function"), depth + 1)
+            elif call.type == "new_expression":
+                ctor = call.child_by_field_name("constructor")
+                callee = TypeExpr("named", self.text(ctor)) if ctor is not None else None
+            else:
+                return None
+            return TypeExpr("param", str(index), callee) if callee is not None else None
+        return None
 
     def destructured_key(self, node: tree_sitter.Node) -> TypeExpr | None:
         """The member a destructuring pattern's key reads (`{url}` / `{url: u}` in a
@@ -488,7 +627,12 @@ class _Js(_Language):
             name = self.text(node)
             bound = self.binding(node, name)
             if bound is None:
-                return TypeExpr("global", name)
+                program = node
+                while program.parent is not None:
+                    program = program.parent
+                const = self._file_const(program, name)
+                typed = self.binding_type(const, depth) if const is not None else None
+                return typed or TypeExpr("global", name)
             return self.binding_type(bound, depth)
         if t == "member_expression":
             base = self.expr_type(node.child_by_field_name("object"), depth)
@@ -504,12 +648,22 @@ class _Js(_Language):
             return self.expr_type(node.named_children[0], depth)
         if t in ("as_expression", "satisfies_expression") and node.named_child_count > 1:
             return TypeExpr("named", self.text(node.named_children[1]))
+        if t == "subscript_expression":
+            # `nodes[0]` with `nodes: Redis[]`: an item of the array's type
+            base = self.expr_type(node.child_by_field_name("object"), depth)
+            return TypeExpr("element", "index", base) if base is not None else None
         return None
 
     def binding_type(self, bound: tree_sitter.Node, depth: int) -> TypeExpr | None:
         holder = bound.parent
         if holder is None:
             return None
+        if holder.type == "for_in_statement" and holder.child_by_field_name("left") == bound:
+            # `for (const node of nodes)`: an element (`for … in` gives string keys)
+            if holder.child_by_field_name("operator") is None or self.text(holder.child_by_field_name("operator")) != "of":
+                return None
+            base = self.expr_type(holder.child_by_field_name("right"), depth + 1)
+            return TypeExpr("element", "iter", base) if base is not None else None
         ann = holder.child_by_field_name("type")
         if ann is not None and ann.type == "type_annotation":
             return TypeExpr("named", self.text(ann).lstrip(":").strip())
@@ -543,6 +697,25 @@ class _Js(_Language):
             cur = cur.parent
         return None
 
+    def _file_const(self, program: tree_sitter.Node, name: str) -> tree_sitter.Node | None:
+        """`const nodes = new Cluster().nodes("master");` at file level: its value is in
+        this tree (the index keeps only a shortened signature). Only a declarator whose
+        value is a call, `new` or `await` counts: other file-level names stay the
+        index's (imports, functions, classes)."""
+        for stmt in program.named_children:
+            decl = stmt.child_by_field_name("declaration") if stmt.type == "export_statement" else stmt
+            if decl is None or decl.type not in ("lexical_declaration", "variable_declaration"):
+                continue
+            for d in decl.named_children:
+                nm = d.child_by_field_name("name") if d.type == "variable_declarator" else None
+                value = d.child_by_field_name("value") if nm is not None else None
+                if nm is not None and nm.type == "identifier" and self.text(nm) == name:
+                    ok = d.child_by_field_name("type") is not None or (
+                        value is not None and value.type in ("call_expression", "new_expression", "await_expression")
+                    )
+                    return nm if ok else None
+        return None
+
     def _bound_in(self, scope: tree_sitter.Node, name: str, before: int) -> tree_sitter.Node | None:
         params = scope.child_by_field_name("parameters") or scope.child_by_field_name("parameter")
         if params is not None:
@@ -556,6 +729,25 @@ class _Js(_Language):
 
     def names_bound(self, capture: str, node: tree_sitter.Node) -> list[tree_sitter.Node]:
         return [node] if capture == "d" else _js_pattern_names(node)
+
+
+def _literal_of_key(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The object literal whose key `node` is (`{host: 'a'}`, shorthand `{host}`, a
+    method `{retry() {…}}`), or None."""
+    parent = node.parent
+    if parent is None:
+        return None
+    if node.type == "shorthand_property_identifier" and parent.type == "object":
+        return parent
+    if (
+        node.type == "property_identifier"
+        and parent.type in ("pair", "method_definition")
+        and parent.child_by_field_name("key" if parent.type == "pair" else "name") == node
+        and parent.parent is not None
+        and parent.parent.type == "object"
+    ):
+        return parent.parent
+    return None
 
 
 def _js_pattern_names(pat: tree_sitter.Node | None) -> list[tree_sitter.Node]:
@@ -595,7 +787,10 @@ _PHP_CLASS_POSITIONS = frozenset({
 
 
 class _Php(_Language):
-    binding_query = "(assignment_expression left: (variable_name) @t)"
+    binding_query = """
+    (assignment_expression left: (variable_name) @t)
+    (foreach_statement) @f
+    """
     identifiers = frozenset({"name"})
     class_types = frozenset({"class_declaration", "trait_declaration", "interface_declaration", "enum_declaration"})
     function_types = frozenset({"method_declaration", "function_definition", "anonymous_function", "arrow_function"})
@@ -769,14 +964,26 @@ class _Php(_Language):
             return None
         if holder.type in ("simple_parameter", "property_promotion_parameter", "variadic_parameter"):
             ty = holder.child_by_field_name("type")
-            if ty is not None:
+            if ty is not None and self.text(ty).lstrip("?") not in ("array", "iterable"):
                 return TypeExpr("named", self.text(ty))
-            return self.docblock_type(holder, bound)
+            # `array $handlers` with `@param HandlerInterface[] $handlers` says more
+            doc = self.docblock_type(holder, bound)
+            return doc or (TypeExpr("named", self.text(ty)) if ty is not None else None)
         if holder.type == "assignment_expression":
             doc_type = self.docblock_type(holder, bound)
             if doc_type is not None:
                 return doc_type
             return self.expr_type(holder.child_by_field_name("right"), depth + 1)
+        loop = holder.parent if holder.type == "pair" else holder
+        if loop is not None and loop.type == "foreach_statement" and loop.named_child_count:
+            if holder.type == "pair" and holder.named_children[-1] != bound:
+                return None  # the key
+            # `foreach ($this->handlers as $handler)` with `@var HandlerInterface[]`
+            doc_type = self.docblock_type(loop, bound)
+            if doc_type is not None:
+                return doc_type
+            base = self.expr_type(loop.named_children[0], depth + 1)
+            return TypeExpr("element", "iter", base) if base is not None else None
         return None
 
     def docblock_type(self, near: tree_sitter.Node, bound: tree_sitter.Node) -> TypeExpr | None:
@@ -806,7 +1013,18 @@ class _Php(_Language):
         return self.bound_in_body(scope, name, node.start_byte)
 
     def names_bound(self, capture: str, node: tree_sitter.Node) -> list[tree_sitter.Node]:
-        return [node]
+        if capture != "f":
+            return [node]
+        # `foreach (<expr> as $v)` / `as $k => $v`: what follows `as`
+        after = False
+        for c in node.children:
+            if c.type == "as":
+                after = True
+            elif after and c.type == "variable_name":
+                return [c]
+            elif after and c.type == "pair":
+                return [v for v in c.named_children if v.type == "variable_name"]
+        return []
 
     def same_name(self, ident: tree_sitter.Node, name: str) -> bool:
         return self.text(ident).lstrip("$") == name

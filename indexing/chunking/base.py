@@ -415,9 +415,15 @@ class TreeSitterStrategy:
     # ---- machinery ---------------------------------------------------------------
 
     def _definitions(
-        self, doc: SourceDocument, root: tree_sitter.Node, prefix: str | None
+        self, doc: SourceDocument, root: tree_sitter.Node, prefix: str | None,
+        span: tuple[int, int] | None = None,
     ) -> list[_Def]:
+        """`span` (bytes lo..hi, whole top-level statements) limits the pass to the
+        definitions inside it: an edited buffer re-reads only the statements it changed."""
         cursor = tree_sitter.QueryCursor(query(self.grammar_name, self.definitions_query))
+        if span is not None:
+            cursor.set_byte_range(*span)
+        lo, hi = span or (0, len(doc.data))
         found: dict[int, tuple[tree_sitter.Node, tree_sitter.Node, SymbolKind]] = {}
         for _, captures in cursor.matches(root):
             def_key = next((k for k in captures if k.startswith("definition.")), None)
@@ -425,6 +431,9 @@ class TreeSitterStrategy:
                 continue
             node = captures[def_key][0]
             if node.id in found:
+                continue
+            # patterns anchored at the root match outside a span too
+            if span is not None and (node.start_byte < lo or node.end_byte > hi):
                 continue
             try:
                 kind = SymbolKind(def_key.split(".", 1)[1])

@@ -130,10 +130,11 @@ def module_name(rel_path: str) -> str:
     A leading `src`/`lib` is dropped as in Python, which also makes `@/api/client`
     (the usual alias for `src/`) name the same module."""
     parts = [p for p in _JS_EXTENSION.sub("", rel_path).split("/") if p and p != "."]
-    if parts and parts[0] in {"src", "lib"} and len(parts) > 1:
-        parts = parts[1:]
+    # `index` first: `lib/index.ts` is the module a `from "../lib"` import names (`lib`)
     if len(parts) > 1 and parts[-1] == "index":
         parts = parts[:-1]
+    if parts and parts[0] in {"src", "lib"} and len(parts) > 1:
+        parts = parts[1:]
     return ".".join(parts)
 
 

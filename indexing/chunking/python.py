@@ -10,9 +10,10 @@ from pathlib import PurePosixPath
 
 import tree_sitter
 
-from ..model import FileAnalysis, Reference, SymbolKind
+from ..model import FileAnalysis, Reference, Symbol, SymbolKind
 from ..source import SourceDocument
-from .base import FileWork, TreeSitterStrategy, _Def
+from .base import ChunkSettings, FileWork, TreeSitterStrategy, _Def
+from .python_buffer import StatementMemo, analyze_buffer
 from .python_strings import type_strings
 from .walks import defines_line
 
@@ -35,6 +36,10 @@ def import_statements(data: bytes, root: tree_sitter.Node) -> list[tree_sitter.N
 
 
 def _is_self_field(d: _Def) -> bool:
+    """`self.x = …`, `cls.a, cls.b = …`: an attribute set in a method (for a tuple
+    target the definition node is the attribute itself)."""
+    if d.node.type == "attribute":
+        return True
     left = d.node.child_by_field_name("left") if d.node.type == "assignment" else None
     return left is not None and left.type == "attribute"
 
@@ -69,7 +74,10 @@ class PythonStrategy(TreeSitterStrategy):
     (module (try_statement (except_clause (block
         (assignment left: (identifier) @name) @definition.variable))))
     ((assignment left: (attribute object: (identifier) @_self attribute: (identifier) @name))
-        @definition.field (#eq? @_self "self"))
+        @definition.field (#match? @_self "^(self|cls)$"))
+    (assignment left: (pattern_list
+        ((attribute object: (identifier) @_self attribute: (identifier) @name) @definition.field
+        (#match? @_self "^(self|cls)$"))))
     """
 
     def _references(
@@ -100,31 +108,22 @@ class PythonStrategy(TreeSitterStrategy):
     def _definitions(
         self, doc: SourceDocument, root: tree_sitter.Node, prefix: str | None
     ) -> list[_Def]:
-        """`self.x = ...` in a method defines the field `x` of the method's class (once,
-        and not where the class body already declares `x`)."""
+        """`self.x = ...` in a method (`cls.x = ...` in a classmethod: pytest's
+        `setup_class`) defines the field `x` of the method's class (once, and not where
+        the class body already declares `x`)."""
         defs = super()._definitions(doc, root, prefix)
-        if not any(d.node.type == "assignment" and d.node.child_by_field_name("left").type == "attribute"  # type: ignore[union-attr]
-                   for d in defs):
+        kept = place_self_fields([d.symbol for d in defs], [_is_self_field(d) for d in defs])
+        if kept is None:
             return defs
-        by_qname = {d.symbol.qualified_name: d for d in defs}
-        taken = {d.symbol.qualified_name for d in defs if not _is_self_field(d)}
-        out: list[_Def] = []
-        for d in defs:
-            if not _is_self_field(d):
-                out.append(d)
-                continue
-            method = by_qname.get(d.symbol.container or "")
-            cls = by_qname.get(method.symbol.container or "") if method is not None else None
-            if cls is None or cls.symbol.kind is not SymbolKind.CLASS:
-                continue
-            qualified = f"{cls.symbol.qualified_name}.{d.symbol.name}"
-            if qualified in taken:
-                continue
-            taken.add(qualified)
-            out.append(_Def(d.node, d.name_node, replace(
-                d.symbol, qualified_name=qualified, container=cls.symbol.qualified_name
-            )))
-        return out
+        return [defs[i] if s is defs[i].symbol else _Def(defs[i].node, defs[i].name_node, s) for i, s in kept]
+
+    def analyze_buffer(
+        self, doc: SourceDocument, settings: ChunkSettings, memo: StatementMemo | None,
+        changed: list[tuple[int, int]],
+    ) -> tuple[FileAnalysis, StatementMemo]:
+        """An open buffer's analysis, re-reading only the top-level statements an edit
+        touched (see `python_buffer`)."""
+        return analyze_buffer(self, doc, settings, memo, changed)
 
     def docstring(self, doc: SourceDocument, node: tree_sitter.Node) -> str | None:
         if node.type == "assignment":
@@ -163,6 +162,33 @@ class PythonStrategy(TreeSitterStrategy):
             "docstring": module_doc,
             "imports": sorted(set(analysis.imports.values())),
         })
+
+
+def place_self_fields(
+    symbols: list[Symbol], self_field: list[bool]
+) -> list[tuple[int, Symbol]] | None:
+    """Which definitions stay, as (index, symbol), once every `self.x = ...` is made a
+    field of the method's class; None when there is none (all stay as they are).
+    Pure, so an open buffer's statement-by-statement analysis applies the same rule."""
+    if not any(self_field):
+        return None
+    by_qname = {s.qualified_name: s for s in symbols}
+    taken = {s.qualified_name for s, f in zip(symbols, self_field, strict=True) if not f}
+    out: list[tuple[int, Symbol]] = []
+    for i, (sym, is_field) in enumerate(zip(symbols, self_field, strict=True)):
+        if not is_field:
+            out.append((i, sym))
+            continue
+        method = by_qname.get(sym.container or "")
+        cls = by_qname.get(method.container or "") if method is not None else None
+        if cls is None or cls.kind is not SymbolKind.CLASS:
+            continue
+        qualified = f"{cls.qualified_name}.{sym.name}"
+        if qualified in taken:
+            continue
+        taken.add(qualified)
+        out.append((i, replace(sym, qualified_name=qualified, container=cls.qualified_name)))
+    return out
 
 
 def _leading_string(doc: SourceDocument, block: tree_sitter.Node) -> str | None:

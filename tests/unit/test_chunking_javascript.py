@@ -11,6 +11,7 @@ from code_intel.indexing.chunking import ChunkSettings
 from code_intel.indexing.chunking.javascript import module_name, resolve_specifier
 from code_intel.indexing.languages import detect_language
 from code_intel.indexing.model import SymbolKind
+
 from tests.conftest import FIXTURES, ctags_tags
 
 APP = FIXTURES / "ts_app"
@@ -43,6 +44,13 @@ def test_module_names_follow_the_path_like_python():
     assert resolve_specifier("@/api/types", "src/auth/login.ts") == "api.types"
     assert resolve_specifier("react", "src/auth/login.ts") == "react"
     assert resolve_specifier("@tanstack/react-query", "src/a.ts") == "@tanstack/react-query"
+
+
+def test_a_package_entry_index_is_the_module_its_directory_import_names():
+    # ioredis' tests `import { Cluster } from "../../../lib"`: before, the import named
+    # `lib` and lib/index.ts was the module `index`, so the import decided nothing
+    assert module_name("lib/index.ts") == resolve_specifier("../../lib", "test/unit/redis.ts") == "lib"
+    assert module_name("src/index.ts") == resolve_specifier(".", "src/client.ts") == "src"
 
 
 def test_typescript_class_methods_and_properties():

@@ -37,6 +37,33 @@ def test_japanese_words_become_the_english_words_code_uses(request_text, expecte
     assert expected <= set(terms(request_text))
 
 
+@pytest.mark.parametrize(
+    ("request_text", "present", "absent"),
+    [
+        # 決済 ("payment") is a software term, but here it straddles 解決 + 済み ("resolved")
+        ("解決済みのスレッドを一覧表示する", {"solution", "thread", "list"}, {"payment", "checkout"}),
+        # 未 is the prefix "un-" of 未決済, not the noun "sheep" it is alone
+        ("未決済の注文を取得する", {"payment", "order", "get"}, {"sheep", "ram"}),
+    ],
+)
+def test_a_software_term_inside_a_longer_word_is_not_cut_out_of_it(request_text, present, absent):
+    found = set(terms(request_text))
+    assert present <= found
+    assert not absent & found
+
+
+@pytest.mark.parametrize(
+    ("request_text", "absent"),
+    [
+        ("状態が切り替わるチェックについて通知する", {"lit", "lighted", "catch"}),  # に + つい(て) "about"
+        ("管理者によって削除されたスレッド", {"depend", "due", "base"}),  # に + よっ(て) "by"
+        ("注文に関する通知", {"relate", "concern"}),  # に + 関する "concerning"
+    ],
+)
+def test_compound_particles_after_ni_are_grammar_not_words(request_text, absent):
+    assert not absent & set(terms(request_text))
+
+
 def test_framing_words_and_particles_are_not_searched():
     found = terms("ユーザーを登録する処理はどこ")
     assert "user" in found and "register" in found

