@@ -480,9 +480,12 @@ def hybrid_query(
         for rank, c in enumerate(sorted(cands.values(), key=lambda c: -(c.vector or -1.0)), 1):
             c.vector_rank = rank
     kw_terms = [t for t in (terms or query_terms(text)) if t.isascii() and len(t) >= 3]
+    if "reference" in signals:
+        used = store.count_references(c.symbol_name for c in cands.values()
+                                      if c.symbol_type not in _NON_SYMBOL_TYPES)
     for c in cands.values():
         if "reference" in signals and c.symbol_type not in _NON_SYMBOL_TYPES:
-            c.references = len(store.find_references(c.symbol_name, limit=21))
+            c.references = min(used[c.symbol_name], 21)
         if fusion == "weighted":
             _count_keyword_hits(c, store, kw_terms)
     if "reference" in signals:

@@ -67,6 +67,13 @@ def test_find_references_returns_the_first_limit_in_position_order(store: IndexS
     assert first == every[:45]
 
 
+def test_reference_counts_of_many_names_at_once_match_find_references(store: IndexStore):
+    names = ["helper", "pkg.core.helper", "run", "core", "absent"]
+    counts = store.count_references(names)
+    assert counts == {n: len(store.find_references(n, limit=10_000)) for n in names}
+    assert counts["helper"] == 1 + 3 * 41 and counts["absent"] == 0
+
+
 def test_references_in_file_and_of_a_name_in_given_files(store: IndexStore):
     in_file = store.references_in_file("pkg/use2.py")
     assert [r.reference.start_line for r in in_file] == sorted(r.reference.start_line for r in in_file)
