@@ -26,7 +26,7 @@ def type_names(text: str, language: str) -> list[str]:
         return type_names(inner.split(",")[0] if t.startswith(("Annotated", "typing.Annotated")) else inner, language)
     inner = _ts_wrapped(t)
     if inner is not None:  # TS wrappers that keep (some of) the members of what they wrap
-        return type_names(_split_top(inner)[0], language)
+        return type_names(split_top_level(inner, ",")[0], language)
     m = re.fullmatch(r"(?:typing\.)?Union\[(.*)\]", t)
     if m:
         t = m.group(1).replace(",", "|")
@@ -119,7 +119,7 @@ def element_text(text: str, iterating: bool) -> str | None:
     m = _CONTAINERS.fullmatch(parts[0])
     if m is None:
         return None
-    kind, args = m.group(1), [a.strip() for a in _split_top(m.group(2))]
+    kind, args = m.group(1), [a.strip() for a in split_top_level(m.group(2), ",")]
     if kind in ("Dict", "dict", "Mapping", "MutableMapping", "DefaultDict", "defaultdict", "OrderedDict"):
         return args[0] if iterating else (args[1] if len(args) > 1 else None)
     if kind in ("Tuple", "tuple") and not (len(args) == 2 and args[1] == "..."):
@@ -155,8 +155,8 @@ def _ts_element(t: str, iterating: bool) -> str | None:
     m = re.fullmatch(r"(Array|ReadonlyArray|Set|ReadonlySet|Iterable|IterableIterator|Record)<(.*)>", one)
     if m is None:
         php = _PHP_ITERABLE.fullmatch(one)  # PHP docblocks: `list<Foo>`, `array<int, Foo>`
-        return [a.strip() for a in _split_top(php.group(1))][-1] if php else None
-    args = [a.strip() for a in _split_top(m.group(2))]
+        return [a.strip() for a in split_top_level(php.group(1), ",")][-1] if php else None
+    args = [a.strip() for a in split_top_level(m.group(2), ",")]
     if m.group(1) == "Record":
         return "" if iterating or len(args) < 2 else args[1]
     if m.group(1) in ("Set", "ReadonlySet") and not iterating:
@@ -171,7 +171,7 @@ def item_text(text: str, how: str) -> str | None:
     m = re.fullmatch(r"(?:typing\.)?(?:Tuple|tuple)\[(.*)\]", text.strip())
     if m is None:
         return None
-    args = [a.strip() for a in _split_top(m.group(1))]
+    args = [a.strip() for a in split_top_level(m.group(1), ",")]
     index = int(how[5:])
     return args[index] if index < len(args) and "..." not in args else None
 
@@ -217,20 +217,8 @@ NOT_STRING = frozenset({
 
 def split_union(text: str) -> list[str]:
     """`A | 'x' | (() => void)` -> its members at the top level, parentheses peeled."""
-    parts, depth, cur = [], 0, ""
-    for i, ch in enumerate(text):
-        if ch in "[<({":
-            depth += 1
-        elif ch in "]>)}" and not (ch == ">" and text[i - 1 : i] == "="):
-            depth -= 1
-        if ch == "|" and depth == 0:
-            parts.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    parts.append(cur)
     out = []
-    for part in (p.strip() for p in parts):
+    for part in (p.strip() for p in split_top_level(text, "|")):
         while part.startswith("(") and part.endswith(")") and parameter_list(part) == [part[1:-1]]:
             part = part[1:-1].strip()  # `(A | B)`; not a function's `(a) => b`
         if part:
@@ -345,7 +333,7 @@ def base_names(signature: str, language: str, parent_only: bool = False) -> list
         if not m:
             return []
         names = []
-        for part in _split_top(m.group(1)):
+        for part in split_top_level(m.group(1), ","):
             part = part.strip()
             if not part or "=" in part or part.startswith("*"):
                 continue
@@ -358,7 +346,7 @@ def base_names(signature: str, language: str, parent_only: bool = False) -> list
     for kw in ("extends",) if parent_only else ("extends", "implements"):
         m = re.search(kw + r"\s+(.+?)(?:\s+(?:extends|implements)\s|\s*\{|$)", signature)
         if m:
-            names.extend(re.split(r"[<(]", p.strip(), maxsplit=1)[0].strip() for p in _split_top(m.group(1)))
+            names.extend(re.split(r"[<(]", p.strip(), maxsplit=1)[0].strip() for p in split_top_level(m.group(1), ","))
     return [n for n in names if n]
 
 
@@ -382,17 +370,17 @@ def _without_type_parameters(signature: str) -> str:
     return signature[: m.end() - 1]
 
 
-def _split_top(text: str) -> list[str]:
-    parts, depth, cur = [], 0, ""
-    for ch in text:
-        if ch in "[<(":
+def split_top_level(text: str, sep: str) -> list[str]:
+    """`text` cut at each `sep` outside brackets (`[]`, `<>`, `()`, `{}`); an arrow's
+    `=>` closes nothing."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "[<({":
             depth += 1
-        elif ch in "]>)":
+        elif ch in "]>)}" and not (ch == ">" and text[i - 1 : i] == "="):
             depth -= 1
-        if ch == "," and depth == 0:
-            parts.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    parts.append(cur)
+        elif ch == sep and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
     return parts
