@@ -70,15 +70,22 @@ def _ts_wrapped(text: str) -> str | None:
     m = _TS_WRAPPER.match(text)
     if m is None:
         return None
+    close = _closing_bracket(text, m.end() - 1)
+    return text[m.end() : close] if close == len(text) - 1 else None
+
+
+def _closing_bracket(text: str, at: int) -> int | None:
+    """Where the bracket opened at `at` closes (`[]`, `<>`, `()`, `{}`; an arrow's `=>`
+    closes nothing); None when the text ends first."""
     depth = 0
-    for i in range(m.end() - 1, len(text)):
-        c = text[i]
-        if c in "<([{":
+    for i in range(at, len(text)):
+        ch = text[i]
+        if ch in "[<({":
             depth += 1
-        elif c in ">)]}":
+        elif ch in "]>)}" and not (ch == ">" and text[i - 1 : i] == "="):
             depth -= 1
             if depth == 0:
-                return text[m.end() : i] if i == len(text) - 1 else None
+                return i
     return None
 
 
@@ -358,16 +365,8 @@ def _without_type_parameters(signature: str) -> str:
     m = _DECLARED_NAME.search(signature)
     if m is None:
         return signature
-    depth = 0
-    for i in range(m.end() - 1, len(signature)):
-        ch = signature[i]
-        if ch == "<":
-            depth += 1
-        elif ch == ">" and signature[i - 1] != "=":
-            depth -= 1
-            if depth == 0:
-                return signature[: m.end() - 1] + signature[i + 1 :]
-    return signature[: m.end() - 1]
+    close = _closing_bracket(signature, m.end() - 1)
+    return signature[: m.end() - 1] + (signature[close + 1 :] if close is not None else "")
 
 
 def split_top_level(text: str, sep: str) -> list[str]:
