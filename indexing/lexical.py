@@ -338,9 +338,8 @@ class LexicalIndex:
             "c.end_line, f.name, f.body FROM lex_chunks c JOIN chunk_fts f ON f.rowid = c.rowid "
             "WHERE c.rowid IN ({})", top,
         )
-        matched = _Matcher(terms)
         return [
-            LexicalHit(r[1], r[2], r[3], r[4], r[5], r[6], score, rank, matched(f"{r[7]} {r[8]}"))
+            LexicalHit(r[1], r[2], r[3], r[4], r[5], r[6], score, rank, matched_terms(terms, f"{r[7]} {r[8]}"))
             for rank, (score, r) in enumerate(((score, rows[rowid]) for rowid, score in top), 1)
         ]
 
@@ -357,9 +356,8 @@ class LexicalIndex:
             "SELECT l.rowid, l.path, f.path, f.names FROM lex_files l JOIN file_fts f ON f.rowid = l.rowid "
             "WHERE l.rowid IN ({})", top,
         )
-        matched = _Matcher(terms)
         return [
-            FileHit(r[1], score, rank, matched(f"{r[2]} {r[3]}"))
+            FileHit(r[1], score, rank, matched_terms(terms, f"{r[2]} {r[3]}"))
             for rank, (score, r) in enumerate(((score, rows[rowid]) for rowid, score in top), 1)
         ]
 
@@ -419,18 +417,13 @@ class LexicalIndex:
         }
 
 
-class _Matcher:
+def matched_terms(terms: list[str], text: str) -> tuple[str, ...]:
     """Which of the request's terms a hit's text contains as a word, or (terms over three
     letters) as the start of a word: a cheap stand-in for the stemmer ("login" matches
     "logins"). `str.find` and a look at the neighbours: a hit's text can be a whole
     file's names, and tokenising it per request cost more than the BM25 query itself."""
-
-    def __init__(self, terms: list[str]) -> None:
-        self.terms = terms
-
-    def __call__(self, text: str) -> tuple[str, ...]:
-        low = text.lower()
-        return tuple(t for t in self.terms if _has_word(low, t))
+    low = text.lower()
+    return tuple(t for t in terms if _has_word(low, t))
 
 
 def _has_word(text: str, term: str) -> bool:
