@@ -805,3 +805,22 @@ class TsxStrategy(TypeScriptStrategy):
     language = "tsx"
     grammar_name = "tsx"
     jsx = True
+
+
+# A line that opens with `<` after indentation: a generic call signature's type parameters
+# (`  <I extends Input = {}>(handler: H<I>): R` in an interface, hono's `types.ts`).
+_GENERIC_SIGNATURE_LINE = re.compile(rb"(?m)^([ \t]*)[ \t]<")
+
+
+def repair_generic_signatures(data: bytes) -> bytes | None:
+    """tree-sitter-typescript ends a type member at a line break only when the next line
+    cannot continue it, and `<` can (a comparison), so an interface whose call signatures
+    put their type parameters on a new line (`<\\n E2 extends Env = E,\\n>(…)`) fails to
+    parse from that member on: the whole file, for hono's `types.ts`. The same bytes with
+    the indentation's last blank before such a `<` turned into `;` parse as TypeScript
+    means them; every offset stays the same, so the tree still describes `data`. None
+    when no line looks like that."""
+    if b"<" not in data:
+        return None
+    fixed = _GENERIC_SIGNATURE_LINE.sub(rb"\1;<", data)
+    return fixed if fixed != data else None
