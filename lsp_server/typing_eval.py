@@ -24,7 +24,7 @@ from code_intel.indexing.chunking.php import resolve_name
 from code_intel.indexing.model import SymbolKind
 from code_intel.indexing.store import StoredSymbol
 
-from .typing_site import Site, TypeExpr
+from .typing_site import Arg, ArgShape, Site, TypeExpr
 from .typing_text import (
     NOT_STRING,
     NULLISH,
@@ -159,7 +159,7 @@ class Evaluator:
                 return [d]
         return found
 
-    def accepts(self, fn: StoredSymbol, args: tuple[str | None, ...]) -> bool:
+    def accepts(self, fn: StoredSymbol, args: tuple[Arg, ...]) -> bool:
         """Whether a call with these arguments fits this signature for sure (arity, and
         string literals against literal-typed parameters). A rest parameter typed as a
         tuple (`...args: [key: K, ...data: D[], nx: 'NX']`) counts element by element."""
@@ -182,9 +182,47 @@ class Evaluator:
             arg = args[i] if 0 <= i < len(args) else None
             if arg is None:
                 continue
-            if not self.fits_string(arg, declared_type(param) or "any", fn.path):
+            declared = declared_type(param) or "any"
+            if isinstance(arg, ArgShape):
+                if not self.fits_shape(arg, declared, fn.path):
+                    return False
+            elif not self.fits_string(arg, declared, fn.path):
                 return False
         return True
+
+    def fits_shape(self, shape: ArgShape, text: str, path: str, depth: int = 0) -> bool:
+        """Whether an object literal or a function may be passed where `text` is
+        declared; False only when sure: a primitive or a literal type, an array or
+        tuple, a function type for an object (`callback?: PacketCallback` with
+        `type PacketCallback = (err?: Error) => void`), an object type for a function,
+        a workspace class or interface for a function."""
+        if depth > 3:
+            return True
+        for part in split_union(text):
+            if part in NULLISH or part in NOT_STRING - {"Function"} or part == "string":
+                continue
+            if re.fullmatch(r"'[^']*'|\"[^\"]*\"|-?\d[\w.]*", part) or part.endswith("]") or part.startswith("["):
+                continue  # a literal type, an array, a tuple
+            is_function = part.startswith("(") and "=>" in part or part.startswith("new ") or part == "Function"
+            if part.startswith(("(", "new ", "{")) or part == "Function":
+                if is_function == (shape is ArgShape.FUNCTION):
+                    return True
+                continue
+            name = re.match(r"[A-Za-z_$][\w$.]*", part)
+            if name is None or name.end() != len(part) and part[name.end()] != "<":
+                return True  # keyof …, a conditional type: unsure
+            found = self.global_name(name.group(), path, classes_only=True)
+            decl = found[0] if isinstance(found, list) and len(found) == 1 else None
+            if decl is None:
+                return True
+            if decl.symbol.kind is SymbolKind.TYPE:
+                value_text = self.lookup.alias_value(decl)
+                if not value_text or self.fits_shape(shape, value_text, decl.path, depth + 1):
+                    return True
+                continue
+            if shape is ArgShape.OBJECT or decl.symbol.kind not in (SymbolKind.CLASS, SymbolKind.INTERFACE):
+                return True
+        return False
 
     def fits_string(self, value: str, text: str, path: str, depth: int = 0) -> bool:
         """Whether the string literal `value` may be passed where `text` is declared;

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from enum import Enum
 
 import tree_sitter
 from code_intel.indexing.chunking.php_docblock import docblock_type_names
@@ -47,6 +48,19 @@ class TypeExpr:
     alt: TypeExpr | None = None
 
 
+class ArgShape(Enum):
+    """A call argument whose value is not a string literal but whose kind the syntax
+    shows: an object literal, or a function (arrow, function expression). Enough to
+    tell overloads apart (`publish(t, m, {qos: 1})` is not `publish(t, m, callback)`)."""
+
+    OBJECT = "object"
+    FUNCTION = "function"
+
+
+# one argument of a call: a string literal's value, a shape, or None (anything else)
+Arg = str | ArgShape | None
+
+
 @dataclass(frozen=True, slots=True)
 class Site:
     """The identifier at a position and what the syntax says about it."""
@@ -73,7 +87,7 @@ class Site:
     shorthand: bool = False
     # TS/JS: the identifier is what a call calls: its arguments, each a string
     # literal's value or None (any other expression), to pick among overloads
-    args: tuple[str | None, ...] | None = None
+    args: tuple[Arg, ...] | None = None
     # TS/JS: the class a `new` expression constructs (not a merged interface)
     new: bool = False
 
@@ -519,19 +533,39 @@ class _Js(_Language):
                 return key
         return None
 
-    def call_args(self, call: tree_sitter.Node) -> tuple[str | None, ...] | None:
+    def call_args(self, call: tree_sitter.Node) -> tuple[Arg, ...] | None:
         args = call.child_by_field_name("arguments")
         if args is None or args.type != "arguments":
             return None  # a tagged template
-        out: list[str | None] = []
+        out: list[Arg] = []
         for a in args.named_children:
             if a.type == "spread_element":
                 return None  # arity unknown
             if a.type == "comment":
                 continue
+            if a.type in _ARG_SHAPES:
+                out.append(_ARG_SHAPES[a.type])
+                continue
+            if a.type == "identifier":
+                out.append(self.local_shape(a))
+                continue
             frag = [c for c in a.named_children if c.type == "string_fragment"] if a.type == "string" else []
             out.append(self.text(frag[0]) if len(frag) == 1 else ("" if a.type == "string" else None))
         return tuple(out)
+
+    def local_shape(self, ident: tree_sitter.Node) -> ArgShape | None:
+        """A local passed by name: an object literal or a function when its declaration
+        says so (`const opts: IClientOptions = {…}`, `function onDone() {…}`)."""
+        bound = self.binding(ident, self.text(ident))
+        holder = bound.parent if bound is not None else None
+        if holder is None:
+            return None
+        if holder.type in ("function_declaration", "generator_function_declaration"):
+            return ArgShape.FUNCTION
+        value = holder.child_by_field_name("value") if holder.type == "variable_declarator" else None
+        if value is None or holder.child_by_field_name("name") != bound:
+            return None
+        return _ARG_SHAPES.get(value.type)
 
     def literal_context(self, obj: tree_sitter.Node, depth: int) -> TypeExpr | None:
         """The type an object literal is checked against where the code declares one: a
@@ -639,6 +673,9 @@ class _Js(_Language):
             prop = self.text(node.child_by_field_name("property"))
             return TypeExpr("member", prop, base) if base is not None else None
         if t == "call_expression":
+            local = self.local_call_type(node.child_by_field_name("function"), depth)
+            if local is not None:
+                return local
             callee = self.expr_type(node.child_by_field_name("function"), depth)
             return TypeExpr("returns", base=callee) if callee is not None else None
         if t == "new_expression":
@@ -652,6 +689,57 @@ class _Js(_Language):
             # `nodes[0]` with `nodes: Redis[]`: an item of the array's type
             base = self.expr_type(node.child_by_field_name("object"), depth)
             return TypeExpr("element", "index", base) if base is not None else None
+        return None
+
+    def local_call_type(self, fn: tree_sitter.Node | None, depth: int) -> TypeExpr | None:
+        """Calling a function declared in an enclosing function (a test suite's
+        `function connect(opts) { …; return instance }`): its declared return type, else
+        the type of what it returns. The index keeps no symbol for it."""
+        if fn is None or fn.type != "identifier" or depth > _MAX_DEPTH:
+            return None
+        bound = self.binding(fn, self.text(fn))
+        holder = bound.parent if bound is not None else None
+        if holder is None:
+            return None
+        if holder.type in ("function_declaration", "generator_function_declaration"):
+            func = holder
+        elif holder.type == "variable_declarator" and holder.child_by_field_name("name") == bound:
+            func = holder.child_by_field_name("value")
+            if func is None or func.type not in ("arrow_function", "function_expression", "function"):
+                return None
+        else:
+            return None
+        ret = func.child_by_field_name("return_type")
+        if ret is not None:
+            return TypeExpr("named", self.text(ret).lstrip(":").strip())
+        body = func.child_by_field_name("body")
+        if body is None:
+            return None
+        if body.type != "statement_block":
+            return self.expr_type(body, depth + 1)
+        for value in _returned_values(body, self.function_types):
+            found = self.expr_type(value, depth + 1)
+            if found is not None:
+                return found
+        return None
+
+    def assigned_later(self, bound: tree_sitter.Node, depth: int) -> TypeExpr | None:
+        """`let client` declared bare, assigned in a hook or a test (`beforeEach(() => {
+        client = connect() })`): the type of the first assignment to it in its scope."""
+        scope = nearest_ancestor(bound, self.function_types) or _root(bound)
+        name = self.text(bound)
+        grammar = GRAMMARS[self.doc.language]
+        assert grammar is not None
+        cursor = tree_sitter.QueryCursor(query(grammar, "(assignment_expression left: (identifier) @l) @a"))
+        for _, caps in cursor.matches(scope):
+            left = caps["l"][0]
+            if self.text(left) != name or left.start_byte < bound.end_byte:
+                continue
+            if self.binding(left, name) != bound:
+                continue  # a shadowing local of the same name
+            found = self.expr_type(caps["a"][0].child_by_field_name("right"), depth + 1)
+            if found is not None:
+                return found
         return None
 
     def binding_type(self, bound: tree_sitter.Node, depth: int) -> TypeExpr | None:
@@ -668,7 +756,10 @@ class _Js(_Language):
         if ann is not None and ann.type == "type_annotation":
             return TypeExpr("named", self.text(ann).lstrip(":").strip())
         if holder.type == "variable_declarator":
-            return self.expr_type(holder.child_by_field_name("value"), depth + 1)
+            value = holder.child_by_field_name("value")
+            if value is None and holder.child_by_field_name("name") == bound:
+                return self.assigned_later(bound, depth)
+            return self.expr_type(value, depth + 1)
         if holder.type in ("object_pattern", "pair_pattern"):
             # `const {options} = request` / `const {options: o} = this`: that member
             key = bound if holder.type == "object_pattern" else holder.child_by_field_name("key")
@@ -729,6 +820,32 @@ class _Js(_Language):
 
     def names_bound(self, capture: str, node: tree_sitter.Node) -> list[tree_sitter.Node]:
         return [node] if capture == "d" else _js_pattern_names(node)
+
+
+_ARG_SHAPES = {
+    "object": ArgShape.OBJECT, "arrow_function": ArgShape.FUNCTION,
+    "function_expression": ArgShape.FUNCTION, "function": ArgShape.FUNCTION,
+}
+
+
+def _root(node: tree_sitter.Node) -> tree_sitter.Node:
+    while node.parent is not None:
+        node = node.parent
+    return node
+
+
+def _returned_values(body: tree_sitter.Node, function_types: frozenset[str]) -> list[tree_sitter.Node]:
+    """The expressions `return` statements of this function body return (not those of
+    functions nested in it), in source order."""
+    out: list[tree_sitter.Node] = []
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if node.type == "return_statement":
+            out.extend(c for c in node.named_children if c.type != "comment")
+            continue
+        stack.extend(c for c in reversed(node.named_children) if c.type not in function_types)
+    return out
 
 
 def _literal_of_key(node: tree_sitter.Node) -> tree_sitter.Node | None:
