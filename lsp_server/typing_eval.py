@@ -328,6 +328,10 @@ class Evaluator:
             return first if first is not None else self.types_of(expr.alt, depth + 1)
         if op == "param":
             return self.parameter_types(expr, depth)
+        if op == "callback":
+            declared = self.declared_text(expr.base, depth + 1)
+            found = self.function_parameter(declared[0], int(expr.arg), declared[1]) if declared else None
+            return self.named(found[0], found[1], declared[2]) if found and declared else None
         if op == "element":
             return self.element_types(expr, depth)
         if op == "context":
@@ -442,6 +446,32 @@ class Evaluator:
                         text = doc_type(c.symbol.doc, "return") or text
                     if text:
                         return text, c.path, self.owner_class(c)
+        return None
+
+    def function_parameter(self, text: str, index: int, path: str, depth: int = 0) -> tuple[str, str] | None:
+        """The declared type of parameter `index` of the function type `text` written in
+        `path` (`Processor<T> | string`, `type Processor<T> = (job: Job<T>) => …`), with
+        the file it is written in; None when no member of the union is a function type
+        that declares it."""
+        if depth > 3:
+            return None
+        for part in split_union(text):
+            while part.startswith("(") and part.endswith(")") and "=>" not in part[1:-1].split(")")[-1]:
+                part = part[1:-1].strip()  # `((job: Job) => void)`
+            if part.startswith("(") and "=>" in part:
+                found = parameter_type(part, index, "typescript")
+                if found:
+                    return found, path
+                continue
+            name = re.match(r"[A-Za-z_$][\w$.]*", part)
+            if name is None or part in NULLISH or part in NOT_STRING:
+                continue
+            decl = self.global_name(name.group(), path, classes_only=True)
+            alias = decl[0] if isinstance(decl, list) and len(decl) == 1 else None
+            value = self.lookup.alias_value(alias) if alias is not None and alias.symbol.kind is SymbolKind.TYPE else None
+            found = self.function_parameter(value, index, alias.path, depth + 1) if value and alias else None
+            if found:
+                return found
         return None
 
     def parameter_types(self, expr: TypeExpr, depth: int) -> Result:

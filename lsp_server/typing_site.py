@@ -723,6 +723,45 @@ class _Js(_Language):
                 return found
         return None
 
+    def callback_parameter(self, bound: tree_sitter.Node, depth: int) -> TypeExpr | None:
+        """An untyped parameter of a function passed as an argument (`new Worker(name,
+        async (job) => job.data)`, `items.forEach((item) => …)`): parameter `j` of the
+        function type the callee declares for that argument."""
+        holder = bound.parent
+        if holder is None:
+            return None
+        if holder.type in ("arrow_function",) and holder.child_by_field_name("parameter") == bound:
+            func, j = holder, 0
+        elif holder.type in ("required_parameter", "optional_parameter") and holder.child_by_field_name("pattern") == bound:
+            params = holder.parent
+            func = params.parent if params is not None else None
+            if func is None or func.type not in ("arrow_function", "function_expression", "function"):
+                return None
+            j = next((i for i, p in enumerate(params.named_children) if p == holder), -1)  # type: ignore[union-attr]
+        else:
+            return None
+        args = func.parent
+        call = args.parent if args is not None and args.type == "arguments" else None
+        if call is None or j < 0:
+            return None
+        i = next(k for k, a in enumerate(args.named_children) if a == func)  # type: ignore[union-attr]
+        fn = call.child_by_field_name("function")
+        if (
+            call.type == "call_expression" and fn is not None and fn.type == "member_expression"
+            and self.text(fn.child_by_field_name("property")) in _ITEM_CALLBACKS and i == 0 and j == 0
+        ):
+            # `nodes.forEach((node) => …)`: an item of the array (lib.d.ts is not indexed)
+            items = self.expr_type(fn.child_by_field_name("object"), depth + 1)
+            return TypeExpr("element", "iter", items) if items is not None else None
+        if call.type == "call_expression":
+            callee = self.expr_type(call.child_by_field_name("function"), depth + 1)
+        elif call.type == "new_expression":
+            ctor = call.child_by_field_name("constructor")
+            callee = TypeExpr("named", self.text(ctor)) if ctor is not None else None
+        else:
+            return None
+        return TypeExpr("callback", str(j), TypeExpr("param", str(i), callee)) if callee is not None else None
+
     def assigned_later(self, bound: tree_sitter.Node, depth: int) -> TypeExpr | None:
         """`let client` declared bare, assigned in a hook or a test (`beforeEach(() => {
         client = connect() })`): the type of the first assignment to it in its scope."""
@@ -755,6 +794,9 @@ class _Js(_Language):
         ann = holder.child_by_field_name("type")
         if ann is not None and ann.type == "type_annotation":
             return TypeExpr("named", self.text(ann).lstrip(":").strip())
+        callback = self.callback_parameter(bound, depth)
+        if callback is not None:
+            return callback
         if holder.type == "variable_declarator":
             value = holder.child_by_field_name("value")
             if value is None and holder.child_by_field_name("name") == bound:
@@ -821,6 +863,9 @@ class _Js(_Language):
     def names_bound(self, capture: str, node: tree_sitter.Node) -> list[tree_sitter.Node]:
         return [node] if capture == "d" else _js_pattern_names(node)
 
+
+# Array methods whose callback's first parameter is an item of the array
+_ITEM_CALLBACKS = frozenset({"forEach", "map", "filter", "find", "findLast", "some", "every", "flatMap", "findIndex"})
 
 _ARG_SHAPES = {
     "object": ArgShape.OBJECT, "arrow_function": ArgShape.FUNCTION,

@@ -102,3 +102,52 @@ def test_an_object_or_a_function_argument_picks_the_overload(live: LiveIndex):
     assert defs(live, "() => done())", "publish") == [at("message: string, callback?: PacketCallback")]
     # a local holding an object literal counts as one
     assert defs(live, "opts, done)", "publish") == [at("opts?: IClientPublishOptions, callback")]
+
+
+WORKER = {
+    "src/types/processor.ts": (
+        'import { Job } from "../classes/job"\n\n'
+        "export type Processor<T = any, R = any> = (job: Job<T, R>, token?: string) => Promise<R>\n"
+    ),
+    "src/classes/job.ts": (
+        "export class Job<T = any, R = any> {\n  data: T\n"
+        "  async updateProgress(progress: number): Promise<void> {}\n}\n"
+    ),
+    "src/classes/worker.ts": (
+        'import { Processor } from "../types/processor"\n\n'
+        "export class Worker<T = any, R = any> {\n"
+        "  constructor(name: string, processor?: string | URL | null | Processor<T, R>, opts?: object) {}\n"
+        "  on(event: string, listener: (...args: any[]) => void): this {\n    return this\n  }\n}\n"
+    ),
+    # a same-named method elsewhere: by name alone `job.updateProgress` is ambiguous
+    "src/classes/queue-events.ts": "export class QueueEvents {\n  updateProgress(p: number): void {}\n}\n",
+    "tests/worker.test.ts": (
+        'import { Worker } from "../src/classes/worker"\n'
+        'import { Job } from "../src/classes/job"\n\n'
+        'describe("workers", () => {\n'
+        '  it("processes", async () => {\n'
+        "    const worker = new Worker('q', async job => {\n"
+        "      await job.updateProgress(42)\n"
+        "    })\n"
+        "    const jobs: Job[] = []\n"
+        "    jobs.forEach((j) => j.updateProgress(1))\n"
+        "  })\n"
+        "})\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def worker(tmp_path_factory: pytest.TempPathFactory) -> LiveIndex:
+    return indexed_tree(tmp_path_factory.mktemp("tsworker") / "repo", WORKER)
+
+
+def test_a_callback_parameter_takes_the_declared_function_types_parameter(worker: LiveIndex):
+    # `new Worker(name, async job => …)`: `job` is parameter 0 of `Processor<T, R>`, an
+    # alias of a function type, one member of the constructor parameter's union
+    test = WORKER["tests/worker.test.ts"]
+    for needle in ("await job.updateProgress", "j.updateProgress"):
+        n = _line(test, needle)
+        line = test.splitlines()[n]
+        _, found = worker.resolve("tests/worker.test.ts", n, line.index("updateProgress") + 1)
+        assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("src/classes/job.ts", 2)]
