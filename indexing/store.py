@@ -33,7 +33,8 @@ SCHEMA_VERSION = 6  # 2: Python `self.x` fields, module names under if/try, nest
 # 4: a JS/TS `src/index.ts` / `lib/index.ts` is the module `src` / `lib` (what `from "../lib"` names);
 #    Python `cls.x = …` in a classmethod is a field like `self.x = …`
 # 5: references packed into one row per (file, name), see `pack_references`
-# 6: TS files with generic call signatures on their own lines parse (repair_generic_signatures)
+# 6: TS files with generic call signatures on their own lines parse (repair_generic_signatures);
+#    `from 'src/lib/x'` (tsconfig baseUrl) is the project module `lib.x`
 DB_FILE = "index.db"
 
 _SCHEMA = """

@@ -146,11 +146,19 @@ def resolve_specifier(specifier: str, importer: str) -> str:
         return specifier if joined.startswith("..") else module_name(joined)
     if specifier.startswith(("@/", "~/")):
         return module_name(specifier[2:])
+    if specifier.startswith(_PROJECT_ROOTS):
+        # `from 'src/lib/client'` under tsconfig's `"baseUrl": "./"`: a project path
+        return module_name(specifier)
     return specifier
 
 
+# a non-relative specifier that names a project path from the tsconfig's baseUrl (no npm
+# package is called `src`)
+_PROJECT_ROOTS = ("src/",)
+
+
 def _is_relative(specifier: str) -> bool:
-    return specifier.startswith((".", "@/", "~/"))
+    return specifier.startswith((".", "@/", "~/", *_PROJECT_ROOTS))
 
 
 def _string_value(doc: SourceDocument, node: tree_sitter.Node | None) -> str | None:

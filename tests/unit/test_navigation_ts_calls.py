@@ -151,3 +151,17 @@ def test_a_callback_parameter_takes_the_declared_function_types_parameter(worker
         line = test.splitlines()[n]
         _, found = worker.resolve("tests/worker.test.ts", n, line.index("updateProgress") + 1)
         assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("src/classes/job.ts", 2)]
+
+
+def test_an_import_by_project_path_under_base_url(tmp_path):
+    # tsconfig `"baseUrl": "./"`: `from 'src/lib/client'` is the project file, not a package
+    live = indexed_tree(tmp_path / "repo", {
+        "src/lib/client.ts": CLIENT,
+        "src/lib/server.ts": OTHER,
+        "test/client.ts": (
+            "import { type IClientOptions } from 'src/lib/client'\n\n"
+            "const config: IClientOptions = { host: 'localhost' }\n"
+        ),
+    })
+    _, found = live.resolve("test/client.ts", 2, len("const config: I"))
+    assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [at("export interface IClientOptions")]
