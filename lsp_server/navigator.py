@@ -442,6 +442,31 @@ class Navigator:
         doc = self.document(alias.path)
         return doc.node_text(value) if value is not None and doc is not None else None
 
+    def call_signatures(self, iface: StoredSymbol) -> list[StoredSymbol]:
+        """TS: the call signatures of an interface or object type alias (`interface
+        TextRespond { <T>(text: T): Response }`), read from its file's tree: the index
+        keeps no symbol for them, tsserver answers them for a call through a value of
+        that type."""
+        return self._memoized("calls", f"{iface.path}:{iface.symbol.qualified_name}",
+                              lambda: self._call_signatures(iface))
+
+    def _call_signatures(self, iface: StoredSymbol) -> list[StoredSymbol]:
+        node = self._node_at(iface.path, iface.symbol.selection_range.start)
+        while node is not None and node.type not in ("interface_declaration", "type_alias_declaration"):
+            node = node.parent
+        doc = self.document(iface.path)
+        if node is None or doc is None:
+            return []
+        body = node.child_by_field_name("body") or node.child_by_field_name("value")
+        out = []
+        for member in body.named_children if body is not None else []:
+            if member.type == "call_signature":
+                r = doc.node_range(member)
+                out.append(StoredSymbol(iface.path, iface.language, Symbol(
+                    iface.symbol.name, SymbolKind.METHOD, r, Range(r.start, r.start),
+                    iface.symbol.qualified_name, iface.symbol.qualified_name, doc.node_text(member))))
+        return out
+
     def _node_at(self, rel: str, pos: Position):  # type: ignore[no-untyped-def]
         doc = self.document(rel)
         if doc is None or doc.tree is None or pos.line >= len(doc.line_starts):

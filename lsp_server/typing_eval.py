@@ -40,6 +40,7 @@ from .typing_text import (
     split_union,
     spread_tuples,
     type_names,
+    type_parameters,
     value_type,
 )
 
@@ -99,6 +100,7 @@ class Lookup(Protocol):
     def star_exports(self, rel: str) -> list[str]: ...
     def default_export_name(self, rel: str) -> str | None: ...
     def export_alias(self, rel: str, name: str) -> str | None: ...
+    def call_signatures(self, iface: StoredSymbol) -> list[StoredSymbol]: ...
 
 
 Ranker = Callable[[list[StoredSymbol], str, dict[str, str], str, str], list[StoredSymbol]]
@@ -146,7 +148,14 @@ class Evaluator:
         overloaded method or function is the first overload its arguments fit (TS's own
         rule), judged by arity and string-literal parameters. Unchanged when unsure."""
         site = self.site
-        if self.language not in ("typescript", "tsx") or len(found) < 2:
+        if self.language not in ("typescript", "tsx"):
+            return found
+        if site.args is not None and len(found) == 1 and found[0].symbol.kind not in CLASS_KINDS:
+            # `c.text('hi')` with `text: TextRespond`: the property, then the call
+            # signature of its type the arguments fit (tsserver answers both)
+            fits = [sig for sig in self.signatures_of(found[0]) if self.accepts(sig, site.args)]
+            return found + fits[:1]
+        if len(found) < 2:
             return found
         if site.new:
             return [d for d in found if d.symbol.kind is SymbolKind.CLASS] or found
@@ -178,11 +187,21 @@ class Evaluator:
         positions = list(enumerate(lead[: len(args)]))
         if at is not None and trail:
             positions += [(len(args) - len(trail) + j, p) for j, p in enumerate(trail)]
+        generics = type_parameters(fn.symbol.signature or "")
         for i, param in positions:
             arg = args[i] if 0 <= i < len(args) else None
             if arg is None:
                 continue
-            declared = declared_type(param) or "any"
+            declared = declared_type(param) or (
+                # an unlabeled tuple element (`...handlers: [H<E> & M1, H<E2>]`) is a type
+                param if not re.match(r"[\w$]+\??\s*$", param) else "any"
+            )
+            if generics:
+                # `text: T` with `<T extends string>`: the constraint, else anything
+                declared = re.sub(
+                    r"(?<![\w$.])(" + "|".join(map(re.escape, generics)) + r")(?![\w$])(?!\s*<)",
+                    lambda m: generics[m.group(1)] or "any", declared,
+                )
             if isinstance(arg, ArgShape):
                 if not self.fits_shape(arg, declared, fn.path):
                     return False
@@ -362,6 +381,14 @@ class Evaluator:
                             out.extend(got)
                         elif got is EXTERNAL and not out:
                             return EXTERNAL
+                else:
+                    # `app.use(mw)` with `use: MiddlewareHandlerInterface<E>`: what its
+                    # call signatures return
+                    for sig in self.signatures_of(c)[:1]:
+                        text = return_type(sig.symbol.signature or "", sig.language)
+                        got = self.named(text, sig.path, self.owner_class(c)) if text else None
+                        if isinstance(got, list):
+                            out.extend(got)
             return _unique(out) or None
         return None
 
@@ -426,6 +453,10 @@ class Evaluator:
                 if c.symbol.kind in CLASS_KINDS:
                     ctors, _ = self.find_member([c], "constructor")
                     fn = ctors[0] if ctors else c
+                for sig in self.signatures_of(fn):
+                    text = _argument_type(sig.symbol.signature or "", int(expr.arg))
+                    if text:
+                        return text, sig.path, self.owner_class(fn)
                 text = parameter_type(fn.symbol.signature or "", int(expr.arg), fn.language)
                 if text:
                     return text, fn.path, self.owner_class(fn)
@@ -447,6 +478,20 @@ class Evaluator:
                     if text:
                         return text, c.path, self.owner_class(c)
         return None
+
+    def signatures_of(self, value: StoredSymbol) -> list[StoredSymbol]:
+        """TS: the call signatures of a property's or variable's declared type, when
+        that is a workspace interface or type literal (`get!: HandlerInterface<E>`)."""
+        if value.language not in ("typescript", "tsx") or value.symbol.kind in CLASS_KINDS:
+            return []  # a method declared with a type (`text: TextRespond = (…) =>`) counts
+        text = value_type(value.symbol.signature or "", value.symbol.name, value.language)
+        names = type_names(text, value.language) if text else []
+        if len(names) != 1:
+            return []
+        decl = self.global_name(names[0], value.path, classes_only=True)
+        if not isinstance(decl, list) or len(decl) != 1 or decl[0].symbol.kind not in (SymbolKind.INTERFACE, SymbolKind.TYPE):
+            return []
+        return self.lookup.call_signatures(decl[0])
 
     def function_parameter(self, text: str, index: int, path: str, depth: int = 0) -> tuple[str, str] | None:
         """The declared type of parameter `index` of the function type `text` written in
@@ -831,6 +876,23 @@ _PY_TYPES = frozenset({
     "str", "int", "float", "bool", "bytes", "bytearray", "list", "dict", "set", "frozenset",
     "tuple", "object", "type", "complex", "range", "memoryview",
 })
+
+
+def _argument_type(signature: str, index: int) -> str | None:
+    """TS: the type argument number `index` of a call is checked against, rest
+    parameters included (`...handlers: [H<E2>, H<E3>]` element by element,
+    `...handlers: MiddlewareHandler<E>[]` an item)."""
+    params = parameter_list(signature)
+    items = spread_tuples([p.strip() for p in params if not re.match(r"this\s*:", p.strip())]) if params else None
+    if not items:
+        return None
+    for i, item in enumerate(items):
+        if item.startswith("..."):
+            declared = declared_type(item[3:]) or ""
+            return item_text(declared, "index") if i <= index else None
+        if i == index:
+            return declared_type(item) or (item if not re.match(r"[\w$]+\??\s*$", item) else None)
+    return None
 
 
 def _constructs(callee: TypeExpr | None) -> bool:

@@ -58,3 +58,87 @@ def test_a_type_parameter_of_a_later_signature_is_its_own(live: LiveIndex):
         ("src/types.ts", _line(text, "E3 extends Env = E2"))
     ]
 
+
+
+# hono's app: a method is a property typed by an interface of call signatures
+# (`get!: HandlerInterface<E>`), a handler is an alias of a union of function types, and
+# the context's `text` is a property typed by a callable interface
+HONO = {
+    "src/types.ts": (
+        'import type { Context } from "./context"\n'
+        'import type { Hono } from "./hono"\n\n'
+        "export type Env = { Bindings?: object }\n"
+        "export type Next = () => Promise<void>\n"
+        "export type Handler<E extends Env = any> = (c: Context<E>, next: Next) => Response\n"
+        "export type MiddlewareHandler<E extends Env = any> = (c: Context<E>, next: Next) => Promise<void>\n"
+        "export type H<E extends Env = any> = Handler<E> | MiddlewareHandler<E>\n\n"
+        "export interface HandlerInterface<E extends Env = Env> {\n"
+        "  // app.get(handler)\n"
+        "  <E2 extends Env = E>(handler: H<E2>): Hono<E>\n\n"
+        "  // app.get(handler x2)\n"
+        "  <\n"
+        "    E2 extends Env = E,\n"
+        "    M1 extends H<E2> = H<E2>,\n"
+        "  >(\n"
+        "    ...handlers: [H<E2> & M1, H<E2>]\n"
+        "  ): Hono<E>\n\n"
+        "  // app.get(path, handler)\n"
+        "  <P extends string, E2 extends Env = E>(path: P, handler: H<E2>): Hono<E>\n"
+        "}\n"
+    ),
+    "src/context.ts": (
+        'import type { Env } from "./types"\n\n'
+        "interface TextRespond {\n"
+        "  <T extends string>(text: T, status?: number): Response\n"
+        "}\n\n"
+        "export class Context<E extends Env = any> {\n"
+        "  text: TextRespond = (text: string, status?: number): Response => new Response(text)\n"
+        "}\n"
+    ),
+    "src/hono.ts": (
+        'import type { Env, HandlerInterface } from "./types"\n\n'
+        "export class Hono<E extends Env = Env> {\n"
+        "  get!: HandlerInterface<E>\n"
+        "}\n"
+    ),
+    # same-named strangers, and a test's own `T` that is not the signature's
+    "src/request.ts": "export class HonoRequest {\n  text(): string {\n    return ''\n  }\n}\n",
+    "src/cache.ts": "export class Cache {\n  get(key: string): void {}\n}\n",
+    "src/types.test.ts": "export type T = { a: 1 }\n",
+    "src/hono.test.ts": (
+        'import { Hono } from "./hono"\n\n'
+        "const app = new Hono()\n"
+        "app.get('/about', (c) => c.text('about'))\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def hono(tmp_path_factory: pytest.TempPathFactory) -> LiveIndex:
+    return indexed_tree(tmp_path_factory.mktemp("tshono") / "repo", HONO)
+
+
+def _at(hono: LiveIndex, word: str) -> list[tuple[str, int]]:
+    text = HONO["src/hono.test.ts"]
+    n = _line(text, "app.get(")
+    _, found = hono.resolve("src/hono.test.ts", n, text.splitlines()[n].index(word) + 1)
+    return [(s.path, s.symbol.selection_range.start.line) for s in found]
+
+
+def test_a_call_through_a_property_typed_by_call_signatures(hono: LiveIndex):
+    # tsserver: the property, then the signature the arguments fit (a string first
+    # argument is no handler, so not `(handler)` nor the tuple `[H & M1, H]`)
+    assert _at(hono, "get") == [
+        ("src/hono.ts", _line(HONO["src/hono.ts"], "get!:")),
+        ("src/types.ts", _line(HONO["src/types.ts"], "<P extends string, E2")),
+    ]
+
+
+def test_a_handlers_parameter_is_typed_by_the_signature(hono: LiveIndex):
+    # `(c) => c.text(…)`: `c` is parameter 0 of `H<E2>` = `Handler | MiddlewareHandler`
+    # = `(c: Context<E>, …) => …`; `text` the property and its call signature
+    # (`<T extends string>(text: T)`: a string fits T by its constraint)
+    assert _at(hono, "text") == [
+        ("src/context.ts", _line(HONO["src/context.ts"], "text: TextRespond")),
+        ("src/context.ts", _line(HONO["src/context.ts"], "<T extends string>")),
+    ]
