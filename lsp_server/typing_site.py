@@ -740,9 +740,17 @@ class _Js(_Language):
             j = next((i for i, p in enumerate(params.named_children) if p == holder), -1)  # type: ignore[union-attr]
         else:
             return None
+        if j < 0:
+            return None
+        holder = func.parent
+        if holder is not None and holder.type in ("variable_declarator", "public_field_definition") and holder.child_by_field_name("value") == func:
+            # `const handlePublish: PacketHandler = (client, packet) => …`
+            ann = holder.child_by_field_name("type")
+            declared = TypeExpr("named", self.text(ann).lstrip(":").strip()) if ann is not None else None
+            return TypeExpr("callback", str(j), declared) if declared is not None else None
         args = func.parent
         call = args.parent if args is not None and args.type == "arguments" else None
-        if call is None or j < 0:
+        if call is None:
             return None
         i = next(k for k, a in enumerate(args.named_children) if a == func)  # type: ignore[union-attr]
         fn = call.child_by_field_name("function")

@@ -165,3 +165,23 @@ def test_an_import_by_project_path_under_base_url(tmp_path):
     })
     _, found = live.resolve("test/client.ts", 2, len("const config: I"))
     assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [at("export interface IClientOptions")]
+
+
+def test_a_function_assigned_to_a_typed_variable_takes_its_parameter_types(tmp_path):
+    # MQTT.js' packet handlers: `const handlePublish: PacketHandler = (client, packet) => …`
+    live = indexed_tree(tmp_path / "repo", {
+        "src/lib/client.ts": CLIENT,
+        "src/lib/server.ts": OTHER,
+        "src/lib/shared.ts": (
+            'import type MqttClient from "./client"\n\n'
+            "export type PacketHandler = (client: MqttClient, packet: object, done?: () => void) => void\n"
+        ),
+        "src/lib/handlers/publish.ts": (
+            'import { type PacketHandler } from "../shared"\n\n'
+            "const handlePublish: PacketHandler = (client, packet, done) => {\n"
+            "  client.reconnect()\n"
+            "}\n\nexport default handlePublish\n"
+        ),
+    })
+    _, found = live.resolve("src/lib/handlers/publish.ts", 3, len("  client.re"))
+    assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [at("public reconnect()")]
