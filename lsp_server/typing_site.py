@@ -475,6 +475,8 @@ class _Js(_Language):
     (catch_clause parameter: (_) @t)
     (function_declaration name: (_) @d)
     (class_declaration name: (_) @d)
+    (type_alias_declaration name: (_) @d)
+    (interface_declaration name: (_) @d)
     """
     identifiers = frozenset({
         "identifier", "property_identifier", "private_property_identifier", "type_identifier",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 from code_intel.indexing.analyze import parse
 from code_intel.lsp_server.live_index import LiveIndex
+from code_intel.lsp_server.references import references_at
 
 from tests.unit.source_tree import indexed_tree
 
@@ -104,7 +105,16 @@ HONO = {
     # same-named strangers, and a test's own `T` that is not the signature's
     "src/request.ts": "export class HonoRequest {\n  text(): string {\n    return ''\n  }\n}\n",
     "src/cache.ts": "export class Cache {\n  get(key: string): void {}\n}\n",
-    "src/types.test.ts": "export type T = { a: 1 }\n",
+    "src/types.test.ts": (
+        'import type { Env } from "./types"\n\n'
+        "export type T = { a: 1 }\n\n"
+        'describe("types", () => {\n'
+        '  it("env", () => {\n'
+        "    type Env = { Bindings: { TOKEN: string } }\n"
+        "    const e: Env = { Bindings: { TOKEN: 'x' } }\n"
+        "  })\n"
+        "})\n"
+    ),
     "src/hono.test.ts": (
         'import { Hono } from "./hono"\n\n'
         "const app = new Hono()\n"
@@ -141,4 +151,22 @@ def test_a_handlers_parameter_is_typed_by_the_signature(hono: LiveIndex):
     assert _at(hono, "text") == [
         ("src/context.ts", _line(HONO["src/context.ts"], "text: TextRespond")),
         ("src/context.ts", _line(HONO["src/context.ts"], "<T extends string>")),
+    ]
+
+
+def test_references_of_the_property_are_not_its_signatures(hono: LiveIndex):
+    text = HONO["src/hono.test.ts"]
+    n = _line(text, "app.get(")
+    answer = references_at(hono, "src/hono.test.ts", n, text.splitlines()[n].index("text") + 1)
+    assert {t.symbol.name for t in answer.targets} == {"text"}
+    assert [(r.path, r.reference.start_line) for r in answer.resolved] == [("src/hono.test.ts", n)]
+
+
+def test_a_type_alias_declared_in_a_test_callback_is_local(hono: LiveIndex):
+    # hono's types.test.ts declares `type Env = …` inside each test: not src/types.ts' Env
+    text = HONO["src/types.test.ts"]
+    n = _line(text, "const e: Env")
+    _, found = hono.resolve("src/types.test.ts", n, text.splitlines()[n].index("Env") + 1)
+    assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [
+        ("src/types.test.ts", _line(text, "type Env ="))
     ]
