@@ -34,7 +34,8 @@ SCHEMA_VERSION = 6  # 2: Python `self.x` fields, module names under if/try, nest
 #    Python `cls.x = …` in a classmethod is a field like `self.x = …`
 # 5: references packed into one row per (file, name), see `pack_references`
 # 6: TS files with generic call signatures on their own lines parse (repair_generic_signatures);
-#    `from 'src/lib/x'` (tsconfig baseUrl) is the project module `lib.x`
+#    `from 'src/lib/x'` (tsconfig baseUrl) is the project module `lib.x`; a TS class header
+#    longer than a signature keeps its bases (type parameters shortened to `<…>`)
 DB_FILE = "index.db"
 
 _SCHEMA = """

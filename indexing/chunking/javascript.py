@@ -493,7 +493,25 @@ class JavaScriptStrategy(TreeSitterStrategy):
             return collapse(doc.node_text(node), trailing=_TRAILING)
         if node.type in ("enum_assignment", "property_identifier"):
             return collapse(doc.node_text(node), trailing=_TRAILING)
+        long_header = self._long_class_header(doc, node)
+        if long_header is not None:
+            return long_header
         return super().signature(doc, node).rstrip(";")
+
+    def _long_class_header(self, doc: SourceDocument, node: tree_sitter.Node) -> str | None:
+        """A class or interface whose type parameters take more than a signature's 300
+        characters (bullmq's `class Queue<DataTypeOrJob = any, … seven more …> extends
+        QueueGetters<…>`): the type parameters shortened to `<…>` so the bases, which
+        resolve its members, are kept. None for a header that fits."""
+        if node.type not in ("class_declaration", "abstract_class_declaration", "interface_declaration"):
+            return None
+        body = node.child_by_field_name("body")
+        params = node.child_by_field_name("type_parameters")
+        if body is None or params is None or body.start_byte - node.start_byte <= 300:
+            return None
+        head = doc.data[node.start_byte : params.start_byte] + "<…>".encode()
+        text = (head + doc.data[params.end_byte : body.start_byte]).decode("utf-8", errors="replace")
+        return collapse(text, trailing=_TRAILING)
 
     def _definitions(
         self, doc: SourceDocument, root: tree_sitter.Node, prefix: str | None

@@ -185,3 +185,27 @@ def test_a_function_assigned_to_a_typed_variable_takes_its_parameter_types(tmp_p
     })
     _, found = live.resolve("src/lib/handlers/publish.ts", 3, len("  client.re"))
     assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [at("public reconnect()")]
+
+
+def test_a_class_whose_type_parameters_fill_the_signature_keeps_its_base(tmp_path):
+    # bullmq's Queue: seven type parameters with defaults before `extends QueueGetters<…>`;
+    # the stored signature was cut before the base, so no inherited member resolved
+    queue = (
+        'import { QueueBase } from "./queue-base"\n\n'
+        "export class Queue<\n"
+        "  DataTypeOrJob = any,\n  DefaultResultType = any,\n  DefaultNameType extends string = string,\n"
+        "  DataType = ExtractDataType<DataTypeOrJob, DataTypeOrJob>,\n"
+        "  ResultType = ExtractResultType<DataTypeOrJob, DefaultResultType>,\n"
+        "  NameType extends string = ExtractNameType<DataTypeOrJob, DefaultNameType>,\n"
+        "  B extends IQueueBackend = RedisQueueBackend,\n"
+        "> extends QueueBase<B> {\n"
+        "  async add(): Promise<void> {\n    await this.waitUntilReady()\n  }\n}\n"
+    )
+    live = indexed_tree(tmp_path / "repo", {
+        "src/classes/queue.ts": queue,
+        "src/classes/queue-base.ts": "export class QueueBase<B = any> {\n  async waitUntilReady(): Promise<void> {}\n}\n",
+        "src/classes/worker.ts": "export class Worker {\n  async waitUntilReady(): Promise<void> {}\n}\n",
+    })
+    n = _line(queue, "this.waitUntilReady")
+    _, found = live.resolve("src/classes/queue.ts", n, queue.splitlines()[n].index("waitUntilReady") + 1)
+    assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("src/classes/queue-base.ts", 1)]
