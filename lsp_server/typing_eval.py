@@ -399,7 +399,9 @@ class Evaluator:
         declared = self.declared_text(expr.base, depth + 1)
         if declared is not None:
             text, path, owner = declared
-            inner = item_text(text, expr.arg)
+            awaited = re.fullmatch(r"\s*Promise<(.*)>\s*", text, re.DOTALL) if self.language in ("typescript", "tsx") else None
+            # `(await queue.addBulk(jobs))[0]` with `addBulk(): Promise<Job[]>`
+            inner = item_text(awaited.group(1) if awaited else text, expr.arg)
             if inner is not None:
                 return self.named(inner, path, owner)
             if self.language == "php" and text.lstrip("?") in ("array", "iterable", "mixed"):

@@ -209,3 +209,25 @@ def test_a_class_whose_type_parameters_fill_the_signature_keeps_its_base(tmp_pat
     n = _line(queue, "this.waitUntilReady")
     _, found = live.resolve("src/classes/queue.ts", n, queue.splitlines()[n].index("waitUntilReady") + 1)
     assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("src/classes/queue-base.ts", 1)]
+
+
+def test_an_item_of_an_awaited_array(tmp_path):
+    # bullmq: `const jobs = await queue.addBulk([...]); jobs[1].id` with `Promise<Job[]>`
+    live = indexed_tree(tmp_path / "repo", {
+        "src/classes/job.ts": "export class Job {\n  id?: string\n}\n",
+        "src/classes/flow.ts": "export class Flow {\n  id?: string\n}\n",
+        "src/classes/queue.ts": (
+            'import { Job } from "./job"\n\n'
+            "export class Queue {\n  async addBulk(jobs: object[]): Promise<Job[]> {\n    return []\n  }\n}\n"
+        ),
+        "tests/bulk.test.ts": (
+            'import { Queue } from "../src/classes/queue"\n\n'
+            "it('adds', async () => {\n"
+            "  const queue = new Queue()\n"
+            "  const jobs = await queue.addBulk([{}])\n"
+            "  expect(jobs[1].id).toBeTruthy()\n"
+            "})\n"
+        ),
+    })
+    _, found = live.resolve("tests/bulk.test.ts", 5, len("  expect(jobs[1].i"))
+    assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("src/classes/job.ts", 1)]
