@@ -450,11 +450,18 @@ class Evaluator:
             return None
         if expr.op == "param":
             callees = self.callees(expr.base, depth + 1)
-            for c in callees if isinstance(callees, list) else []:
+            callees = callees if isinstance(callees, list) else []
+            if expr.args is not None and len(callees) > 1:
+                # overloads: the first its arguments fit, before the others
+                callees = sorted(callees, key=lambda c: (not self.accepts(c, expr.args or ()), c.symbol.selection_range.start.line))
+            for c in callees:
                 fn = c
                 if c.symbol.kind in CLASS_KINDS:
                     ctors, _ = self.find_member([c], "constructor")
                     fn = ctors[0] if ctors else c
+                keyed = self.keyed_listener(fn, int(expr.arg), expr.args) if expr.args else None
+                if keyed is not None:
+                    return keyed
                 for sig in self.signatures_of(fn):
                     text = _argument_type(sig.symbol.signature or "", int(expr.arg))
                     if text:
@@ -479,6 +486,32 @@ class Evaluator:
                         text = doc_type(c.symbol.doc, "return") or text
                     if text:
                         return text, c.path, self.owner_class(c)
+        return None
+
+    def keyed_listener(self, fn: StoredSymbol, index: int, args: tuple[Arg, ...]) -> tuple[str, str, StoredSymbol | None] | None:
+        """TS event emitters typed by a listener map: `on<U extends keyof WorkerListener>(
+        event: U, listener: WorkerListener[U])` called as `on('failed', (job) => …)`
+        checks the listener against the map's member `failed`: its declared type."""
+        sig = fn.symbol.signature or ""
+        declared = parameter_type(sig, index, fn.language) or ""
+        m = re.fullmatch(r"(.+)\[\s*([A-Za-z_$][\w$]*)\s*\]", declared.strip(), re.DOTALL)
+        if m is None or m.group(2) not in type_parameters(sig):
+            return None
+        params = parameter_list(sig) or []
+        key = next((
+            args[k] for k, p in enumerate(params)
+            if k < len(args) and isinstance(args[k], str) and declared_type(p.strip()) == m.group(2)
+        ), None)
+        owners = self.named(m.group(1), fn.path, self.owner_class(fn)) if isinstance(key, str) else None
+        if not isinstance(owners, list) or not owners:
+            return None
+        found, _ = self.find_member(owners, key)  # type: ignore[arg-type]
+        for e in found:
+            text = e.symbol.signature or ""
+            if e.symbol.kind not in CALLABLE_KINDS:  # `failed: (job: Job, err: Error) => void`
+                text = declared_type(text) or ""
+            if text:
+                return text, e.path, self.owner_class(e)
         return None
 
     def signatures_of(self, value: StoredSymbol) -> list[StoredSymbol]:

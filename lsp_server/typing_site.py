@@ -27,6 +27,19 @@ from code_intel.indexing.source import SourceDocument, nearest_ancestor
 _MAX_DEPTH = 6
 
 
+class ArgShape(Enum):
+    """A call argument whose value is not a string literal but whose kind the syntax
+    shows: an object literal, or a function (arrow, function expression). Enough to
+    tell overloads apart (`publish(t, m, {qos: 1})` is not `publish(t, m, callback)`)."""
+
+    OBJECT = "object"
+    FUNCTION = "function"
+
+
+# one argument of a call: a string literal's value, a shape, or None (anything else)
+Arg = str | ArgShape | None
+
+
 @dataclass(frozen=True, slots=True)
 class TypeExpr:
     """A receiver's type as the code states it, evaluated later against the index.
@@ -46,19 +59,9 @@ class TypeExpr:
     base: TypeExpr | None = None
     # `either`: `base`, or when that says nothing, `alt` (an earlier binding of the name)
     alt: TypeExpr | None = None
-
-
-class ArgShape(Enum):
-    """A call argument whose value is not a string literal but whose kind the syntax
-    shows: an object literal, or a function (arrow, function expression). Enough to
-    tell overloads apart (`publish(t, m, {qos: 1})` is not `publish(t, m, callback)`)."""
-
-    OBJECT = "object"
-    FUNCTION = "function"
-
-
-# one argument of a call: a string literal's value, a shape, or None (anything else)
-Arg = str | ArgShape | None
+    # `param` (TS): the call's arguments, to pick the overload and to read a listener
+    # keyed by an event name (`on<U extends keyof L>(event: U, listener: L[U])`)
+    args: tuple[Arg, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -770,7 +773,9 @@ class _Js(_Language):
             callee = TypeExpr("named", self.text(ctor)) if ctor is not None else None
         else:
             return None
-        return TypeExpr("callback", str(j), TypeExpr("param", str(i), callee)) if callee is not None else None
+        if callee is None:
+            return None
+        return TypeExpr("callback", str(j), TypeExpr("param", str(i), callee, args=self.call_args(call)))
 
     def assigned_later(self, bound: tree_sitter.Node, depth: int) -> TypeExpr | None:
         """`let client` declared bare, assigned in a hook or a test (`beforeEach(() => {

@@ -114,10 +114,16 @@ WORKER = {
         "  async updateProgress(progress: number): Promise<void> {}\n}\n"
     ),
     "src/classes/worker.ts": (
-        'import { Processor } from "../types/processor"\n\n'
+        'import { Processor } from "../types/processor"\n'
+        'import { Job } from "./job"\n\n'
         "export class Worker<T = any, R = any> {\n"
         "  constructor(name: string, processor?: string | URL | null | Processor<T, R>, opts?: object) {}\n"
-        "  on(event: string, listener: (...args: any[]) => void): this {\n    return this\n  }\n}\n"
+        "  once<U extends keyof WorkerListener<T, R>>(event: U, listener: WorkerListener<T, R>[U]): this {\n"
+        "    return this\n  }\n}\n\n"
+        "export interface WorkerListener<T = any, R = any> {\n"
+        "  closed: () => void\n"
+        "  failed: (\n    job: Job<T, R> | undefined,\n    error: Error,\n  ) => void\n"
+        "}\n"
     ),
     # a same-named method elsewhere: by name alone `job.updateProgress` is ambiguous
     "src/classes/queue-events.ts": "export class QueueEvents {\n  updateProgress(p: number): void {}\n}\n",
@@ -131,6 +137,9 @@ WORKER = {
         "    })\n"
         "    const jobs: Job[] = []\n"
         "    jobs.forEach((j) => j.updateProgress(1))\n"
+        "    worker.once('failed', async (failed, err) => {\n"
+        "      await failed?.updateProgress(0)\n"
+        "    })\n"
         "  })\n"
         "})\n"
     ),
@@ -146,7 +155,7 @@ def test_a_callback_parameter_takes_the_declared_function_types_parameter(worker
     # `new Worker(name, async job => …)`: `job` is parameter 0 of `Processor<T, R>`, an
     # alias of a function type, one member of the constructor parameter's union
     test = WORKER["tests/worker.test.ts"]
-    for needle in ("await job.updateProgress", "j.updateProgress"):
+    for needle in ("await job.updateProgress", "j.updateProgress", "failed?.updateProgress"):
         n = _line(test, needle)
         line = test.splitlines()[n]
         _, found = worker.resolve("tests/worker.test.ts", n, line.index("updateProgress") + 1)
