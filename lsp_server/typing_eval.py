@@ -374,7 +374,7 @@ class Evaluator:
                 if c.symbol.kind in CLASS_KINDS:
                     out.append(c)
                 elif c.symbol.kind in CALLABLE_KINDS:
-                    text = self.returns_of(c)
+                    text = self.unbound_generics(self.returns_of(c), c)
                     if text:
                         got = self.named(text, c.path, self.owner_class(c))
                         if isinstance(got, list):
@@ -487,6 +487,26 @@ class Evaluator:
                     if text:
                         return text, c.path, self.owner_class(c)
         return None
+
+    def unbound_generics(self, text: str | None, member: StoredSymbol) -> str | None:
+        """TS: a type parameter of the member or of its class, in a type the member
+        declares, stands for its constraint (`getJob(): Promise<JobBase | undefined>` in
+        `class QueueGetters<JobBase extends Job = Job>` gives a Job); the type arguments
+        a use supplies are not tracked."""
+        if not text or member.language not in ("typescript", "tsx"):
+            return text
+        generics = type_parameters(member.symbol.signature or "")
+        owner = self.owner_class(member)
+        if owner is not None:
+            generics = {**type_parameters(owner.symbol.signature or ""), **generics}
+        # only a constraint naming a class or interface of the code, not `string`/`object`
+        bound = {k: v for k, v in generics.items() if v and v[:1].isupper() and v.split("<")[0] not in JS_GLOBALS}
+        if not bound:
+            return text
+        return re.sub(
+            r"(?<![\w$.])(" + "|".join(map(re.escape, bound)) + r")(?![\w$])(?!\s*<)",
+            lambda m: bound[m.group(1)], text,
+        )
 
     def keyed_listener(self, fn: StoredSymbol, index: int, args: tuple[Arg, ...]) -> tuple[str, str, StoredSymbol | None] | None:
         """TS event emitters typed by a listener map: `on<U extends keyof WorkerListener>(
@@ -606,7 +626,7 @@ class Evaluator:
                 text = self.returns_of(e)
                 results.append(self.named(text, e.path, self.owner_class(e)) if text else None)
             elif kind in VALUE_KINDS:
-                text = value_type(e.symbol.signature or "", e.symbol.name, e.language)
+                text = self.unbound_generics(value_type(e.symbol.signature or "", e.symbol.name, e.language), e)
                 if not text and e.language == "python":
                     text = self.lookup.assigned_type(e)
                 if not text:

@@ -240,3 +240,26 @@ def test_an_item_of_an_awaited_array(tmp_path):
     })
     _, found = live.resolve("tests/bulk.test.ts", 5, len("  expect(jobs[1].i"))
     assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("src/classes/job.ts", 1)]
+
+
+def test_a_class_type_parameter_in_a_return_type_stands_for_its_constraint(tmp_path):
+    # bullmq: `class QueueGetters<JobBase extends Job = Job>`, `getJob(): Promise<JobBase | undefined>`
+    live = indexed_tree(tmp_path / "repo", {
+        "src/classes/job.ts": "export class Job {\n  async getState(): Promise<string> {\n    return ''\n  }\n}\n",
+        "src/classes/backend.ts": "export class Backend {\n  async getState(): Promise<string> {\n    return ''\n  }\n}\n",
+        "src/classes/queue-getters.ts": (
+            'import { Job } from "./job"\n\n'
+            "export class QueueGetters<JobBase extends Job = Job> {\n"
+            "  getJob(jobId: string): Promise<JobBase | undefined> {\n    return Promise.resolve(undefined)\n  }\n}\n"
+        ),
+        "tests/flow.test.ts": (
+            'import { QueueGetters } from "../src/classes/queue-getters"\n\n'
+            "it('reads', async () => {\n"
+            "  const queue = new QueueGetters()\n"
+            "  const childJob = await queue.getJob('1')\n"
+            "  const state = await childJob!.getState()\n"
+            "})\n"
+        ),
+    })
+    _, found = live.resolve("tests/flow.test.ts", 5, len("  const state = await childJob!.getS"))
+    assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("src/classes/job.ts", 1)]
