@@ -503,7 +503,7 @@ class _Js(_Language):
                 return replace(base, receiver=context, shorthand=True)
             return replace(base, receiver=context, local=None)
         base = super().site(node)
-        inline = self.inline_member(node)
+        inline = self.inline_member(node) or self.literal_member(node)
         if inline is not None:
             # `options.headerName` with `options: { headerName?: string }`: that line
             return replace(base, receiver=None, local=self.doc.node_range(inline))
@@ -537,6 +537,73 @@ class _Js(_Language):
             if member.type in ("property_signature", "method_signature") and key is not None and self.text(key) == name:
                 return key
         return None
+
+    def literal_member(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
+        """`test.period` where `test` holds an object literal written in this file:
+        `const o = {period: 1}`, or an item of `const tests = [{period: 200}, …]`
+        (`tests.forEach((test) => …)`, `for (const test of tests)`): the key in the
+        (first) literal, which is what tsserver answers; the index has no symbol."""
+        parent = node.parent
+        if parent is None or parent.type != "member_expression" or parent.child_by_field_name("property") != node:
+            return None
+        obj = parent.child_by_field_name("object")
+        literal = self.literal_value(obj, 0) if obj is not None and obj.type == "identifier" else None
+        if literal is None or literal.type != "object":
+            return None
+        name = self.text(node)
+        for pair in literal.named_children:
+            key = pair.child_by_field_name("key") if pair.type == "pair" else (pair if pair.type == "shorthand_property_identifier" else None)
+            if key is not None and key.type in ("property_identifier", "shorthand_property_identifier") and self.text(key) == name:
+                return key
+        return None
+
+    def literal_value(self, ident: tree_sitter.Node, depth: int) -> tree_sitter.Node | None:
+        """The object or array literal a name holds, for a `const` declared with one, an
+        item of such an array (a loop, an array method's callback), or None."""
+        if depth > 3:
+            return None
+        name = self.text(ident)
+        bound = self.binding(ident, name)
+        if bound is None:
+            program = _root(ident)
+            bound = next((
+                n for stmt in program.named_children
+                for decl in [stmt.child_by_field_name("declaration") if stmt.type == "export_statement" else stmt]
+                if decl is not None and decl.type == "lexical_declaration"
+                for d in decl.named_children
+                for n in [d.child_by_field_name("name")]
+                if d.type == "variable_declarator" and n is not None and n.type == "identifier" and self.text(n) == name
+            ), None)
+        holder = bound.parent if bound is not None else None
+        if holder is None:
+            return None
+        if holder.type == "variable_declarator" and holder.child_by_field_name("name") == bound:
+            if holder.child_by_field_name("type") is not None:
+                return None  # a declared type says more than the literal
+            value = holder.child_by_field_name("value")
+            return value if value is not None and value.type in ("object", "array") else None
+        items = None
+        if holder.type == "for_in_statement" and holder.child_by_field_name("left") == bound:
+            items = holder.child_by_field_name("right")
+        else:
+            func = holder if holder.type == "arrow_function" else (holder.parent.parent if holder.type == "required_parameter" and holder.parent is not None else None)
+            args = func.parent if func is not None else None
+            call = args.parent if args is not None and args.type == "arguments" else None
+            fn = call.child_by_field_name("function") if call is not None and call.type == "call_expression" else None
+            params = func.child_by_field_name("parameters") if func is not None else None
+            first = (params.named_children[:1] or [None])[0] if params is not None else func.child_by_field_name("parameter") if func is not None else None
+            if (
+                fn is not None and fn.type == "member_expression" and first in (bound, holder)
+                and self.text(fn.child_by_field_name("property")) in _ITEM_CALLBACKS
+                and args is not None and args.named_children[:1] == [func]
+            ):
+                items = fn.child_by_field_name("object")
+        if items is None or items.type != "identifier":
+            return None
+        array = self.literal_value(items, depth + 1)
+        if array is None or array.type != "array":
+            return None
+        return next((c for c in array.named_children if c.type == "object"), None)
 
     def call_args(self, call: tree_sitter.Node) -> tuple[Arg, ...] | None:
         args = call.child_by_field_name("arguments")

@@ -263,3 +263,30 @@ def test_a_class_type_parameter_in_a_return_type_stands_for_its_constraint(tmp_p
     })
     _, found = live.resolve("tests/flow.test.ts", 5, len("  const state = await childJob!.getS"))
     assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("src/classes/job.ts", 1)]
+
+
+def test_a_member_of_an_object_literal_a_local_holds(tmp_path):
+    # MQTT.js' table-driven tests: `const tests = [{ period: 200 }, …]; tests.forEach((test) =>
+    # … test.period …)`: tsserver answers the key in the first literal
+    test = (
+        "const reconnectPeriodTests = [\n"
+        "  { period: 200 },\n"
+        "  { period: 2000 },\n"
+        "]\n"
+        "reconnectPeriodTests.forEach((test) => {\n"
+        "  it(`waits ${test.period}ms`, () => {})\n"
+        "})\n"
+        "for (const t of reconnectPeriodTests) {\n"
+        "  console.log(t.period)\n"
+        "}\n"
+        "const options = { period: 1 }\n"
+        "console.log(options.period)\n"
+    )
+    live = indexed_tree(tmp_path / "repo", {
+        "test/abstract_client.ts": test,
+        "src/keepalive.ts": "export class KeepaliveManager {\n  period = 0\n}\n",
+    })
+    for needle, target in (("test.period", 1), ("t.period", 1), ("options.period", 10)):
+        n = _line(test, needle)
+        _, found = live.resolve("test/abstract_client.ts", n, test.splitlines()[n].index(needle) + len(needle) - 1)
+        assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("test/abstract_client.ts", target)], needle
