@@ -472,15 +472,23 @@ def _earlier(best: tree_sitter.Node | None, cand: tree_sitter.Node, before: int)
 
 
 class _Js(_Language):
-    binding_query = """
+    _js_binding_query = """
     (variable_declarator name: (_) @t)
     (for_in_statement left: (_) @t)
     (catch_clause parameter: (_) @t)
     (function_declaration name: (_) @d)
     (class_declaration name: (_) @d)
+    """
+    # TS only (the JavaScript grammar has no such nodes): types declared in a function
+    _ts_binding_query = """
     (type_alias_declaration name: (_) @d)
     (interface_declaration name: (_) @d)
     """
+
+    @property  # type: ignore[override]
+    def binding_query(self) -> str:
+        base = self._js_binding_query
+        return base if GRAMMARS.get(self.doc.language) == "javascript" else base + self._ts_binding_query
     identifiers = frozenset({
         "identifier", "property_identifier", "private_property_identifier", "type_identifier",
         "shorthand_property_identifier", "shorthand_property_identifier_pattern",

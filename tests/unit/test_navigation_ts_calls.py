@@ -290,3 +290,17 @@ def test_a_member_of_an_object_literal_a_local_holds(tmp_path):
         n = _line(test, needle)
         _, found = live.resolve("test/abstract_client.ts", n, test.splitlines()[n].index(needle) + len(needle) - 1)
         assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("test/abstract_client.ts", target)], needle
+
+
+def test_a_javascript_file_beside_them_still_resolves_its_locals(tmp_path):
+    # the TS-only binding patterns (types declared in a function) are no JS query
+    live = indexed_tree(tmp_path / "repo", {
+        "src/lib/client.ts": CLIENT,
+        "src/lib/server.ts": OTHER,
+        "test/browser/server.js": (
+            'import MqttClient from "../../src/lib/client"\n\n'
+            "function start() {\n  const client = new MqttClient()\n  client.reconnect()\n}\n"
+        ),
+    })
+    _, found = live.resolve("test/browser/server.js", 4, len("  client.re"))
+    assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [at("public reconnect()")]
