@@ -275,8 +275,8 @@ class Navigator:
                     rf"^[ \t]+.*\bas\s+{n}\b|\blambda\b[^:\n]*\b{n}\b"
                 )
             else:
-                pattern = (  # a declaration, a parameter list before `=>` or a body, destructuring
-                    rf"\b(?:const|let|var|function|class)\s+{n}\b|\([^()]*\b{n}\b[^()]*\)\s*(?::[^=;]*?)?(?:=>|\{{)|"
+                pattern = (  # a declaration (TS: types too), a parameter list before `=>` or a body, destructuring
+                    rf"\b(?:const|let|var|function|class|type|interface)\s+{n}\b|\([^()]*\b{n}\b[^()]*\)\s*(?::[^=;]*?)?(?:=>|\{{)|"
                     rf"\{{[^}}]*\b{n}\b[^}}]*\}}\s*=[^=]|\b{n}\s*=>"
                 )
             compiled = re.compile(pattern)

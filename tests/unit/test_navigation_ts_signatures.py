@@ -112,6 +112,7 @@ HONO = {
         '  it("env", () => {\n'
         "    type Env = { Bindings: { TOKEN: string } }\n"
         "    const e: Env = { Bindings: { TOKEN: 'x' } }\n"
+        "    expectTypeOf(e).toEqualTypeOf<Env>()\n"
         "  })\n"
         "})\n"
     ),
@@ -169,4 +170,13 @@ def test_a_type_alias_declared_in_a_test_callback_is_local(hono: LiveIndex):
     _, found = hono.resolve("src/types.test.ts", n, text.splitlines()[n].index("Env") + 1)
     assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [
         ("src/types.test.ts", _line(text, "type Env ="))
+    ]
+
+
+def test_references_of_a_local_type_alias_that_shadows_an_import(hono: LiveIndex):
+    text = HONO["src/types.test.ts"]
+    n = _line(text, "const e: Env")
+    answer = references_at(hono, "src/types.test.ts", n, text.splitlines()[n].index("Env") + 1)
+    assert [(r.path, r.reference.start_line) for r in answer.resolved] == [
+        ("src/types.test.ts", n), ("src/types.test.ts", _line(text, "toEqualTypeOf<Env>"))
     ]
