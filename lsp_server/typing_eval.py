@@ -308,7 +308,7 @@ class Evaluator:
 
     def types_of(self, expr: TypeExpr | None, depth: int = 0) -> Result:
         """The classes or modules a value of this type expression is an instance of."""
-        if expr is None or depth > 8:
+        if expr is None or depth > _MAX_EVAL_DEPTH:
             return None
         op = expr.op
         if op == "self":
@@ -426,7 +426,7 @@ class Evaluator:
     def declared_text(self, expr: TypeExpr | None, depth: int) -> tuple[str, str, StoredSymbol | None] | None:
         """The type of a value as written where it is declared (with its type arguments,
         which `types_of` drops): (text, file it is written in, class around it)."""
-        if expr is None or depth > 8:
+        if expr is None or depth > _MAX_EVAL_DEPTH:
             return None
         if expr.op == "named":
             return expr.arg, self.rel, self.enclosing_class()
@@ -568,6 +568,12 @@ class Evaluator:
                 continue
             decl = self.global_name(name.group(), path, classes_only=True)
             alias = decl[0] if isinstance(decl, list) and len(decl) == 1 else None
+            if alias is not None and alias.symbol.kind in (SymbolKind.INTERFACE, SymbolKind.TYPE):
+                # `interface GetCookie { (c: Context, key: string): string }`
+                for sig in self.lookup.call_signatures(alias):
+                    found = parameter_type(sig.symbol.signature or "", index, "typescript")
+                    if found:
+                        return found, sig.path
             value = self.lookup.alias_value(alias) if alias is not None and alias.symbol.kind is SymbolKind.TYPE else None
             found = self.function_parameter(value, index, alias.path, depth + 1) if value and alias else None
             if found:
@@ -924,6 +930,10 @@ class Evaluator:
                 open_ = True
         return out, open_
 
+
+# how deep a type expression is evaluated: a chain `app.get(…).get(…)…` of n calls is 2n
+# levels (hono's route tables chain a dozen)
+_MAX_EVAL_DEPTH = 30
 
 _CALLED = re.compile(r"=\s*(?:await\s+)?([A-Za-z_$][\w$]*)\s*\(")
 

@@ -803,6 +803,19 @@ class _Js(_Language):
                 return found
         return None
 
+    def constrained(self, ann: tree_sitter.Node) -> str | None:
+        """`app: T` with `<T extends Hono<any>>` on an enclosing function or class: the
+        constraint, what the members of `app` are looked up in."""
+        written = ann.named_children[0] if ann.named_child_count else None
+        if written is None or written.type != "type_identifier":
+            return None
+        bound = self.binding(written, self.text(written))
+        param = bound.parent if bound is not None else None
+        constraint = param.child_by_field_name("constraint") if param is not None and param.type == "type_parameter" else None
+        if constraint is None:
+            return None
+        return self.text(constraint).removeprefix("extends").strip() or None
+
     def callback_parameter(self, bound: tree_sitter.Node, depth: int) -> TypeExpr | None:
         """An untyped parameter of a function passed as an argument (`new Worker(name,
         async (job) => job.data)`, `items.forEach((item) => …)`): parameter `j` of the
@@ -823,6 +836,13 @@ class _Js(_Language):
         if j < 0:
             return None
         holder = func.parent
+        if holder is not None and (
+            holder.type == "return_statement" or holder.type == "arrow_function" and holder.child_by_field_name("body") == func
+        ):
+            # `(options): MiddlewareHandler => { return async function (c, next) {…} }`
+            outer = holder if holder.type == "arrow_function" else nearest_ancestor(holder, self.function_types)
+            ret = outer.child_by_field_name("return_type") if outer is not None else None
+            return TypeExpr("callback", str(j), TypeExpr("named", self.text(ret).lstrip(":").strip())) if ret is not None else None
         if holder is not None and holder.type in ("variable_declarator", "public_field_definition") and holder.child_by_field_name("value") == func:
             # `const handlePublish: PacketHandler = (client, packet) => …`
             ann = holder.child_by_field_name("type")
@@ -883,7 +903,7 @@ class _Js(_Language):
             return TypeExpr("element", "iter", base) if base is not None else None
         ann = holder.child_by_field_name("type")
         if ann is not None and ann.type == "type_annotation":
-            return TypeExpr("named", self.text(ann).lstrip(":").strip())
+            return TypeExpr("named", self.constrained(ann) or self.text(ann).lstrip(":").strip())
         callback = self.callback_parameter(bound, depth)
         if callback is not None:
             return callback

@@ -88,11 +88,13 @@ HONO = {
         "}\n"
     ),
     "src/context.ts": (
-        'import type { Env } from "./types"\n\n'
+        'import type { Env } from "./types"\n'
+        'import { HonoRequest } from "./request"\n\n'
         "interface TextRespond {\n"
         "  <T extends string>(text: T, status?: number): Response\n"
         "}\n\n"
         "export class Context<E extends Env = any> {\n"
+        "  req: HonoRequest = new HonoRequest()\n"
         "  text: TextRespond = (text: string, status?: number): Response => new Response(text)\n"
         "}\n"
     ),
@@ -103,7 +105,18 @@ HONO = {
         "}\n"
     ),
     # same-named strangers, and a test's own `T` that is not the signature's
-    "src/request.ts": "export class HonoRequest {\n  text(): string {\n    return ''\n  }\n}\n",
+    "src/request.ts": "export class HonoRequest {\n  raw: Request\n  text(): string {\n    return ''\n  }\n}\n",
+    "src/raw.ts": "export class RawSocket {\n  raw: string\n}\n",
+    "src/helpers.ts": (
+        'import type { Context } from "./context"\n'
+        'import type { Hono } from "./hono"\n'
+        'import type { MiddlewareHandler } from "./types"\n\n'
+        "interface GetCookie {\n  (c: Context, key: string): string | undefined\n}\n\n"
+        "export const getCookie: GetCookie = (c, key) => {\n  return c.req.raw.headers.get(key)\n}\n\n"
+        "export const bodyLimit = (max: number): MiddlewareHandler => {\n"
+        "  return async function limit(c, next) {\n    if (!c.req.raw.body) {\n      await next()\n    }\n  }\n}\n\n"
+        "export const testClient = <T extends Hono>(app: T) => app.get('/', (c) => c.text(''))\n"
+    ),
     "src/cache.ts": "export class Cache {\n  get(key: string): void {}\n}\n",
     "src/types.test.ts": (
         'import type { Env } from "./types"\n\n'
@@ -120,6 +133,8 @@ HONO = {
         'import { Hono } from "./hono"\n\n'
         "const app = new Hono()\n"
         "app.get('/about', (c) => c.text('about'))\n"
+        "app\n"
+        + "".join(f"  .get('/{p}', (c) => c.text('{p}'))\n" for p in "abcdefghijkl")
     ),
 }
 
@@ -160,7 +175,8 @@ def test_references_of_the_property_are_not_its_signatures(hono: LiveIndex):
     n = _line(text, "app.get(")
     answer = references_at(hono, "src/hono.test.ts", n, text.splitlines()[n].index("text") + 1)
     assert {t.symbol.name for t in answer.targets} == {"text"}
-    assert [(r.path, r.reference.start_line) for r in answer.resolved] == [("src/hono.test.ts", n)]
+    calls = [(rel, i) for rel in ("src/helpers.ts", "src/hono.test.ts") for i, line in enumerate(HONO[rel].splitlines()) if "c.text(" in line]
+    assert [(r.path, r.reference.start_line) for r in answer.resolved] == calls
 
 
 def test_a_type_alias_declared_in_a_test_callback_is_local(hono: LiveIndex):
@@ -179,4 +195,26 @@ def test_references_of_a_local_type_alias_that_shadows_an_import(hono: LiveIndex
     answer = references_at(hono, "src/types.test.ts", n, text.splitlines()[n].index("Env") + 1)
     assert [(r.path, r.reference.start_line) for r in answer.resolved] == [
         ("src/types.test.ts", n), ("src/types.test.ts", _line(text, "toEqualTypeOf<Env>"))
+    ]
+
+
+@pytest.mark.parametrize("needle, word, target", [
+    # a chain of a dozen links (hono's route tables) is evaluated to its end
+    (".get('/l'", "text", ("src/context.ts", "text: TextRespond", "<T extends string>")),
+    # a function typed by an interface of call signatures: `c` is the signature's
+    ("return c.req.raw.headers", "raw", ("src/request.ts", "raw: Request")),
+    # a function returned where the enclosing one declares `: MiddlewareHandler`
+    ("if (!c.req.raw.body)", "raw", ("src/request.ts", "raw: Request")),
+    # `app: T` with `<T extends Hono>`: the constraint's members
+    ("testClient", "get", ("src/hono.ts", "get!:")),
+])
+def test_parameters_typed_from_their_context(hono: LiveIndex, needle: str, word: str, target: tuple[str, ...]):
+    rel = "src/hono.test.ts" if needle.startswith(".get") else "src/helpers.ts"
+    text = HONO[rel]
+    n = _line(text, needle)
+    line = text.splitlines()[n]
+    _, found = hono.resolve(rel, n, line.index(word, line.index(needle) if needle in line else 0) + 1)
+    # (a call through `get!: HandlerInterface` also answers its signature, in types.ts)
+    assert [(s.path, s.symbol.selection_range.start.line) for s in found][: len(target) - 1] == [
+        (target[0], _line(HONO[target[0]], t)) for t in target[1:]
     ]
