@@ -905,10 +905,14 @@ class Evaluator:
             found = [c for c in self.defs(name) if _ends_with(c.symbol.qualified_name, target)]
             if found:
                 return found
-        return [
+        found = [
             c for qn, cs in by_container.items() if qn.startswith(q + ".") for c in cs
             if _is_top_level(c)
         ]
+        if not found and module.language in ("typescript", "tsx", "javascript"):
+            # `mqtt.IClientOptions` where mqtt.ts has `export * from './lib/client'`
+            found = self.reexported(f"{q}.{name}", 0) or []
+        return found
 
     def bases(self, cls: StoredSymbol, parent_only: bool = False) -> tuple[list[StoredSymbol], bool]:
         names = base_names(cls.symbol.signature or "", cls.language, parent_only)

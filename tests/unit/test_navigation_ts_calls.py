@@ -304,3 +304,21 @@ def test_a_javascript_file_beside_them_still_resolves_its_locals(tmp_path):
     })
     _, found = live.resolve("test/browser/server.js", 4, len("  client.re"))
     assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [at("public reconnect()")]
+
+
+def test_a_type_through_a_namespace_that_re_exports_a_module(tmp_path):
+    # MQTT.js: src/index.ts `import * as mqtt from './mqtt'; export default mqtt`, and
+    # src/mqtt.ts `export * from './lib/client'`: `mqtt.IClientOptions` in the tests
+    test = (
+        'import mqtt from "../src"\n\n'
+        "const opts: mqtt.IClientOptions = {\n  host: 'localhost',\n}\n"
+    )
+    live = indexed_tree(tmp_path / "repo", {
+        "src/lib/client.ts": CLIENT,
+        "src/lib/server.ts": OTHER + "export interface IClientOptions {\n  host?: string\n}\n",
+        "src/mqtt.ts": "export * from './lib/client'\n",
+        "src/index.ts": "import * as mqtt from './mqtt'\n\nexport default mqtt\nexport * from './mqtt'\n",
+        "test/client.ts": test,
+    })
+    _, found = live.resolve("test/client.ts", 3, len("  ho"))
+    assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("src/lib/client.ts", _line(CLIENT, "host?: string"))]
