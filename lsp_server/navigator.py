@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 _TREE_CACHE = 32
 _FAMILY_LANGUAGES = frozenset({"php", "typescript", "tsx"})
+_TS_MEMBER_KINDS = frozenset({SymbolKind.METHOD, SymbolKind.PROPERTY, SymbolKind.FIELD})
 _LOCAL_EXPORT = re.compile(r"^export\s+(?:type\s+)?\{([^}]*)\}(?!\s*from)", re.MULTILINE)
 JS_FAMILY = frozenset({"javascript", "jsx", "typescript", "tsx"})
 
@@ -185,7 +186,9 @@ class Navigator:
         out = list(targets)
         seen = {_key(t) for t in targets}
         for t in targets:
-            if t.language not in _FAMILY_LANGUAGES or t.symbol.kind is not SymbolKind.METHOD:
+            # TS: a property too (`Job.id` implements `MinimalJob.id`; tsserver lists both)
+            kinds = _TS_MEMBER_KINDS if t.language in ("typescript", "tsx") else {SymbolKind.METHOD}
+            if t.language not in _FAMILY_LANGUAGES or t.symbol.kind not in kinds:
                 continue
             if t.symbol.name in ("__construct", "constructor"):
                 continue  # a constructor overrides nothing callers see
@@ -195,12 +198,18 @@ class Navigator:
                 continue
             same = [
                 d for d in self.definitions(t.symbol.name)
-                if d.language == t.language and d.symbol.kind is SymbolKind.METHOD
+                if d.language == t.language and d.symbol.kind in kinds
             ]
             lineage = self._ancestors(ev, owner)
             roots = {d.symbol.container for d in same if d.symbol.container in lineage}
             for d in same:
                 if _key(d) in seen:
+                    continue
+                if t.symbol.kind is not SymbolKind.METHOD:
+                    # a property: what it implements above it, not its siblings
+                    if d.symbol.container in lineage:
+                        seen.add(_key(d))
+                        out.append(d)
                     continue
                 o = ev.owner_class(d)
                 if o is not None and self._ancestors(ev, o) & roots:

@@ -322,3 +322,30 @@ def test_a_type_through_a_namespace_that_re_exports_a_module(tmp_path):
     })
     _, found = live.resolve("test/client.ts", 3, len("  ho"))
     assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("src/lib/client.ts", _line(CLIENT, "host?: string"))]
+
+
+def test_references_of_a_property_include_the_interface_member_it_implements(tmp_path):
+    # bullmq: `class Job implements MinimalJob`; code typed by the interface reads `job.id`
+    # (tsserver lists those among Job.id's references); a sibling implementer's are not
+    live = indexed_tree(tmp_path / "repo", {
+        "src/interfaces/minimal-job.ts": "export interface MinimalJob {\n  id?: string\n}\n",
+        "src/classes/job.ts": (
+            'import { MinimalJob } from "../interfaces/minimal-job"\n\n'
+            "export class Job implements MinimalJob {\n  id?: string\n}\n"
+        ),
+        "src/classes/flow-job.ts": (
+            'import { MinimalJob } from "../interfaces/minimal-job"\n\n'
+            "export class FlowJob implements MinimalJob {\n  id?: string\n}\n"
+            "export function flowId(f: FlowJob): string | undefined {\n  return f.id\n}\n"
+        ),
+        "src/classes/backend.ts": (
+            'import { MinimalJob } from "../interfaces/minimal-job"\n\n'
+            "export function jobId(job: MinimalJob): string | undefined {\n  return job.id\n}\n"
+        ),
+    })
+    from code_intel.lsp_server.references import references_at
+
+    answer = references_at(live, "src/classes/job.ts", 3, 3)
+    assert ("src/classes/backend.ts", 3) in [(r.path, r.reference.start_line) for r in answer.resolved]
+    assert ("src/classes/flow-job.ts", 6) not in [(r.path, r.reference.start_line) for r in answer.resolved]
+    assert ("src/interfaces/minimal-job.ts", 1) in [(t.path, t.symbol.selection_range.start.line) for t in answer.targets]
