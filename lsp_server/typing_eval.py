@@ -462,7 +462,11 @@ class Evaluator:
                 keyed = self.keyed_listener(fn, int(expr.arg), expr.args) if expr.args else None
                 if keyed is not None:
                     return keyed
-                for sig in self.signatures_of(fn):
+                sigs = self.signatures_of(fn)
+                if expr.args is not None and len(sigs) > 1:
+                    # `on('downloadProgress', (e) => …)`: the signature the arguments fit
+                    sigs = sorted(sigs, key=lambda sig: not self.accepts(sig, expr.args or ()))
+                for sig in sigs:
                     text = _argument_type(sig.symbol.signature or "", int(expr.arg))
                     if text:
                         return text, sig.path, self.owner_class(fn)

@@ -349,3 +349,25 @@ def test_references_of_a_property_include_the_interface_member_it_implements(tmp
     assert ("src/classes/backend.ts", 3) in [(r.path, r.reference.start_line) for r in answer.resolved]
     assert ("src/classes/flow-job.ts", 6) not in [(r.path, r.reference.start_line) for r in answer.resolved]
     assert ("src/interfaces/minimal-job.ts", 1) in [(t.path, t.symbol.selection_range.start.line) for t in answer.targets]
+
+
+def test_a_listener_of_an_overloaded_event_signature(tmp_path):
+    # got: `on: GotEventFunction<this>` with one call signature per event name
+    test = (
+        'import { Request } from "../source/request"\n\n'
+        "new Request().on('downloadProgress', (progress) => progress.percent)\n"
+    )
+    live = indexed_tree(tmp_path / "repo", {
+        "source/request.ts": (
+            "export type Progress = {\n  percent: number\n}\n"
+            "export type Response = {\n  percent: string\n}\n\n"
+            "export interface GotEventFunction<T> {\n"
+            "  (name: 'response', listener: (response: Response) => void): T\n"
+            "  (name: 'downloadProgress', listener: (progress: Progress) => void): T\n"
+            "}\n\n"
+            "export class Request {\n  on!: GotEventFunction<this>\n}\n"
+        ),
+        "test/progress.ts": test,
+    })
+    _, found = live.resolve("test/progress.ts", 2, len(test.splitlines()[2]) - 3)
+    assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("source/request.ts", 1)]
