@@ -220,6 +220,8 @@ class Evaluator:
         for part in split_union(text):
             if part in NULLISH or part in NOT_STRING - {"Function"} or part == "string":
                 continue
+            if part.endswith("]") and not part.endswith("[]") and not part.startswith("["):
+                return True  # an indexed access type: unsure
             if re.fullmatch(r"'[^']*'|\"[^\"]*\"|-?\d[\w.]*", part) or part.endswith("]") or part.startswith("["):
                 continue  # a literal type, an array, a tuple
             is_function = part.startswith("(") and "=>" in part or part.startswith("new ") or part == "Function"
@@ -255,6 +257,10 @@ class Evaluator:
                 if value == (m.group(1) if m.group(1) is not None else m.group(2)):
                     return True
                 continue
+            if part.endswith("]") and not part.endswith("[]") and not part.startswith("["):
+                return True  # an indexed access type (`(typeof mimes)[keyof typeof mimes]`): unsure
+            if part.startswith("(") and "=>" not in part:
+                return True  # a parenthesized type: unsure
             if part in NOT_STRING or part.endswith("]") or part.startswith(("{", "(", "new ", "[")):
                 continue  # a primitive other than string, an array/tuple, an object, a function
             name = re.match(r"[A-Za-z_$][\w$.]*", part)
@@ -757,7 +763,9 @@ class Evaluator:
             wanted = target.replace("/", ".")
             matched = [c for c in candidates if _ends_with(c.symbol.qualified_name, wanted)]
             if matched:
-                return matched
+                # `from './context'` is context.Context, not also jsx.context.Context
+                exact = [c for c in matched if _ends_with(c.symbol.qualified_name, wanted, exact=True)]
+                return exact or matched
             exported = self.default_export(target, name, path) or self.reexported(target, 0)
             if exported:
                 return exported
@@ -1030,7 +1038,7 @@ def _is_top_level(s: StoredSymbol) -> bool:
     return s.symbol.kind not in (SymbolKind.METHOD, SymbolKind.CONSTRUCTOR, SymbolKind.FIELD, SymbolKind.PROPERTY)
 
 
-def _ends_with(qualified: str, wanted: str) -> bool:
+def _ends_with(qualified: str, wanted: str, exact: bool = False) -> bool:
     q = qualified.replace("\\", ".").replace("::", ".").replace("/", ".")
     w = wanted.replace("\\", ".").replace("::", ".").replace("/", ".").strip(".")
-    return q == w or q.endswith("." + w)
+    return q == w or not exact and q.endswith("." + w)

@@ -89,11 +89,17 @@ HONO = {
     ),
     "src/context.ts": (
         'import type { Env } from "./types"\n'
-        'import { HonoRequest } from "./request"\n\n'
+        'import { HonoRequest } from "./request"\n'
+        'import type { BaseMime } from "./utils/mime"\n\n'
         "interface TextRespond {\n"
         "  <T extends string>(text: T, status?: number): Response\n"
         "}\n\n"
+        "interface SetHeaders {\n"
+        "  (name: 'Content-Type', value?: BaseMime): void\n"
+        "  (name: string, value?: string): void\n"
+        "}\n\n"
         "export class Context<E extends Env = any> {\n"
+        "  header: SetHeaders = (name: string, value?: string): void => {}\n"
         "  req: HonoRequest = new HonoRequest()\n"
         "  text: TextRespond = (text: string, status?: number): Response => new Response(text)\n"
         "}\n"
@@ -107,6 +113,17 @@ HONO = {
     # same-named strangers, and a test's own `T` that is not the signature's
     "src/request.ts": "export class HonoRequest {\n  raw: Request\n  text(): string {\n    return ''\n  }\n}\n",
     "src/raw.ts": "export class RawSocket {\n  raw: string\n}\n",
+    "src/jsx/context.ts": "export class Context {\n  values: unknown[] = []\n}\n",
+    "src/utils/mime.ts": (
+        "const _baseMimes = {\n  bin: 'application/octet-stream',\n  json: 'application/json',\n}\n"
+        "export type BaseMime = (typeof _baseMimes)[keyof typeof _baseMimes]\n"
+    ),
+    "src/compose.test.ts": (
+        'import { Context } from "./context"\n\n'
+        "const handler = async (c: Context) => {\n"
+        "  c.header('Content-Type', 'application/octet-stream')\n"
+        "}\n"
+    ),
     "src/helpers.ts": (
         'import type { Context } from "./context"\n'
         'import type { Hono } from "./hono"\n'
@@ -217,4 +234,25 @@ def test_parameters_typed_from_their_context(hono: LiveIndex, needle: str, word:
     # (a call through `get!: HandlerInterface` also answers its signature, in types.ts)
     assert [(s.path, s.symbol.selection_range.start.line) for s in found][: len(target) - 1] == [
         (target[0], _line(HONO[target[0]], t)) for t in target[1:]
+    ]
+
+
+def test_an_import_names_its_module_not_a_deeper_one_of_the_same_name(hono: LiveIndex):
+    # `from "./context"` in src/ is src/context.ts, not also src/jsx/context.ts
+    text = HONO["src/compose.test.ts"]
+    n = _line(text, "c: Context")
+    _, found = hono.resolve("src/compose.test.ts", n, text.splitlines()[n].index("Context") + 1)
+    assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [
+        ("src/context.ts", _line(HONO["src/context.ts"], "export class Context"))
+    ]
+
+
+def test_a_string_against_an_indexed_access_type_may_fit(hono: LiveIndex):
+    # `BaseMime = (typeof m)[keyof typeof m]`: not sure, so the first signature stays
+    text = HONO["src/compose.test.ts"]
+    n = _line(text, "c.header(")
+    _, found = hono.resolve("src/compose.test.ts", n, text.splitlines()[n].index("header") + 1)
+    ctx = HONO["src/context.ts"]
+    assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [
+        ("src/context.ts", _line(ctx, "header: SetHeaders")), ("src/context.ts", _line(ctx, "(name: 'Content-Type'"))
     ]
