@@ -206,8 +206,9 @@ class Navigator:
                 if _key(d) in seen:
                     continue
                 if t.symbol.kind is not SymbolKind.METHOD:
-                    # a property: what it implements above it, not its siblings
-                    if d.symbol.container in lineage:
+                    # a property: what it implements above it through extends/implements,
+                    # not its siblings, nor a type a mapped alias (`Required<Omit<O>>`) copies
+                    if d.symbol.container in self._declared_ancestors(ev, owner):
                         seen.add(_key(d))
                         out.append(d)
                     continue
@@ -216,6 +217,25 @@ class Navigator:
                     seen.add(_key(d))
                     out.append(d)
         return out
+
+    def _declared_ancestors(self, ev: Evaluator, cls: StoredSymbol) -> frozenset[str]:
+        """Like `_ancestors`, through classes and interfaces only (a type alias's members
+        are new symbols to tsserver)."""
+        def walk() -> frozenset[str]:
+            names: set[str] = set()
+            level = [cls]
+            for _ in range(12):
+                nxt = []
+                for c in level:
+                    if c.symbol.qualified_name in names or c.symbol.kind not in (SymbolKind.CLASS, SymbolKind.INTERFACE):
+                        continue
+                    names.add(c.symbol.qualified_name)
+                    nxt.extend(ev.bases(c)[0])
+                if not nxt:
+                    break
+                level = nxt
+            return frozenset(names)
+        return self._memoized("declared-ancestors", f"{cls.path}\0{cls.symbol.selection_range.start.line}", walk)
 
     def _ancestors(self, ev: Evaluator, cls: StoredSymbol) -> frozenset[str]:
         """Qualified names of a class and everything above it (parents, interfaces,
