@@ -421,6 +421,11 @@ class Navigator:
         pattern = re.compile(r"^\s*import\s+(?:type\s+)?" + re.escape(name) + r"\s*(?:,|from\b)")
         return any(pattern.match(line) for line in self._memoized("lines", rel, lambda: self._read_lines(rel)))
 
+    def is_namespace_import(self, rel: str, name: str) -> bool:
+        """JS/TS `import * as name from '…'` in the file (a module, not a name in it)."""
+        pattern = re.compile(r"\bimport\s+(?:type\s+)?\*\s*as\s+" + re.escape(name) + r"\b")
+        return any(pattern.search(line) for line in self._memoized("lines", rel, lambda: self._read_lines(rel)))
+
     def default_export_name(self, rel: str) -> str | None:
         """The name a module's `export default x;` (or `export default class X`) gives."""
         def find() -> str | None:

@@ -97,6 +97,7 @@ class Lookup(Protocol):
     def declared_return(self, fn: StoredSymbol) -> str | None: ...
     def alias_value(self, alias: StoredSymbol) -> str | None: ...
     def is_default_import(self, rel: str, name: str) -> bool: ...
+    def is_namespace_import(self, rel: str, name: str) -> bool: ...
     def star_exports(self, rel: str) -> list[str]: ...
     def default_export_name(self, rel: str) -> str | None: ...
     def export_alias(self, rel: str, name: str) -> str | None: ...
@@ -750,7 +751,7 @@ class Evaluator:
         target = imports.get(name)
         if target is not None:
             module = self.lookup.module_symbol(target, self.language)
-            if module is not None and not self.named_import(target, module):
+            if module is not None and not self.named_import(target, module, name, path):
                 return [module]
         # `import make_user as build`: the definition carries the imported name
         candidates = self.defs(target.replace("/", ".").rsplit(".", 1)[-1] if target else name)
@@ -780,17 +781,18 @@ class Evaluator:
         ranked = self.rank(candidates, path, imports, name, self.language)
         return ranked[:1] if len(ranked) > 1 else ranked
 
-    def named_import(self, target: str, module: StoredSymbol) -> bool:
+    def named_import(self, target: str, module: StoredSymbol, name: str, path: str) -> bool:
         """JS/TS `import { Redis } from "../lib"` names what lib/index.ts exports, not a
-        file lib/Redis.ts that a loose module match would find; a namespace import
+        file lib/Redis.ts that a loose module match would find, nor the file
+        src/parser/parse.ts for `import {parse} from '../src/parser'`; a namespace import
         (`import * as cmds from "./a/b"`) names its module exactly."""
         if self.language not in ("javascript", "typescript", "tsx", "jsx"):
             return False
         parent = target.rpartition(".")[0]
-        return (
-            module.symbol.qualified_name != target
-            and bool(parent)
-            and self.lookup.module_symbol(parent, self.language) is not None
+        if not parent or self.lookup.module_symbol(parent, self.language) is None:
+            return False
+        return module.symbol.qualified_name != target or not (
+            self.lookup.is_namespace_import(path, name) or self.lookup.is_default_import(path, name)
         )
 
     def default_export(self, target: str, name: str, path: str) -> Result:

@@ -371,3 +371,28 @@ def test_a_listener_of_an_overloaded_event_signature(tmp_path):
     })
     _, found = live.resolve("test/progress.ts", 2, len(test.splitlines()[2]) - 3)
     assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("source/request.ts", 1)]
+
+
+def test_a_named_import_is_a_name_in_the_module_not_a_file_of_that_name(tmp_path):
+    # oclif: `import {parse} from '../../src/parser'` is src/parser/index.ts' function
+    # `parse`, not the module src/parser/parse.ts; `import * as parser from
+    # '../../src/parser/parse'` is that module
+    test = (
+        "import {parse} from '../src/parser'\n"
+        "import * as parser from '../src/parser/parse'\n\n"
+        "parse(['--foo'], {})\n"
+        "parser.Parser\n"
+    )
+    live = indexed_tree(tmp_path / "repo", {
+        "src/parser/parse.ts": "export class Parser {\n  parse(): void {}\n}\n",
+        "src/parser/index.ts": (
+            "import {Parser} from './parse'\n\n"
+            "export async function parse(argv: string[], options: object): Promise<void> {\n"
+            "  new Parser().parse()\n}\n"
+        ),
+        "test/parse.test.ts": test,
+    })
+    _, found = live.resolve("test/parse.test.ts", 3, 2)
+    assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("src/parser/index.ts", 2)]
+    _, found = live.resolve("test/parse.test.ts", 4, 10)
+    assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("src/parser/parse.ts", 0)]
