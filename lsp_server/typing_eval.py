@@ -826,6 +826,11 @@ class Evaluator:
             if found:
                 return found
         candidates = [c for c in self.defs(name) if _is_top_level(c)]
+        if named is not None and not named.endswith("." + name):
+            # `export * as Args from './args'`: the name is that module
+            namespace = self.lookup.module_symbol(named, self.language)
+            if namespace is not None:
+                return [namespace]
         if named is not None:
             found = [c for c in candidates if _ends_with(c.symbol.qualified_name, named)]
             return found or self.reexported(named, depth + 1)

@@ -396,3 +396,16 @@ def test_a_named_import_is_a_name_in_the_module_not_a_file_of_that_name(tmp_path
     assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("src/parser/index.ts", 2)]
     _, found = live.resolve("test/parse.test.ts", 4, 10)
     assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("src/parser/parse.ts", 0)]
+
+
+def test_a_namespace_re_exported_by_the_package_entry(tmp_path):
+    # oclif: src/index.ts `export * as Args from './args'`; tests `import {Args} from '../src'`
+    test = "import {Args} from '../src'\n\nconst argOne = Args.string()\n"
+    live = indexed_tree(tmp_path / "repo", {
+        "src/args.ts": "export function string(): string {\n  return ''\n}\n",
+        "src/flags.ts": "export function string(): string {\n  return ''\n}\n",
+        "src/index.ts": "export * as Args from './args'\nexport * as Flags from './flags'\n",
+        "test/parse.test.ts": test,
+    })
+    _, found = live.resolve("test/parse.test.ts", 2, len("const argOne = Args.st"))
+    assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("src/args.ts", 0)]
