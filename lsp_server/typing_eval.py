@@ -287,6 +287,11 @@ class Evaluator:
         if not types:
             return None
         found, open_ = self.find_member(types, name)  # type: ignore[arg-type]
+        if found and receiver.op == "self" and self.language in ("typescript", "tsx") and len(found) > 1:
+            # `this.rootPlugin` in `static get rootPlugin()` is the static member, in an
+            # instance method the instance one
+            static = receiver.arg == "static"
+            found = [f for f in found if (f.symbol.signature or "").startswith("static ") == static] or found
         if found:
             return found
         return EXTERNAL if open_ else None

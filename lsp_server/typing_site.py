@@ -726,7 +726,14 @@ class _Js(_Language):
             return self.expr_type(parent.child_by_field_name("object"), 0) or TypeExpr("unknown")
         if parent is not None and parent.type == "nested_type_identifier" and node.type == "type_identifier":
             module = parent.child_by_field_name("module")
-            return TypeExpr("global", self.text(module).split(".")[0]) if module is not None else None
+            if module is None:
+                return None
+            # `Command.Arg.Any`: the member `Any` of `Arg` of `Command` (nested namespaces)
+            first, *rest = self.text(module).split(".")
+            expr = TypeExpr("global", first)
+            for part in rest:
+                expr = TypeExpr("member", part.strip(), expr)
+            return expr
         return None
 
     def expr_type(self, node: tree_sitter.Node | None, depth: int) -> TypeExpr | None:
@@ -734,7 +741,12 @@ class _Js(_Language):
             return None
         t = node.type
         if t == "this":
-            return TypeExpr("self") if nearest_ancestor(node, self.class_types) is not None else None
+            if nearest_ancestor(node, self.class_types) is None:
+                return None
+            # in a static method `this` is the class: its static members
+            method = nearest_ancestor(node, frozenset({"method_definition"}))
+            static = method is not None and any(c.type == "static" for c in method.children)
+            return TypeExpr("self", "static" if static else "")
         if t == "super":
             return TypeExpr("super")
         if t == "identifier":

@@ -409,3 +409,32 @@ def test_a_namespace_re_exported_by_the_package_entry(tmp_path):
     })
     _, found = live.resolve("test/parse.test.ts", 2, len("const argOne = Args.st"))
     assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("src/args.ts", 0)]
+
+
+def test_nested_namespaces_and_static_this(tmp_path):
+    # oclif: `Command.Arg.Any` / `Command.Flag.Any` (namespaces in a namespace), and
+    # `this.rootPlugin` in `static get rootPlugin()` (the static member, not the field)
+    command = (
+        "export namespace Command {\n"
+        "  export namespace Flag {\n    export type Any = string\n  }\n"
+        "  export namespace Arg {\n    export type Any = number\n  }\n"
+        "}\n"
+    )
+    config = (
+        "export class Config {\n"
+        "  private rootPlugin!: string\n"
+        "  static get rootPlugin(): string | undefined {\n    return this.rootPlugin\n  }\n"
+        "  name(): string {\n    return this.rootPlugin\n  }\n"
+        "}\n"
+    )
+    live = indexed_tree(tmp_path / "repo", {
+        "src/command.ts": command,
+        "src/config.ts": config,
+        "src/formatter.ts": "import {Command} from './command'\n\nexport type Data = {args: Command.Arg.Any[]}\n",
+    })
+    _, found = live.resolve("src/formatter.ts", 2, len("export type Data = {args: Command.Arg.A"))
+    assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("src/command.ts", 5)]
+    _, found = live.resolve("src/config.ts", 3, len("    return this.ro"))
+    assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("src/config.ts", 2)]
+    _, found = live.resolve("src/config.ts", 6, len("    return this.ro"))
+    assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("src/config.ts", 1)]
