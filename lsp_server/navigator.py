@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 _TREE_CACHE = 32
 _FAMILY_LANGUAGES = frozenset({"php", "typescript", "tsx"})
+_TS_MEMBER_KINDS = frozenset({SymbolKind.METHOD, SymbolKind.PROPERTY, SymbolKind.FIELD})
 _LOCAL_EXPORT = re.compile(r"^export\s+(?:type\s+)?\{([^}]*)\}(?!\s*from)", re.MULTILINE)
 JS_FAMILY = frozenset({"javascript", "jsx", "typescript", "tsx"})
 
@@ -185,7 +186,9 @@ class Navigator:
         out = list(targets)
         seen = {_key(t) for t in targets}
         for t in targets:
-            if t.language not in _FAMILY_LANGUAGES or t.symbol.kind is not SymbolKind.METHOD:
+            # TS: a property too (`Job.id` implements `MinimalJob.id`; tsserver lists both)
+            kinds = _TS_MEMBER_KINDS if t.language in ("typescript", "tsx") else {SymbolKind.METHOD}
+            if t.language not in _FAMILY_LANGUAGES or t.symbol.kind not in kinds:
                 continue
             if t.symbol.name in ("__construct", "constructor"):
                 continue  # a constructor overrides nothing callers see
@@ -195,18 +198,44 @@ class Navigator:
                 continue
             same = [
                 d for d in self.definitions(t.symbol.name)
-                if d.language == t.language and d.symbol.kind is SymbolKind.METHOD
+                if d.language == t.language and d.symbol.kind in kinds
             ]
             lineage = self._ancestors(ev, owner)
             roots = {d.symbol.container for d in same if d.symbol.container in lineage}
             for d in same:
                 if _key(d) in seen:
                     continue
+                if t.symbol.kind is not SymbolKind.METHOD:
+                    # a property: what it implements above it through extends/implements,
+                    # not its siblings, nor a type a mapped alias (`Required<Omit<O>>`) copies
+                    if d.symbol.container in self._declared_ancestors(ev, owner):
+                        seen.add(_key(d))
+                        out.append(d)
+                    continue
                 o = ev.owner_class(d)
                 if o is not None and self._ancestors(ev, o) & roots:
                     seen.add(_key(d))
                     out.append(d)
         return out
+
+    def _declared_ancestors(self, ev: Evaluator, cls: StoredSymbol) -> frozenset[str]:
+        """Like `_ancestors`, through classes and interfaces only (a type alias's members
+        are new symbols to tsserver)."""
+        def walk() -> frozenset[str]:
+            names: set[str] = set()
+            level = [cls]
+            for _ in range(12):
+                nxt = []
+                for c in level:
+                    if c.symbol.qualified_name in names or c.symbol.kind not in (SymbolKind.CLASS, SymbolKind.INTERFACE):
+                        continue
+                    names.add(c.symbol.qualified_name)
+                    nxt.extend(ev.bases(c)[0])
+                if not nxt:
+                    break
+                level = nxt
+            return frozenset(names)
+        return self._memoized("declared-ancestors", f"{cls.path}\0{cls.symbol.selection_range.start.line}", walk)
 
     def _ancestors(self, ev: Evaluator, cls: StoredSymbol) -> frozenset[str]:
         """Qualified names of a class and everything above it (parents, interfaces,
@@ -275,8 +304,8 @@ class Navigator:
                     rf"^[ \t]+.*\bas\s+{n}\b|\blambda\b[^:\n]*\b{n}\b"
                 )
             else:
-                pattern = (  # a declaration, a parameter list before `=>` or a body, destructuring
-                    rf"\b(?:const|let|var|function|class)\s+{n}\b|\([^()]*\b{n}\b[^()]*\)\s*(?::[^=;]*?)?(?:=>|\{{)|"
+                pattern = (  # a declaration (TS: types too), a parameter list before `=>` or a body, destructuring
+                    rf"\b(?:const|let|var|function|class|type|interface)\s+{n}\b|\([^()]*\b{n}\b[^()]*\)\s*(?::[^=;]*?)?(?:=>|\{{)|"
                     rf"\{{[^}}]*\b{n}\b[^}}]*\}}\s*=[^=]|\b{n}\s*=>"
                 )
             compiled = re.compile(pattern)
@@ -392,6 +421,11 @@ class Navigator:
         pattern = re.compile(r"^\s*import\s+(?:type\s+)?" + re.escape(name) + r"\s*(?:,|from\b)")
         return any(pattern.match(line) for line in self._memoized("lines", rel, lambda: self._read_lines(rel)))
 
+    def is_namespace_import(self, rel: str, name: str) -> bool:
+        """JS/TS `import * as name from '…'` in the file (a module, not a name in it)."""
+        pattern = re.compile(r"\bimport\s+(?:type\s+)?\*\s*as\s+" + re.escape(name) + r"\b")
+        return any(pattern.search(line) for line in self._memoized("lines", rel, lambda: self._read_lines(rel)))
+
     def default_export_name(self, rel: str) -> str | None:
         """The name a module's `export default x;` (or `export default class X`) gives."""
         def find() -> str | None:
@@ -441,6 +475,31 @@ class Navigator:
         value = node.child_by_field_name("value") if node is not None else None
         doc = self.document(alias.path)
         return doc.node_text(value) if value is not None and doc is not None else None
+
+    def call_signatures(self, iface: StoredSymbol) -> list[StoredSymbol]:
+        """TS: the call signatures of an interface or object type alias (`interface
+        TextRespond { <T>(text: T): Response }`), read from its file's tree: the index
+        keeps no symbol for them, tsserver answers them for a call through a value of
+        that type."""
+        return self._memoized("calls", f"{iface.path}:{iface.symbol.qualified_name}",
+                              lambda: self._call_signatures(iface))
+
+    def _call_signatures(self, iface: StoredSymbol) -> list[StoredSymbol]:
+        node = self._node_at(iface.path, iface.symbol.selection_range.start)
+        while node is not None and node.type not in ("interface_declaration", "type_alias_declaration"):
+            node = node.parent
+        doc = self.document(iface.path)
+        if node is None or doc is None:
+            return []
+        body = node.child_by_field_name("body") or node.child_by_field_name("value")
+        out = []
+        for member in body.named_children if body is not None else []:
+            if member.type == "call_signature":
+                r = doc.node_range(member)
+                out.append(StoredSymbol(iface.path, iface.language, Symbol(
+                    iface.symbol.name, SymbolKind.METHOD, r, Range(r.start, r.start),
+                    iface.symbol.qualified_name, iface.symbol.qualified_name, doc.node_text(member))))
+        return out
 
     def _node_at(self, rel: str, pos: Position):  # type: ignore[no-untyped-def]
         doc = self.document(rel)

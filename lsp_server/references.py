@@ -60,6 +60,10 @@ def references_at(
         name, targets = live.resolve(rel, line, character)
         if not name:
             return ReferenceAnswer(None, [])
+        if any(t.symbol.name == name for t in targets):
+            # TS `c.text()` answers the property and its type's call signature (named
+            # after the interface): the references are the property's
+            targets = [t for t in targets if t.symbol.name == name or name.lower() in _CLASS_KEYWORDS]
         targets = _with_overloads(live, targets)
         with live.navigator.batch():
             targets = live.navigator.method_family(targets)

@@ -24,7 +24,7 @@ from code_intel.indexing.chunking.php import resolve_name
 from code_intel.indexing.model import SymbolKind
 from code_intel.indexing.store import StoredSymbol
 
-from .typing_site import Site, TypeExpr
+from .typing_site import Arg, ArgShape, Site, TypeExpr
 from .typing_text import (
     NOT_STRING,
     NULLISH,
@@ -40,6 +40,7 @@ from .typing_text import (
     split_union,
     spread_tuples,
     type_names,
+    type_parameters,
     value_type,
 )
 
@@ -96,9 +97,11 @@ class Lookup(Protocol):
     def declared_return(self, fn: StoredSymbol) -> str | None: ...
     def alias_value(self, alias: StoredSymbol) -> str | None: ...
     def is_default_import(self, rel: str, name: str) -> bool: ...
+    def is_namespace_import(self, rel: str, name: str) -> bool: ...
     def star_exports(self, rel: str) -> list[str]: ...
     def default_export_name(self, rel: str) -> str | None: ...
     def export_alias(self, rel: str, name: str) -> str | None: ...
+    def call_signatures(self, iface: StoredSymbol) -> list[StoredSymbol]: ...
 
 
 Ranker = Callable[[list[StoredSymbol], str, dict[str, str], str, str], list[StoredSymbol]]
@@ -146,7 +149,14 @@ class Evaluator:
         overloaded method or function is the first overload its arguments fit (TS's own
         rule), judged by arity and string-literal parameters. Unchanged when unsure."""
         site = self.site
-        if self.language not in ("typescript", "tsx") or len(found) < 2:
+        if self.language not in ("typescript", "tsx"):
+            return found
+        if site.args is not None and len(found) == 1 and found[0].symbol.kind not in CLASS_KINDS:
+            # `c.text('hi')` with `text: TextRespond`: the property, then the call
+            # signature of its type the arguments fit (tsserver answers both)
+            fits = [sig for sig in self.signatures_of(found[0]) if self.accepts(sig, site.args)]
+            return found + fits[:1]
+        if len(found) < 2:
             return found
         if site.new:
             return [d for d in found if d.symbol.kind is SymbolKind.CLASS] or found
@@ -159,7 +169,7 @@ class Evaluator:
                 return [d]
         return found
 
-    def accepts(self, fn: StoredSymbol, args: tuple[str | None, ...]) -> bool:
+    def accepts(self, fn: StoredSymbol, args: tuple[Arg, ...]) -> bool:
         """Whether a call with these arguments fits this signature for sure (arity, and
         string literals against literal-typed parameters). A rest parameter typed as a
         tuple (`...args: [key: K, ...data: D[], nx: 'NX']`) counts element by element."""
@@ -178,13 +188,63 @@ class Evaluator:
         positions = list(enumerate(lead[: len(args)]))
         if at is not None and trail:
             positions += [(len(args) - len(trail) + j, p) for j, p in enumerate(trail)]
+        generics = type_parameters(fn.symbol.signature or "")
         for i, param in positions:
             arg = args[i] if 0 <= i < len(args) else None
             if arg is None:
                 continue
-            if not self.fits_string(arg, declared_type(param) or "any", fn.path):
+            declared = declared_type(param) or (
+                # an unlabeled tuple element (`...handlers: [H<E> & M1, H<E2>]`) is a type
+                param if not re.match(r"[\w$]+\??\s*$", param) else "any"
+            )
+            if generics:
+                # `text: T` with `<T extends string>`: the constraint, else anything
+                declared = re.sub(
+                    r"(?<![\w$.])(" + "|".join(map(re.escape, generics)) + r")(?![\w$])(?!\s*<)",
+                    lambda m: generics[m.group(1)] or "any", declared,
+                )
+            if isinstance(arg, ArgShape):
+                if not self.fits_shape(arg, declared, fn.path):
+                    return False
+            elif not self.fits_string(arg, declared, fn.path):
                 return False
         return True
+
+    def fits_shape(self, shape: ArgShape, text: str, path: str, depth: int = 0) -> bool:
+        """Whether an object literal or a function may be passed where `text` is
+        declared; False only when sure: a primitive or a literal type, an array or
+        tuple, a function type for an object (`callback?: PacketCallback` with
+        `type PacketCallback = (err?: Error) => void`), an object type for a function,
+        a workspace class or interface for a function."""
+        if depth > 3:
+            return True
+        for part in split_union(text):
+            if part in NULLISH or part in NOT_STRING - {"Function"} or part == "string":
+                continue
+            if part.endswith("]") and not part.endswith("[]") and not part.startswith("["):
+                return True  # an indexed access type: unsure
+            if re.fullmatch(r"'[^']*'|\"[^\"]*\"|-?\d[\w.]*", part) or part.endswith("]") or part.startswith("["):
+                continue  # a literal type, an array, a tuple
+            is_function = part.startswith("(") and "=>" in part or part.startswith("new ") or part == "Function"
+            if part.startswith(("(", "new ", "{")) or part == "Function":
+                if is_function == (shape is ArgShape.FUNCTION):
+                    return True
+                continue
+            name = re.match(r"[A-Za-z_$][\w$.]*", part)
+            if name is None or name.end() != len(part) and part[name.end()] != "<":
+                return True  # keyof …, a conditional type: unsure
+            found = self.global_name(name.group(), path, classes_only=True)
+            decl = found[0] if isinstance(found, list) and len(found) == 1 else None
+            if decl is None:
+                return True
+            if decl.symbol.kind is SymbolKind.TYPE:
+                value_text = self.lookup.alias_value(decl)
+                if not value_text or self.fits_shape(shape, value_text, decl.path, depth + 1):
+                    return True
+                continue
+            if shape is ArgShape.OBJECT or decl.symbol.kind not in (SymbolKind.CLASS, SymbolKind.INTERFACE):
+                return True
+        return False
 
     def fits_string(self, value: str, text: str, path: str, depth: int = 0) -> bool:
         """Whether the string literal `value` may be passed where `text` is declared;
@@ -198,6 +258,10 @@ class Evaluator:
                 if value == (m.group(1) if m.group(1) is not None else m.group(2)):
                     return True
                 continue
+            if part.endswith("]") and not part.endswith("[]") and not part.startswith("["):
+                return True  # an indexed access type (`(typeof mimes)[keyof typeof mimes]`): unsure
+            if part.startswith("(") and "=>" not in part:
+                return True  # a parenthesized type: unsure
             if part in NOT_STRING or part.endswith("]") or part.startswith(("{", "(", "new ", "[")):
                 continue  # a primitive other than string, an array/tuple, an object, a function
             name = re.match(r"[A-Za-z_$][\w$.]*", part)
@@ -223,6 +287,11 @@ class Evaluator:
         if not types:
             return None
         found, open_ = self.find_member(types, name)  # type: ignore[arg-type]
+        if found and receiver.op == "self" and self.language in ("typescript", "tsx") and len(found) > 1:
+            # `this.rootPlugin` in `static get rootPlugin()` is the static member, in an
+            # instance method the instance one
+            static = receiver.arg == "static"
+            found = [f for f in found if (f.symbol.signature or "").startswith("static ") == static] or found
         if found:
             return found
         return EXTERNAL if open_ else None
@@ -251,7 +320,7 @@ class Evaluator:
 
     def types_of(self, expr: TypeExpr | None, depth: int = 0) -> Result:
         """The classes or modules a value of this type expression is an instance of."""
-        if expr is None or depth > 8:
+        if expr is None or depth > _MAX_EVAL_DEPTH:
             return None
         op = expr.op
         if op == "self":
@@ -290,6 +359,10 @@ class Evaluator:
             return first if first is not None else self.types_of(expr.alt, depth + 1)
         if op == "param":
             return self.parameter_types(expr, depth)
+        if op == "callback":
+            declared = self.declared_text(expr.base, depth + 1)
+            found = self.function_parameter(declared[0], int(expr.arg), declared[1]) if declared else None
+            return self.named(found[0], found[1], declared[2]) if found and declared else None
         if op == "element":
             return self.element_types(expr, depth)
         if op == "context":
@@ -313,13 +386,21 @@ class Evaluator:
                 if c.symbol.kind in CLASS_KINDS:
                     out.append(c)
                 elif c.symbol.kind in CALLABLE_KINDS:
-                    text = self.returns_of(c)
+                    text = self.unbound_generics(self.returns_of(c), c)
                     if text:
                         got = self.named(text, c.path, self.owner_class(c))
                         if isinstance(got, list):
                             out.extend(got)
                         elif got is EXTERNAL and not out:
                             return EXTERNAL
+                else:
+                    # `app.use(mw)` with `use: MiddlewareHandlerInterface<E>`: what its
+                    # call signatures return
+                    for sig in self.signatures_of(c)[:1]:
+                        text = return_type(sig.symbol.signature or "", sig.language)
+                        got = self.named(text, sig.path, self.owner_class(c)) if text else None
+                        if isinstance(got, list):
+                            out.extend(got)
             return _unique(out) or None
         return None
 
@@ -330,7 +411,9 @@ class Evaluator:
         declared = self.declared_text(expr.base, depth + 1)
         if declared is not None:
             text, path, owner = declared
-            inner = item_text(text, expr.arg)
+            awaited = re.fullmatch(r"\s*Promise<(.*)>\s*", text, re.DOTALL) if self.language in ("typescript", "tsx") else None
+            # `(await queue.addBulk(jobs))[0]` with `addBulk(): Promise<Job[]>`
+            inner = item_text(awaited.group(1) if awaited else text, expr.arg)
             if inner is not None:
                 return self.named(inner, path, owner)
             if self.language == "php" and text.lstrip("?") in ("array", "iterable", "mixed"):
@@ -355,7 +438,7 @@ class Evaluator:
     def declared_text(self, expr: TypeExpr | None, depth: int) -> tuple[str, str, StoredSymbol | None] | None:
         """The type of a value as written where it is declared (with its type arguments,
         which `types_of` drops): (text, file it is written in, class around it)."""
-        if expr is None or depth > 8:
+        if expr is None or depth > _MAX_EVAL_DEPTH:
             return None
         if expr.op == "named":
             return expr.arg, self.rel, self.enclosing_class()
@@ -379,11 +462,26 @@ class Evaluator:
             return None
         if expr.op == "param":
             callees = self.callees(expr.base, depth + 1)
-            for c in callees if isinstance(callees, list) else []:
+            callees = callees if isinstance(callees, list) else []
+            if expr.args is not None and len(callees) > 1:
+                # overloads: the first its arguments fit, before the others
+                callees = sorted(callees, key=lambda c: (not self.accepts(c, expr.args or ()), c.symbol.selection_range.start.line))
+            for c in callees:
                 fn = c
                 if c.symbol.kind in CLASS_KINDS:
                     ctors, _ = self.find_member([c], "constructor")
                     fn = ctors[0] if ctors else c
+                keyed = self.keyed_listener(fn, int(expr.arg), expr.args) if expr.args else None
+                if keyed is not None:
+                    return keyed
+                sigs = self.signatures_of(fn)
+                if expr.args is not None and len(sigs) > 1:
+                    # `on('downloadProgress', (e) => …)`: the signature the arguments fit
+                    sigs = sorted(sigs, key=lambda sig: not self.accepts(sig, expr.args or ()))
+                for sig in sigs:
+                    text = _argument_type(sig.symbol.signature or "", int(expr.arg))
+                    if text:
+                        return text, sig.path, self.owner_class(fn)
                 text = parameter_type(fn.symbol.signature or "", int(expr.arg), fn.language)
                 if text:
                     return text, fn.path, self.owner_class(fn)
@@ -404,6 +502,98 @@ class Evaluator:
                         text = doc_type(c.symbol.doc, "return") or text
                     if text:
                         return text, c.path, self.owner_class(c)
+        return None
+
+    def unbound_generics(self, text: str | None, member: StoredSymbol) -> str | None:
+        """TS: a type parameter of the member or of its class, in a type the member
+        declares, stands for its constraint (`getJob(): Promise<JobBase | undefined>` in
+        `class QueueGetters<JobBase extends Job = Job>` gives a Job); the type arguments
+        a use supplies are not tracked."""
+        if not text or member.language not in ("typescript", "tsx"):
+            return text
+        generics = type_parameters(member.symbol.signature or "")
+        owner = self.owner_class(member)
+        if owner is not None:
+            generics = {**type_parameters(owner.symbol.signature or ""), **generics}
+        # only a constraint naming a class or interface of the code, not `string`/`object`
+        bound = {k: v for k, v in generics.items() if v and v[:1].isupper() and v.split("<")[0] not in JS_GLOBALS}
+        if not bound:
+            return text
+        return re.sub(
+            r"(?<![\w$.])(" + "|".join(map(re.escape, bound)) + r")(?![\w$])(?!\s*<)",
+            lambda m: bound[m.group(1)], text,
+        )
+
+    def keyed_listener(self, fn: StoredSymbol, index: int, args: tuple[Arg, ...]) -> tuple[str, str, StoredSymbol | None] | None:
+        """TS event emitters typed by a listener map: `on<U extends keyof WorkerListener>(
+        event: U, listener: WorkerListener[U])` called as `on('failed', (job) => …)`
+        checks the listener against the map's member `failed`: its declared type."""
+        sig = fn.symbol.signature or ""
+        declared = parameter_type(sig, index, fn.language) or ""
+        m = re.fullmatch(r"(.+)\[\s*([A-Za-z_$][\w$]*)\s*\]", declared.strip(), re.DOTALL)
+        if m is None or m.group(2) not in type_parameters(sig):
+            return None
+        params = parameter_list(sig) or []
+        key = next((
+            args[k] for k, p in enumerate(params)
+            if k < len(args) and isinstance(args[k], str) and declared_type(p.strip()) == m.group(2)
+        ), None)
+        owners = self.named(m.group(1), fn.path, self.owner_class(fn)) if isinstance(key, str) else None
+        if not isinstance(owners, list) or not owners:
+            return None
+        found, _ = self.find_member(owners, key)  # type: ignore[arg-type]
+        for e in found:
+            text = e.symbol.signature or ""
+            if e.symbol.kind not in CALLABLE_KINDS:  # `failed: (job: Job, err: Error) => void`
+                text = declared_type(text) or ""
+            if text:
+                return text, e.path, self.owner_class(e)
+        return None
+
+    def signatures_of(self, value: StoredSymbol) -> list[StoredSymbol]:
+        """TS: the call signatures of a property's or variable's declared type, when
+        that is a workspace interface or type literal (`get!: HandlerInterface<E>`)."""
+        if value.language not in ("typescript", "tsx") or value.symbol.kind in CLASS_KINDS:
+            return []  # a method declared with a type (`text: TextRespond = (…) =>`) counts
+        text = value_type(value.symbol.signature or "", value.symbol.name, value.language)
+        names = type_names(text, value.language) if text else []
+        if len(names) != 1:
+            return []
+        decl = self.global_name(names[0], value.path, classes_only=True)
+        if not isinstance(decl, list) or len(decl) != 1 or decl[0].symbol.kind not in (SymbolKind.INTERFACE, SymbolKind.TYPE):
+            return []
+        return self.lookup.call_signatures(decl[0])
+
+    def function_parameter(self, text: str, index: int, path: str, depth: int = 0) -> tuple[str, str] | None:
+        """The declared type of parameter `index` of the function type `text` written in
+        `path` (`Processor<T> | string`, `type Processor<T> = (job: Job<T>) => …`), with
+        the file it is written in; None when no member of the union is a function type
+        that declares it."""
+        if depth > 3:
+            return None
+        for part in split_union(text):
+            while part.startswith("(") and part.endswith(")") and "=>" not in part[1:-1].split(")")[-1]:
+                part = part[1:-1].strip()  # `((job: Job) => void)`
+            if part.startswith("(") and "=>" in part:
+                found = parameter_type(part, index, "typescript")
+                if found:
+                    return found, path
+                continue
+            name = re.match(r"[A-Za-z_$][\w$.]*", part)
+            if name is None or part in NULLISH or part in NOT_STRING:
+                continue
+            decl = self.global_name(name.group(), path, classes_only=True)
+            alias = decl[0] if isinstance(decl, list) and len(decl) == 1 else None
+            if alias is not None and alias.symbol.kind in (SymbolKind.INTERFACE, SymbolKind.TYPE):
+                # `interface GetCookie { (c: Context, key: string): string }`
+                for sig in self.lookup.call_signatures(alias):
+                    found = parameter_type(sig.symbol.signature or "", index, "typescript")
+                    if found:
+                        return found, sig.path
+            value = self.lookup.alias_value(alias) if alias is not None and alias.symbol.kind is SymbolKind.TYPE else None
+            found = self.function_parameter(value, index, alias.path, depth + 1) if value and alias else None
+            if found:
+                return found
         return None
 
     def parameter_types(self, expr: TypeExpr, depth: int) -> Result:
@@ -458,7 +648,7 @@ class Evaluator:
                 text = self.returns_of(e)
                 results.append(self.named(text, e.path, self.owner_class(e)) if text else None)
             elif kind in VALUE_KINDS:
-                text = value_type(e.symbol.signature or "", e.symbol.name, e.language)
+                text = self.unbound_generics(value_type(e.symbol.signature or "", e.symbol.name, e.language), e)
                 if not text and e.language == "python":
                     text = self.lookup.assigned_type(e)
                 if not text:
@@ -566,7 +756,7 @@ class Evaluator:
         target = imports.get(name)
         if target is not None:
             module = self.lookup.module_symbol(target, self.language)
-            if module is not None and not self.named_import(target, module):
+            if module is not None and not self.named_import(target, module, name, path):
                 return [module]
         # `import make_user as build`: the definition carries the imported name
         candidates = self.defs(target.replace("/", ".").rsplit(".", 1)[-1] if target else name)
@@ -579,7 +769,9 @@ class Evaluator:
             wanted = target.replace("/", ".")
             matched = [c for c in candidates if _ends_with(c.symbol.qualified_name, wanted)]
             if matched:
-                return matched
+                # `from './context'` is context.Context, not also jsx.context.Context
+                exact = [c for c in matched if _ends_with(c.symbol.qualified_name, wanted, exact=True)]
+                return exact or matched
             exported = self.default_export(target, name, path) or self.reexported(target, 0)
             if exported:
                 return exported
@@ -594,17 +786,18 @@ class Evaluator:
         ranked = self.rank(candidates, path, imports, name, self.language)
         return ranked[:1] if len(ranked) > 1 else ranked
 
-    def named_import(self, target: str, module: StoredSymbol) -> bool:
+    def named_import(self, target: str, module: StoredSymbol, name: str, path: str) -> bool:
         """JS/TS `import { Redis } from "../lib"` names what lib/index.ts exports, not a
-        file lib/Redis.ts that a loose module match would find; a namespace import
+        file lib/Redis.ts that a loose module match would find, nor the file
+        src/parser/parse.ts for `import {parse} from '../src/parser'`; a namespace import
         (`import * as cmds from "./a/b"`) names its module exactly."""
         if self.language not in ("javascript", "typescript", "tsx", "jsx"):
             return False
         parent = target.rpartition(".")[0]
-        return (
-            module.symbol.qualified_name != target
-            and bool(parent)
-            and self.lookup.module_symbol(parent, self.language) is not None
+        if not parent or self.lookup.module_symbol(parent, self.language) is None:
+            return False
+        return module.symbol.qualified_name != target or not (
+            self.lookup.is_namespace_import(path, name) or self.lookup.is_default_import(path, name)
         )
 
     def default_export(self, target: str, name: str, path: str) -> Result:
@@ -638,6 +831,11 @@ class Evaluator:
             if found:
                 return found
         candidates = [c for c in self.defs(name) if _is_top_level(c)]
+        if named is not None and not named.endswith("." + name):
+            # `export * as Args from './args'`: the name is that module
+            namespace = self.lookup.module_symbol(named, self.language)
+            if namespace is not None:
+                return [namespace]
         if named is not None:
             found = [c for c in candidates if _ends_with(c.symbol.qualified_name, named)]
             return found or self.reexported(named, depth + 1)
@@ -731,10 +929,14 @@ class Evaluator:
             found = [c for c in self.defs(name) if _ends_with(c.symbol.qualified_name, target)]
             if found:
                 return found
-        return [
+        found = [
             c for qn, cs in by_container.items() if qn.startswith(q + ".") for c in cs
             if _is_top_level(c)
         ]
+        if not found and module.language in ("typescript", "tsx", "javascript"):
+            # `mqtt.IClientOptions` where mqtt.ts has `export * from './lib/client'`
+            found = self.reexported(f"{q}.{name}", 0) or []
+        return found
 
     def bases(self, cls: StoredSymbol, parent_only: bool = False) -> tuple[list[StoredSymbol], bool]:
         names = base_names(cls.symbol.signature or "", cls.language, parent_only)
@@ -757,12 +959,33 @@ class Evaluator:
         return out, open_
 
 
+# how deep a type expression is evaluated: a chain `app.get(…).get(…)…` of n calls is 2n
+# levels (hono's route tables chain a dozen)
+_MAX_EVAL_DEPTH = 30
+
 _CALLED = re.compile(r"=\s*(?:await\s+)?([A-Za-z_$][\w$]*)\s*\(")
 
 _PY_TYPES = frozenset({
     "str", "int", "float", "bool", "bytes", "bytearray", "list", "dict", "set", "frozenset",
     "tuple", "object", "type", "complex", "range", "memoryview",
 })
+
+
+def _argument_type(signature: str, index: int) -> str | None:
+    """TS: the type argument number `index` of a call is checked against, rest
+    parameters included (`...handlers: [H<E2>, H<E3>]` element by element,
+    `...handlers: MiddlewareHandler<E>[]` an item)."""
+    params = parameter_list(signature)
+    items = spread_tuples([p.strip() for p in params if not re.match(r"this\s*:", p.strip())]) if params else None
+    if not items:
+        return None
+    for i, item in enumerate(items):
+        if item.startswith("..."):
+            declared = declared_type(item[3:]) or ""
+            return item_text(declared, "index") if i <= index else None
+        if i == index:
+            return declared_type(item) or (item if not re.match(r"[\w$]+\??\s*$", item) else None)
+    return None
 
 
 def _constructs(callee: TypeExpr | None) -> bool:
@@ -827,7 +1050,7 @@ def _is_top_level(s: StoredSymbol) -> bool:
     return s.symbol.kind not in (SymbolKind.METHOD, SymbolKind.CONSTRUCTOR, SymbolKind.FIELD, SymbolKind.PROPERTY)
 
 
-def _ends_with(qualified: str, wanted: str) -> bool:
+def _ends_with(qualified: str, wanted: str, exact: bool = False) -> bool:
     q = qualified.replace("\\", ".").replace("::", ".").replace("/", ".")
     w = wanted.replace("\\", ".").replace("::", ".").replace("/", ".").strip(".")
-    return q == w or q.endswith("." + w)
+    return q == w or not exact and q.endswith("." + w)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from enum import Enum
 
 import tree_sitter
 from code_intel.indexing.chunking.php_docblock import docblock_type_names
@@ -24,6 +25,19 @@ from code_intel.indexing.source import SourceDocument, nearest_ancestor
 # How far a chain of assignments (`a = b; b = c.d()`) is followed: only following a
 # binding counts, not the nesting of one expression (`await httpx.AsyncClient().get()`).
 _MAX_DEPTH = 6
+
+
+class ArgShape(Enum):
+    """A call argument whose value is not a string literal but whose kind the syntax
+    shows: an object literal, or a function (arrow, function expression). Enough to
+    tell overloads apart (`publish(t, m, {qos: 1})` is not `publish(t, m, callback)`)."""
+
+    OBJECT = "object"
+    FUNCTION = "function"
+
+
+# one argument of a call: a string literal's value, a shape, or None (anything else)
+Arg = str | ArgShape | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +59,9 @@ class TypeExpr:
     base: TypeExpr | None = None
     # `either`: `base`, or when that says nothing, `alt` (an earlier binding of the name)
     alt: TypeExpr | None = None
+    # `param` (TS): the call's arguments, to pick the overload and to read a listener
+    # keyed by an event name (`on<U extends keyof L>(event: U, listener: L[U])`)
+    args: tuple[Arg, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +90,7 @@ class Site:
     shorthand: bool = False
     # TS/JS: the identifier is what a call calls: its arguments, each a string
     # literal's value or None (any other expression), to pick among overloads
-    args: tuple[str | None, ...] | None = None
+    args: tuple[Arg, ...] | None = None
     # TS/JS: the class a `new` expression constructs (not a merged interface)
     new: bool = False
 
@@ -455,13 +472,23 @@ def _earlier(best: tree_sitter.Node | None, cand: tree_sitter.Node, before: int)
 
 
 class _Js(_Language):
-    binding_query = """
+    _js_binding_query = """
     (variable_declarator name: (_) @t)
     (for_in_statement left: (_) @t)
     (catch_clause parameter: (_) @t)
     (function_declaration name: (_) @d)
     (class_declaration name: (_) @d)
     """
+    # TS only (the JavaScript grammar has no such nodes): types declared in a function
+    _ts_binding_query = """
+    (type_alias_declaration name: (_) @d)
+    (interface_declaration name: (_) @d)
+    """
+
+    @property  # type: ignore[override]
+    def binding_query(self) -> str:
+        base = self._js_binding_query
+        return base if GRAMMARS.get(self.doc.language) == "javascript" else base + self._ts_binding_query
     identifiers = frozenset({
         "identifier", "property_identifier", "private_property_identifier", "type_identifier",
         "shorthand_property_identifier", "shorthand_property_identifier_pattern",
@@ -484,7 +511,7 @@ class _Js(_Language):
                 return replace(base, receiver=context, shorthand=True)
             return replace(base, receiver=context, local=None)
         base = super().site(node)
-        inline = self.inline_member(node)
+        inline = self.inline_member(node) or self.literal_member(node)
         if inline is not None:
             # `options.headerName` with `options: { headerName?: string }`: that line
             return replace(base, receiver=None, local=self.doc.node_range(inline))
@@ -519,19 +546,106 @@ class _Js(_Language):
                 return key
         return None
 
-    def call_args(self, call: tree_sitter.Node) -> tuple[str | None, ...] | None:
+    def literal_member(self, node: tree_sitter.Node) -> tree_sitter.Node | None:
+        """`test.period` where `test` holds an object literal written in this file:
+        `const o = {period: 1}`, or an item of `const tests = [{period: 200}, …]`
+        (`tests.forEach((test) => …)`, `for (const test of tests)`): the key in the
+        (first) literal, which is what tsserver answers; the index has no symbol."""
+        parent = node.parent
+        if parent is None or parent.type != "member_expression" or parent.child_by_field_name("property") != node:
+            return None
+        obj = parent.child_by_field_name("object")
+        literal = self.literal_value(obj, 0) if obj is not None and obj.type == "identifier" else None
+        if literal is None or literal.type != "object":
+            return None
+        name = self.text(node)
+        for pair in literal.named_children:
+            key = pair.child_by_field_name("key") if pair.type == "pair" else (pair if pair.type == "shorthand_property_identifier" else None)
+            if key is not None and key.type in ("property_identifier", "shorthand_property_identifier") and self.text(key) == name:
+                return key
+        return None
+
+    def literal_value(self, ident: tree_sitter.Node, depth: int) -> tree_sitter.Node | None:
+        """The object or array literal a name holds, for a `const` declared with one, an
+        item of such an array (a loop, an array method's callback), or None."""
+        if depth > 3:
+            return None
+        name = self.text(ident)
+        bound = self.binding(ident, name)
+        if bound is None:
+            program = _root(ident)
+            bound = next((
+                n for stmt in program.named_children
+                for decl in [stmt.child_by_field_name("declaration") if stmt.type == "export_statement" else stmt]
+                if decl is not None and decl.type == "lexical_declaration"
+                for d in decl.named_children
+                for n in [d.child_by_field_name("name")]
+                if d.type == "variable_declarator" and n is not None and n.type == "identifier" and self.text(n) == name
+            ), None)
+        holder = bound.parent if bound is not None else None
+        if holder is None:
+            return None
+        if holder.type == "variable_declarator" and holder.child_by_field_name("name") == bound:
+            if holder.child_by_field_name("type") is not None:
+                return None  # a declared type says more than the literal
+            value = holder.child_by_field_name("value")
+            return value if value is not None and value.type in ("object", "array") else None
+        items = None
+        if holder.type == "for_in_statement" and holder.child_by_field_name("left") == bound:
+            items = holder.child_by_field_name("right")
+        else:
+            func = holder if holder.type == "arrow_function" else (holder.parent.parent if holder.type == "required_parameter" and holder.parent is not None else None)
+            args = func.parent if func is not None else None
+            call = args.parent if args is not None and args.type == "arguments" else None
+            fn = call.child_by_field_name("function") if call is not None and call.type == "call_expression" else None
+            params = func.child_by_field_name("parameters") if func is not None else None
+            first = (params.named_children[:1] or [None])[0] if params is not None else func.child_by_field_name("parameter") if func is not None else None
+            if (
+                fn is not None and fn.type == "member_expression" and first in (bound, holder)
+                and self.text(fn.child_by_field_name("property")) in _ITEM_CALLBACKS
+                and args is not None and args.named_children[:1] == [func]
+            ):
+                items = fn.child_by_field_name("object")
+        if items is None or items.type != "identifier":
+            return None
+        array = self.literal_value(items, depth + 1)
+        if array is None or array.type != "array":
+            return None
+        return next((c for c in array.named_children if c.type == "object"), None)
+
+    def call_args(self, call: tree_sitter.Node) -> tuple[Arg, ...] | None:
         args = call.child_by_field_name("arguments")
         if args is None or args.type != "arguments":
             return None  # a tagged template
-        out: list[str | None] = []
+        out: list[Arg] = []
         for a in args.named_children:
             if a.type == "spread_element":
                 return None  # arity unknown
             if a.type == "comment":
                 continue
+            if a.type in _ARG_SHAPES:
+                out.append(_ARG_SHAPES[a.type])
+                continue
+            if a.type == "identifier":
+                out.append(self.local_shape(a))
+                continue
             frag = [c for c in a.named_children if c.type == "string_fragment"] if a.type == "string" else []
             out.append(self.text(frag[0]) if len(frag) == 1 else ("" if a.type == "string" else None))
         return tuple(out)
+
+    def local_shape(self, ident: tree_sitter.Node) -> ArgShape | None:
+        """A local passed by name: an object literal or a function when its declaration
+        says so (`const opts: IClientOptions = {…}`, `function onDone() {…}`)."""
+        bound = self.binding(ident, self.text(ident))
+        holder = bound.parent if bound is not None else None
+        if holder is None:
+            return None
+        if holder.type in ("function_declaration", "generator_function_declaration"):
+            return ArgShape.FUNCTION
+        value = holder.child_by_field_name("value") if holder.type == "variable_declarator" else None
+        if value is None or holder.child_by_field_name("name") != bound:
+            return None
+        return _ARG_SHAPES.get(value.type)
 
     def literal_context(self, obj: tree_sitter.Node, depth: int) -> TypeExpr | None:
         """The type an object literal is checked against where the code declares one: a
@@ -612,7 +726,14 @@ class _Js(_Language):
             return self.expr_type(parent.child_by_field_name("object"), 0) or TypeExpr("unknown")
         if parent is not None and parent.type == "nested_type_identifier" and node.type == "type_identifier":
             module = parent.child_by_field_name("module")
-            return TypeExpr("global", self.text(module).split(".")[0]) if module is not None else None
+            if module is None:
+                return None
+            # `Command.Arg.Any`: the member `Any` of `Arg` of `Command` (nested namespaces)
+            first, *rest = self.text(module).split(".")
+            expr = TypeExpr("global", first)
+            for part in rest:
+                expr = TypeExpr("member", part.strip(), expr)
+            return expr
         return None
 
     def expr_type(self, node: tree_sitter.Node | None, depth: int) -> TypeExpr | None:
@@ -620,7 +741,12 @@ class _Js(_Language):
             return None
         t = node.type
         if t == "this":
-            return TypeExpr("self") if nearest_ancestor(node, self.class_types) is not None else None
+            if nearest_ancestor(node, self.class_types) is None:
+                return None
+            # in a static method `this` is the class: its static members
+            method = nearest_ancestor(node, frozenset({"method_definition"}))
+            static = method is not None and any(c.type == "static" for c in method.children)
+            return TypeExpr("self", "static" if static else "")
         if t == "super":
             return TypeExpr("super")
         if t == "identifier":
@@ -639,6 +765,9 @@ class _Js(_Language):
             prop = self.text(node.child_by_field_name("property"))
             return TypeExpr("member", prop, base) if base is not None else None
         if t == "call_expression":
+            local = self.local_call_type(node.child_by_field_name("function"), depth)
+            if local is not None:
+                return local
             callee = self.expr_type(node.child_by_field_name("function"), depth)
             return TypeExpr("returns", base=callee) if callee is not None else None
         if t == "new_expression":
@@ -654,6 +783,126 @@ class _Js(_Language):
             return TypeExpr("element", "index", base) if base is not None else None
         return None
 
+    def local_call_type(self, fn: tree_sitter.Node | None, depth: int) -> TypeExpr | None:
+        """Calling a function declared in an enclosing function (a test suite's
+        `function connect(opts) { …; return instance }`): its declared return type, else
+        the type of what it returns. The index keeps no symbol for it."""
+        if fn is None or fn.type != "identifier" or depth > _MAX_DEPTH:
+            return None
+        bound = self.binding(fn, self.text(fn))
+        holder = bound.parent if bound is not None else None
+        if holder is None:
+            return None
+        if holder.type in ("function_declaration", "generator_function_declaration"):
+            func = holder
+        elif holder.type == "variable_declarator" and holder.child_by_field_name("name") == bound:
+            func = holder.child_by_field_name("value")
+            if func is None or func.type not in ("arrow_function", "function_expression", "function"):
+                return None
+        else:
+            return None
+        ret = func.child_by_field_name("return_type")
+        if ret is not None:
+            return TypeExpr("named", self.text(ret).lstrip(":").strip())
+        body = func.child_by_field_name("body")
+        if body is None:
+            return None
+        if body.type != "statement_block":
+            return self.expr_type(body, depth + 1)
+        for value in _returned_values(body, self.function_types):
+            found = self.expr_type(value, depth + 1)
+            if found is not None:
+                return found
+        return None
+
+    def constrained(self, ann: tree_sitter.Node) -> str | None:
+        """`app: T` with `<T extends Hono<any>>` on an enclosing function or class: the
+        constraint, what the members of `app` are looked up in."""
+        written = ann.named_children[0] if ann.named_child_count else None
+        if written is None or written.type != "type_identifier":
+            return None
+        bound = self.binding(written, self.text(written))
+        param = bound.parent if bound is not None else None
+        constraint = param.child_by_field_name("constraint") if param is not None and param.type == "type_parameter" else None
+        if constraint is None:
+            return None
+        return self.text(constraint).removeprefix("extends").strip() or None
+
+    def callback_parameter(self, bound: tree_sitter.Node, depth: int) -> TypeExpr | None:
+        """An untyped parameter of a function passed as an argument (`new Worker(name,
+        async (job) => job.data)`, `items.forEach((item) => …)`): parameter `j` of the
+        function type the callee declares for that argument."""
+        holder = bound.parent
+        if holder is None:
+            return None
+        if holder.type in ("arrow_function",) and holder.child_by_field_name("parameter") == bound:
+            func, j = holder, 0
+        elif holder.type in ("required_parameter", "optional_parameter") and holder.child_by_field_name("pattern") == bound:
+            params = holder.parent
+            func = params.parent if params is not None else None
+            if func is None or func.type not in ("arrow_function", "function_expression", "function"):
+                return None
+            j = next((i for i, p in enumerate(params.named_children) if p == holder), -1)  # type: ignore[union-attr]
+        else:
+            return None
+        if j < 0:
+            return None
+        holder = func.parent
+        if holder is not None and (
+            holder.type == "return_statement" or holder.type == "arrow_function" and holder.child_by_field_name("body") == func
+        ):
+            # `(options): MiddlewareHandler => { return async function (c, next) {…} }`
+            outer = holder if holder.type == "arrow_function" else nearest_ancestor(holder, self.function_types)
+            ret = outer.child_by_field_name("return_type") if outer is not None else None
+            return TypeExpr("callback", str(j), TypeExpr("named", self.text(ret).lstrip(":").strip())) if ret is not None else None
+        if holder is not None and holder.type in ("variable_declarator", "public_field_definition") and holder.child_by_field_name("value") == func:
+            # `const handlePublish: PacketHandler = (client, packet) => …`
+            ann = holder.child_by_field_name("type")
+            declared = TypeExpr("named", self.text(ann).lstrip(":").strip()) if ann is not None else None
+            return TypeExpr("callback", str(j), declared) if declared is not None else None
+        args = func.parent
+        call = args.parent if args is not None and args.type == "arguments" else None
+        if call is None:
+            return None
+        i = next(k for k, a in enumerate(args.named_children) if a == func)  # type: ignore[union-attr]
+        fn = call.child_by_field_name("function")
+        if (
+            call.type == "call_expression" and fn is not None and fn.type == "member_expression"
+            and self.text(fn.child_by_field_name("property")) in _ITEM_CALLBACKS and i == 0 and j == 0
+        ):
+            # `nodes.forEach((node) => …)`: an item of the array (lib.d.ts is not indexed)
+            items = self.expr_type(fn.child_by_field_name("object"), depth + 1)
+            return TypeExpr("element", "iter", items) if items is not None else None
+        if call.type == "call_expression":
+            callee = self.expr_type(call.child_by_field_name("function"), depth + 1)
+        elif call.type == "new_expression":
+            ctor = call.child_by_field_name("constructor")
+            callee = TypeExpr("named", self.text(ctor)) if ctor is not None else None
+        else:
+            return None
+        if callee is None:
+            return None
+        return TypeExpr("callback", str(j), TypeExpr("param", str(i), callee, args=self.call_args(call)))
+
+    def assigned_later(self, bound: tree_sitter.Node, depth: int) -> TypeExpr | None:
+        """`let client` declared bare, assigned in a hook or a test (`beforeEach(() => {
+        client = connect() })`): the type of the first assignment to it in its scope."""
+        scope = nearest_ancestor(bound, self.function_types) or _root(bound)
+        name = self.text(bound)
+        grammar = GRAMMARS[self.doc.language]
+        assert grammar is not None
+        cursor = tree_sitter.QueryCursor(query(grammar, "(assignment_expression left: (identifier) @l) @a"))
+        for _, caps in cursor.matches(scope):
+            left = caps["l"][0]
+            if self.text(left) != name or left.start_byte < bound.end_byte:
+                continue
+            if self.binding(left, name) != bound:
+                continue  # a shadowing local of the same name
+            found = self.expr_type(caps["a"][0].child_by_field_name("right"), depth + 1)
+            if found is not None:
+                return found
+        return None
+
     def binding_type(self, bound: tree_sitter.Node, depth: int) -> TypeExpr | None:
         holder = bound.parent
         if holder is None:
@@ -666,9 +915,15 @@ class _Js(_Language):
             return TypeExpr("element", "iter", base) if base is not None else None
         ann = holder.child_by_field_name("type")
         if ann is not None and ann.type == "type_annotation":
-            return TypeExpr("named", self.text(ann).lstrip(":").strip())
+            return TypeExpr("named", self.constrained(ann) or self.text(ann).lstrip(":").strip())
+        callback = self.callback_parameter(bound, depth)
+        if callback is not None:
+            return callback
         if holder.type == "variable_declarator":
-            return self.expr_type(holder.child_by_field_name("value"), depth + 1)
+            value = holder.child_by_field_name("value")
+            if value is None and holder.child_by_field_name("name") == bound:
+                return self.assigned_later(bound, depth)
+            return self.expr_type(value, depth + 1)
         if holder.type in ("object_pattern", "pair_pattern"):
             # `const {options} = request` / `const {options: o} = this`: that member
             key = bound if holder.type == "object_pattern" else holder.child_by_field_name("key")
@@ -729,6 +984,35 @@ class _Js(_Language):
 
     def names_bound(self, capture: str, node: tree_sitter.Node) -> list[tree_sitter.Node]:
         return [node] if capture == "d" else _js_pattern_names(node)
+
+
+# Array methods whose callback's first parameter is an item of the array
+_ITEM_CALLBACKS = frozenset({"forEach", "map", "filter", "find", "findLast", "some", "every", "flatMap", "findIndex"})
+
+_ARG_SHAPES = {
+    "object": ArgShape.OBJECT, "arrow_function": ArgShape.FUNCTION,
+    "function_expression": ArgShape.FUNCTION, "function": ArgShape.FUNCTION,
+}
+
+
+def _root(node: tree_sitter.Node) -> tree_sitter.Node:
+    while node.parent is not None:
+        node = node.parent
+    return node
+
+
+def _returned_values(body: tree_sitter.Node, function_types: frozenset[str]) -> list[tree_sitter.Node]:
+    """The expressions `return` statements of this function body return (not those of
+    functions nested in it), in source order."""
+    out: list[tree_sitter.Node] = []
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if node.type == "return_statement":
+            out.extend(c for c in node.named_children if c.type != "comment")
+            continue
+        stack.extend(c for c in reversed(node.named_children) if c.type not in function_types)
+    return out
 
 
 def _literal_of_key(node: tree_sitter.Node) -> tree_sitter.Node | None:

@@ -266,6 +266,25 @@ def optional_parameter(param: str) -> bool:
     return False
 
 
+def type_parameters(signature: str) -> dict[str, str | None]:
+    """TS: the type parameters a signature declares before its parameter list
+    (`f<T extends string, U = V>(…)`, a call signature's `<T>(…)`) with their
+    constraints: {"T": "string", "U": None}."""
+    paren = signature.find("(")
+    angle = signature.find("<")
+    if angle < 0 or 0 <= paren < angle:
+        return {}
+    close = _closing_bracket(signature, angle)
+    if close is None:
+        return {}
+    out: dict[str, str | None] = {}
+    for part in split_top_level(signature[angle + 1 : close], ","):
+        m = re.match(r"\s*(?:const\s+)?([A-Za-z_$][\w$]*)(?:\s+extends\s+(.+?))?\s*(?:=.*)?$", part, re.DOTALL)
+        if m:
+            out[m.group(1)] = m.group(2).strip() if m.group(2) else None
+    return out
+
+
 def parameter_list(signature: str) -> list[str] | None:
     """The top-level parameters of the first parameter list (after any `<…>` type
     parameters), split on commas outside brackets; None when unbalanced (cut short)."""
@@ -310,7 +329,8 @@ def value_type(signature: str, name: str, language: str) -> str | None:
             return m.group(1)
         m = re.search(r"=\s*new\s+([\\\w]+)", sig)
         return m.group(1) if m else None
-    m = re.search(re.escape(name) + r"\??\s*:\s*([^=;]+?)\s*(?:=|;|$)", sig)
+    # `name?: T`, `name!: T` (definitely assigned: `get!: HandlerInterface<E>`)
+    m = re.search(re.escape(name) + r"[?!]?\s*:\s*([^=;]+?)\s*(?:=|;|$)", sig)
     if m and not m.group(1).startswith(("(", "{")):
         return m.group(1)
     m = re.search(r"=\s*(?:new\s+|await\s+)?([A-Za-z_$][\w.$]*)\s*\(", sig)

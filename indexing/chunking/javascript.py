@@ -146,11 +146,19 @@ def resolve_specifier(specifier: str, importer: str) -> str:
         return specifier if joined.startswith("..") else module_name(joined)
     if specifier.startswith(("@/", "~/")):
         return module_name(specifier[2:])
+    if specifier.startswith(_PROJECT_ROOTS):
+        # `from 'src/lib/client'` under tsconfig's `"baseUrl": "./"`: a project path
+        return module_name(specifier)
     return specifier
 
 
+# a non-relative specifier that names a project path from the tsconfig's baseUrl (no npm
+# package is called `src`)
+_PROJECT_ROOTS = ("src/",)
+
+
 def _is_relative(specifier: str) -> bool:
-    return specifier.startswith((".", "@/", "~/"))
+    return specifier.startswith((".", "@/", "~/", *_PROJECT_ROOTS))
 
 
 def _string_value(doc: SourceDocument, node: tree_sitter.Node | None) -> str | None:
@@ -485,7 +493,25 @@ class JavaScriptStrategy(TreeSitterStrategy):
             return collapse(doc.node_text(node), trailing=_TRAILING)
         if node.type in ("enum_assignment", "property_identifier"):
             return collapse(doc.node_text(node), trailing=_TRAILING)
+        long_header = self._long_class_header(doc, node)
+        if long_header is not None:
+            return long_header
         return super().signature(doc, node).rstrip(";")
+
+    def _long_class_header(self, doc: SourceDocument, node: tree_sitter.Node) -> str | None:
+        """A class or interface whose type parameters take more than a signature's 300
+        characters (bullmq's `class Queue<DataTypeOrJob = any, … seven more …> extends
+        QueueGetters<…>`): the type parameters shortened to `<…>` so the bases, which
+        resolve its members, are kept. None for a header that fits."""
+        if node.type not in ("class_declaration", "abstract_class_declaration", "interface_declaration"):
+            return None
+        body = node.child_by_field_name("body")
+        params = node.child_by_field_name("type_parameters")
+        if body is None or params is None or body.start_byte - node.start_byte <= 300:
+            return None
+        head = doc.data[node.start_byte : params.start_byte] + "<…>".encode()
+        text = (head + doc.data[params.end_byte : body.start_byte]).decode("utf-8", errors="replace")
+        return collapse(text, trailing=_TRAILING)
 
     def _definitions(
         self, doc: SourceDocument, root: tree_sitter.Node, prefix: str | None
@@ -805,3 +831,22 @@ class TsxStrategy(TypeScriptStrategy):
     language = "tsx"
     grammar_name = "tsx"
     jsx = True
+
+
+# A line that opens with `<` after indentation: a generic call signature's type parameters
+# (`  <I extends Input = {}>(handler: H<I>): R` in an interface, hono's `types.ts`).
+_GENERIC_SIGNATURE_LINE = re.compile(rb"(?m)^([ \t]*)[ \t]<")
+
+
+def repair_generic_signatures(data: bytes) -> bytes | None:
+    """tree-sitter-typescript ends a type member at a line break only when the next line
+    cannot continue it, and `<` can (a comparison), so an interface whose call signatures
+    put their type parameters on a new line (`<\\n E2 extends Env = E,\\n>(…)`) fails to
+    parse from that member on: the whole file, for hono's `types.ts`. The same bytes with
+    the indentation's last blank before such a `<` turned into `;` parse as TypeScript
+    means them; every offset stays the same, so the tree still describes `data`. None
+    when no line looks like that."""
+    if b"<" not in data:
+        return None
+    fixed = _GENERIC_SIGNATURE_LINE.sub(rb"\1;<", data)
+    return fixed if fixed != data else None
