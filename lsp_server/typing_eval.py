@@ -290,6 +290,12 @@ class Evaluator:
             return first if first is not None else self.types_of(expr.alt, depth + 1)
         if op == "param":
             return self.parameter_types(expr, depth)
+        if op == "defined":
+            name, _, line = expr.arg.rpartition(":")
+            return [
+                s for s in self.lookup.file_symbols(self.rel)
+                if s.symbol.name == name and s.symbol.selection_range.start.line == int(line)
+            ] or None
         if op == "element":
             return self.element_types(expr, depth)
         if op == "context":
@@ -439,7 +445,7 @@ class Evaluator:
                 return owners
             found, open_ = self.find_member(owners, expr.arg)  # type: ignore[arg-type]
             return found or (EXTERNAL if open_ else None)
-        if expr.op in ("named", "self"):
+        if expr.op in ("named", "self", "defined"):
             return self.types_of(expr, depth)
         return None
 
@@ -585,6 +591,8 @@ class Evaluator:
                 return exported
             return None if self.in_workspace(target) else EXTERNAL
         same_file = [c for c in candidates if c.path == path]
+        if same_file and path == self.rel and self.language == "python":
+            same_file = self.visible_here(same_file)
         if same_file:
             return same_file
         if self.is_builtin(name):
@@ -593,6 +601,27 @@ class Evaluator:
             return None
         ranked = self.rank(candidates, path, imports, name, self.language)
         return ranked[:1] if len(ranked) > 1 else ranked
+
+    def visible_here(self, found: list[StoredSymbol]) -> list[StoredSymbol]:
+        """Python: of a file's same-named definitions, those the position can see. A class
+        or helper defined inside a function (every attrs test defines its own `C`) is
+        seen only inside that function, and the innermost one shadows the rest."""
+        line = self.site.range.start.line
+        functions = {
+            s.symbol.qualified_name: s for s in self.lookup.file_symbols(self.rel)
+            if s.symbol.kind in CALLABLE_KINDS
+        }
+        depth: dict[int, int] = {}  # candidate index -> how deep its enclosing function sits
+        for i, c in enumerate(found):
+            fn = functions.get(c.symbol.container or "")
+            if fn is None:
+                depth[i] = 0  # module or class level
+            elif fn.symbol.range.start.line <= line <= fn.symbol.range.end.line:
+                depth[i] = fn.symbol.qualified_name.count(".") + 1
+        if not depth:
+            return []
+        deepest = max(depth.values())
+        return [found[i] for i, d in depth.items() if d == deepest]
 
     def named_import(self, target: str, module: StoredSymbol) -> bool:
         """JS/TS `import { Redis } from "../lib"` names what lib/index.ts exports, not a

@@ -37,7 +37,9 @@ class TypeExpr:
     `param` (the declared type of parameter number `arg` of what `base` calls: a
     function, a method, a class's constructor),
     `element` (an item of `base`, a container: `arg` is `iter` for a loop, `index`
-    for a subscript), `context` (the type `base` an object literal is checked against).
+    for a subscript), `context` (the type `base` an object literal is checked against),
+    `defined` (Python: the class or function a function body defines, `arg` is
+    `name:line` of its name).
     """
 
     op: str
@@ -351,6 +353,9 @@ class _Python(_Language):
         if holder.type in ("typed_parameter", "typed_default_parameter"):
             ann = holder.child_by_field_name("type")
             return TypeExpr("named", self.text(ann)) if ann is not None else None
+        if holder.type in ("class_definition", "function_definition") and holder.child_by_field_name("name") == bound:
+            # a test's own `class C:` (attrs defines one per test): that definition
+            return TypeExpr("defined", f"{self.text(bound)}:{bound.start_point[0]}")
         if holder.type == "assignment" and holder.child_by_field_name("left") == bound:
             ann = holder.child_by_field_name("type")
             if ann is not None:
