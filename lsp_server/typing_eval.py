@@ -586,7 +586,10 @@ class Evaluator:
             matched = [c for c in candidates if _ends_with(c.symbol.qualified_name, wanted)]
             if matched:
                 return matched
-            exported = self.default_export(target, name, path) or self.reexported(target, 0)
+            exported = (
+                self.default_export(target, name, path) or self.reexported(target, 0)
+                or self.package_reexport(target, 0)
+            )
             if exported:
                 return exported
             return None if self.in_workspace(target) else EXTERNAL
@@ -676,6 +679,28 @@ class Evaluator:
             if found:
                 return found
         return None
+
+    def package_reexport(self, target: str, depth: int) -> list[StoredSymbol] | None:
+        """Python `from uvicorn import Config` where uvicorn/__init__.py imports it
+        (`from uvicorn.config import Config`, `... import Server as Server`): the
+        definition behind, through chains of packages."""
+        if depth > 3 or self.language != "python":
+            return None
+        module_name, _, name = target.rpartition(".")
+        module = self.lookup.module_symbol(module_name, self.language) if module_name else None
+        if module is None or not module.path:
+            return None
+        inner = self.lookup.imports_of(module.path).get(name)
+        if inner is None or inner == target:
+            return None
+        sub = self.lookup.module_symbol(inner, self.language)
+        if sub is not None:
+            return [sub]
+        found = [
+            c for c in self.defs(inner.rsplit(".", 1)[-1])
+            if _is_top_level(c) and _ends_with(c.symbol.qualified_name, inner)
+        ]
+        return found or self.package_reexport(inner, depth + 1)
 
     def in_workspace(self, target: str) -> bool:
         """Whether an import target names workspace code: its module (or the module
