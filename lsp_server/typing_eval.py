@@ -105,6 +105,11 @@ Ranker = Callable[[list[StoredSymbol], str, dict[str, str], str, str], list[Stor
 
 Result = list[StoredSymbol] | _External | None
 
+# Each call of a chain costs two levels (the call, then the member it calls); the type
+# expression comes from finite syntax, so this only bounds long fluent chains
+# (commonmark's `$environment->addInlineParser(…)->…->addRenderer(…)`, 20 calls).
+_MAX_EVAL_DEPTH = 48
+
 
 @dataclass
 class Evaluator:
@@ -251,7 +256,7 @@ class Evaluator:
 
     def types_of(self, expr: TypeExpr | None, depth: int = 0) -> Result:
         """The classes or modules a value of this type expression is an instance of."""
-        if expr is None or depth > 8:
+        if expr is None or depth > _MAX_EVAL_DEPTH:
             return None
         op = expr.op
         if op == "self":
@@ -361,7 +366,7 @@ class Evaluator:
     def declared_text(self, expr: TypeExpr | None, depth: int) -> tuple[str, str, StoredSymbol | None] | None:
         """The type of a value as written where it is declared (with its type arguments,
         which `types_of` drops): (text, file it is written in, class around it)."""
-        if expr is None or depth > 8:
+        if expr is None or depth > _MAX_EVAL_DEPTH:
             return None
         if expr.op == "named":
             return expr.arg, self.rel, self.enclosing_class()

@@ -934,6 +934,10 @@ class _Php(_Language):
             name = self.text(node).lstrip("$")
             if name == "this":
                 return TypeExpr("self")
+            # `if (! $node instanceof Footnote) { continue; }` then `$node->a()->b()`
+            narrowed = self.narrowed(node) if depth == 0 else None
+            if narrowed is not None:
+                return narrowed
             bound = self.binding(node, name)
             return self.binding_type(bound, depth) if bound is not None else None
         if t in ("member_access_expression", "nullsafe_member_access_expression"):
@@ -969,9 +973,8 @@ class _Php(_Language):
             return None
         if holder.type in ("simple_parameter", "property_promotion_parameter", "variadic_parameter"):
             ty = holder.child_by_field_name("type")
-            if ty is not None and self.text(ty).lstrip("?") not in ("array", "iterable"):
-                return TypeExpr("named", self.text(ty))
-            # `array $handlers` with `@param HandlerInterface[] $handlers` says more
+            # `array $handlers` with `@param HandlerInterface[] $handlers`, `Node $node`
+            # with `@param ListBlock $node`: the docblock says more (intelephense reads it)
             doc = self.docblock_type(holder, bound)
             return doc or (TypeExpr("named", self.text(ty)) if ty is not None else None)
         if holder.type == "assignment_expression":
@@ -1005,17 +1008,26 @@ class _Php(_Language):
                     return TypeExpr("named", found)
         return None
 
-    def binding(self, node: tree_sitter.Node, name: str) -> tree_sitter.Node | None:
+    def binding(self, node: tree_sitter.Node, name: str, before: int | None = None) -> tree_sitter.Node | None:
         scope = nearest_ancestor(node, self.function_types)
         if scope is None:
             return None
+        found = self.bound_in_body(scope, name, node.start_byte if before is None else before)
+        stmt = found.parent if found is not None else None
+        if stmt is not None and stmt.type == "assignment_expression":
+            right = stmt.child_by_field_name("right")
+            if right is not None and right.start_byte <= node.start_byte < right.end_byte:
+                # `$closer = $closer->getNext()`: the right side reads the binding before
+                return self.binding(node, name, stmt.start_byte - 1)
+        if found is not None and found.start_byte <= (node.start_byte if before is None else before):
+            return found
         params = scope.child_by_field_name("parameters")
         if params is not None:
             for p in params.named_children:
                 v = p.child_by_field_name("name")
                 if v is not None and self.text(v).lstrip("$") == name:
                     return v
-        return self.bound_in_body(scope, name, node.start_byte)
+        return found
 
     def names_bound(self, capture: str, node: tree_sitter.Node) -> list[tree_sitter.Node]:
         if capture != "f":

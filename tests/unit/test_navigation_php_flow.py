@@ -1,0 +1,124 @@
+"""PHP receivers the way league/commonmark writes them: a long fluent chain of a
+builder interface's methods, a variable reassigned from itself (`$closer =
+$closer->getNext()`), a variable narrowed by an earlier `instanceof` check and used in a
+chain, and a parameter whose `@param` docblock names a narrower class than its declared
+type. Real tree-sitter, real index."""
+
+from __future__ import annotations
+
+import pytest
+from code_intel.lsp_server.live_index import LiveIndex
+
+from tests.unit.source_tree import indexed_tree
+
+FILES = {
+    "src/Environment/EnvironmentBuilderInterface.php": (
+        "<?php\n\nnamespace League\\CommonMark\\Environment;\n\ninterface EnvironmentBuilderInterface\n{\n"
+        "    public function addRenderer(string $nodeClass, $renderer, int $priority = 0): EnvironmentBuilderInterface;\n\n"
+        "    public function addInlineParser($parser, int $priority = 0): EnvironmentBuilderInterface;\n}\n"
+    ),
+    "src/Environment/Environment.php": (
+        "<?php\n\nnamespace League\\CommonMark\\Environment;\n\n"
+        "final class Environment implements EnvironmentBuilderInterface\n{\n"
+        "    public function addRenderer(string $nodeClass, $renderer, int $priority = 0): EnvironmentBuilderInterface\n"
+        "    {\n        return $this;\n    }\n\n"
+        "    public function addInlineParser($parser, int $priority = 0): EnvironmentBuilderInterface\n"
+        "    {\n        return $this;\n    }\n}\n"
+    ),
+    "src/Extension/InlinesOnlyExtension.php": (
+        "<?php\n\nnamespace League\\CommonMark\\Extension;\n\n"
+        "use League\\CommonMark\\Environment\\EnvironmentBuilderInterface;\n\n"
+        "final class InlinesOnlyExtension\n{\n"
+        "    public function register(EnvironmentBuilderInterface $environment): void\n    {\n"
+        "        $environment\n"
+        "            ->addInlineParser('a', 10)\n            ->addInlineParser('b', 20)\n"
+        "            ->addInlineParser('c', 30)\n            ->addInlineParser('d', 40)\n"
+        "            ->addRenderer('x', 'y', 0)\n            ->addRenderer('z', 'w', 0)\n"
+        "            ->addRenderer('p', 'q', 0)\n            ->addRenderer('last', 'one', 0);\n"
+        "    }\n}\n"
+    ),
+    "src/Delimiter/DelimiterInterface.php": (
+        "<?php\n\nnamespace League\\CommonMark\\Delimiter;\n\ninterface DelimiterInterface\n{\n"
+        "    public function getNext(): ?DelimiterInterface;\n\n    public function getInlineNode(): string;\n}\n"
+    ),
+    "src/Delimiter/Delimiter.php": (
+        "<?php\n\nnamespace League\\CommonMark\\Delimiter;\n\nfinal class Delimiter implements DelimiterInterface\n{\n"
+        "    public function getNext(): ?DelimiterInterface\n    {\n        return null;\n    }\n\n"
+        "    public function getInlineNode(): string\n    {\n        return '';\n    }\n}\n"
+    ),
+    "src/Delimiter/DelimiterStack.php": (
+        "<?php\n\nnamespace League\\CommonMark\\Delimiter;\n\nfinal class DelimiterStack\n{\n"
+        "    private ?DelimiterInterface $top = null;\n\n"
+        "    public function process(): void\n    {\n        $closer = $this->top;\n"
+        "        while ($closer !== null) {\n            $next = $closer->getNext();\n"
+        "            $closer = $next;\n            $closer = $closer->getNext();\n"
+        "            $closerNode = $closer->getInlineNode();\n        }\n    }\n}\n"
+    ),
+    "src/Node/Node.php": (
+        "<?php\n\nnamespace League\\CommonMark\\Node;\n\nabstract class Node\n{\n"
+        "    public function getData(): string\n    {\n        return '';\n    }\n}\n"
+    ),
+    "src/Reference/ReferenceInterface.php": (
+        "<?php\n\nnamespace League\\CommonMark\\Reference;\n\ninterface ReferenceInterface\n{\n"
+        "    public function getLabel(): string;\n}\n"
+    ),
+    "src/Mention/Mention.php": (
+        "<?php\n\nnamespace League\\CommonMark\\Mention;\n\nfinal class Mention\n{\n"
+        "    public function getLabel(): string\n    {\n        return '';\n    }\n}\n"
+    ),
+    "src/Footnote/Footnote.php": (
+        "<?php\n\nnamespace League\\CommonMark\\Footnote;\n\nuse League\\CommonMark\\Node\\Node;\n"
+        "use League\\CommonMark\\Reference\\ReferenceInterface;\n\n"
+        "final class Footnote extends Node\n{\n"
+        "    public function getReference(): ReferenceInterface\n    {\n        return $this->reference;\n    }\n}\n"
+    ),
+    "src/Footnote/GatherFootnotesListener.php": (
+        "<?php\n\nnamespace League\\CommonMark\\Footnote;\n\nuse League\\CommonMark\\Node\\Node;\n\n"
+        "final class GatherFootnotesListener\n{\n"
+        "    /** @param Node[] $nodes */\n    public function gather(array $nodes): void\n    {\n"
+        "        foreach ($nodes as $node) {\n            if (! $node instanceof Footnote) {\n                continue;\n            }\n\n"
+        "            $label = $node->getReference()->getLabel();\n        }\n    }\n}\n"
+    ),
+    "src/Footnote/FootnoteRenderer.php": (
+        "<?php\n\nnamespace League\\CommonMark\\Footnote;\n\nuse League\\CommonMark\\Node\\Node;\n\n"
+        "final class FootnoteRenderer\n{\n"
+        "    /**\n     * @param Footnote $node\n     *\n     * @return array<string, scalar>\n     */\n"
+        "    public function getXmlAttributes(Node $node): array\n    {\n"
+        "        return ['label' => $node->getReference()->getLabel()];\n    }\n}\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> LiveIndex:
+    return indexed_tree(tmp_path_factory.mktemp("phpflow") / "repo", FILES)
+
+
+def defs(live: LiveIndex, rel: str, needle: str, word: str) -> list[str]:
+    lines = FILES[rel].splitlines()
+    n = next(i for i, line in enumerate(lines) if needle in line)
+    _, found = live.resolve(rel, n, lines[n].index(word, lines[n].index(needle)) + 1)
+    return [s.path for s in found]
+
+
+def test_a_long_fluent_chain_keeps_its_type(live: LiveIndex):
+    # before: past four calls the chain lost its type and every addRenderer was listed
+    got = defs(live, "src/Extension/InlinesOnlyExtension.php", "->addRenderer('last'", "addRenderer")
+    assert got == ["src/Environment/EnvironmentBuilderInterface.php"]
+
+
+def test_a_variable_reassigned_from_itself(live: LiveIndex):
+    # before: `$closer = $closer->getNext()` read itself and said nothing
+    got = defs(live, "src/Delimiter/DelimiterStack.php", "$closer->getInlineNode", "getInlineNode")
+    assert got == ["src/Delimiter/DelimiterInterface.php"]
+
+
+def test_an_instanceof_guard_types_a_chain(live: LiveIndex):
+    # before: `$node->getReference()` went through Node, which has no getReference
+    got = defs(live, "src/Footnote/GatherFootnotesListener.php", "->getLabel()", "getLabel")
+    assert got == ["src/Reference/ReferenceInterface.php"]
+
+
+def test_a_param_docblock_narrower_than_the_declared_type(live: LiveIndex):
+    got = defs(live, "src/Footnote/FootnoteRenderer.php", "->getLabel()", "getLabel")
+    assert got == ["src/Reference/ReferenceInterface.php"]
