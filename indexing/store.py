@@ -28,11 +28,13 @@ from .private import in_cache, private_dir, store_dir, tighten
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 5  # 2: Python `self.x` fields, module names under if/try, nested imports;
+SCHEMA_VERSION = 7  # 2: Python `self.x` fields, module names under if/try, nested imports;
 # 3: PHP docblock type references and @method/@property members, Python `__all__`/string-type references
 # 4: a JS/TS `src/index.ts` / `lib/index.ts` is the module `src` / `lib` (what `from "../lib"` names);
 #    Python `cls.x = …` in a classmethod is a field like `self.x = …`
 # 5: references packed into one row per (file, name), see `pack_references`
+# 7 (nav4py; 6 is nav4ts'): Python `self.x` of a class re-bound after its body
+#    (`Converter = _add_repr(Converter)`) is a field of the class
 DB_FILE = "index.db"
 
 _SCHEMA = """

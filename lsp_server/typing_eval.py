@@ -590,7 +590,7 @@ class Evaluator:
             wanted = target.replace("/", ".")
             matched = [c for c in candidates if _ends_with(c.symbol.qualified_name, wanted)]
             if matched:
-                return matched
+                return self.declared_first(matched)
             exported = (
                 self.default_export(target, name, path) or self.reexported(target, 0)
                 or self.package_reexport(target, 0)
@@ -602,13 +602,22 @@ class Evaluator:
         if same_file and path == self.rel and self.language == "python":
             same_file = self.visible_here(same_file)
         if same_file:
-            return same_file
+            return self.declared_first(same_file)
         if self.is_builtin(name):
             return EXTERNAL
         if not candidates:
             return None
         ranked = self.rank(candidates, path, imports, name, self.language)
         return ranked[:1] if len(ranked) > 1 else ranked
+
+    def declared_first(self, found: list[StoredSymbol]) -> list[StoredSymbol]:
+        """Python: a class or function and a later rebinding of its name
+        (`Factory = _add_hash(Factory)`) are one thing, and the `class`/`def` is its
+        definition (pyright answers so)."""
+        if self.language != "python" or len(found) < 2:
+            return found
+        declared = [f for f in found if f.symbol.kind in CLASS_KINDS or f.symbol.kind in CALLABLE_KINDS]
+        return declared or found
 
     def visible_here(self, found: list[StoredSymbol]) -> list[StoredSymbol]:
         """Python: of a file's same-named definitions, those the position can see. A class

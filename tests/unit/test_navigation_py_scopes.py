@@ -34,6 +34,17 @@ FILES = {
         "def helper():\n    return 1\n\n\n"
         "def test_module_level():\n    assert helper() == 1\n"
     ),
+    # attrs' _make.py: a class re-bound by a decorator-like call after its body
+    "src/pkg/_make.py": (
+        "def _add_repr(cls):\n    return cls\n\n\n"
+        "class Converter:\n    __slots__ = (\"converter\", \"takes_self\")\n\n"
+        "    def __init__(self, converter, takes_self=False):\n"
+        "        self.converter = converter\n        self.takes_self = takes_self\n\n"
+        "    def __call__(self, value):\n        if self.takes_self:\n            return self.converter(value)\n\n\n"
+        "Converter = _add_repr(Converter)\n\n\n"
+        "class Other:\n    def __init__(self):\n        self.takes_self = True\n\n\n"
+        "def make() -> None:\n    c = Converter(int)\n    print(c.takes_self)\n"
+    ),
 }
 
 
@@ -85,3 +96,19 @@ def test_a_function_local_to_another_function_is_not_reachable(live: LiveIndex):
     rel = "tests/test_setattr.py"
     want = line_of(rel, "def helper():", after="def test_plain")
     assert [f.split(":")[1] for f in defs(live, rel, "assert helper()", "helper")] == [str(want)]
+
+
+def test_attributes_of_a_class_rebound_after_its_body(live: LiveIndex):
+    # before: `Converter = _add_repr(Converter)` hid the class, so `self.converter = …`
+    # made no field and `self.takes_self` answered nothing
+    rel = "src/pkg/_make.py"
+    want = f"{rel}:{line_of(rel, 'self.takes_self = takes_self')}:pkg._make.Converter.takes_self"
+    assert defs(live, rel, "if self.takes_self", "takes_self") == [want]
+    assert defs(live, rel, "c.takes_self", "takes_self") == [want]
+
+
+def test_the_class_is_the_definition_not_its_rebinding(live: LiveIndex):
+    rel = "src/pkg/_make.py"
+    assert defs(live, rel, "c = Converter(int)", "Converter") == [
+        f"{rel}:{line_of(rel, 'class Converter:')}:pkg._make.Converter"
+    ]
