@@ -539,12 +539,14 @@ class Evaluator:
             return [cls] if cls else None
         if written.lower() == "parent":
             return self.types_of(TypeExpr("super"))
-        if written.lower() in PHP_SCALARS:
-            return EXTERNAL
         short = fqcn.rsplit("\\", 1)[-1]
+        # a class may bear a scalar's name (PHP-Parser's `Cast\Double`, `Scalar\Float_`
+        # aside): what `use` or the namespace names comes first
         found = [s for s in self.defs(short) if s.symbol.qualified_name == fqcn]
         if found:
             return found
+        if written.lower() in PHP_SCALARS:
+            return EXTERNAL
         if "\\" not in written.lstrip("\\") and namespace and not written.startswith("\\"):
             # functions and constants fall back to the global namespace
             glob = [s for s in self.defs(short) if s.symbol.qualified_name == short]

@@ -86,6 +86,16 @@ FILES = {
         "    public function getXmlAttributes(Node $node): array\n    {\n"
         "        return ['label' => $node->getReference()->getLabel()];\n    }\n}\n"
     ),
+    # PHP-Parser: classes named like scalar types
+    "lib/PhpParser/Node/Expr/Cast/Double.php": (
+        "<?php\n\nnamespace PhpParser\\Node\\Expr\\Cast;\n\nclass Double\n{\n"
+        "    public const KIND_DOUBLE = 1; // \"double\" syntax\n    public const KIND_REAL = 3;\n}\n"
+    ),
+    "lib/PhpParser/ParserAbstract.php": (
+        "<?php\n\nnamespace PhpParser;\n\nuse PhpParser\\Node\\Expr\\Cast\\Double;\n\n"
+        "abstract class ParserAbstract\n{\n    protected function getFloatCastKind(string $cast): int\n    {\n"
+        "        return Double::KIND_REAL;\n    }\n}\n"
+    ),
 }
 
 
@@ -122,3 +132,9 @@ def test_an_instanceof_guard_types_a_chain(live: LiveIndex):
 def test_a_param_docblock_narrower_than_the_declared_type(live: LiveIndex):
     got = defs(live, "src/Footnote/FootnoteRenderer.php", "->getLabel()", "getLabel")
     assert got == ["src/Reference/ReferenceInterface.php"]
+
+
+def test_a_class_named_like_a_scalar_type(live: LiveIndex):
+    # before: `Double::KIND_REAL` was taken for the scalar `double` and answered nothing
+    got = defs(live, "lib/PhpParser/ParserAbstract.php", "Double::KIND_REAL", "KIND_REAL")
+    assert got == ["lib/PhpParser/Node/Expr/Cast/Double.php"]
