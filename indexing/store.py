@@ -34,7 +34,7 @@ SCHEMA_VERSION = 7  # 2: Python `self.x` fields, module names under if/try, nest
 #    Python `cls.x = …` in a classmethod is a field like `self.x = …`
 # 5: references packed into one row per (file, name), see `pack_references`
 # 7 (nav4py; 6 is nav4ts'): Python `self.x` of a class re-bound after its body
-#    (`Converter = _add_repr(Converter)`) is a field of the class
+#    (`Converter = _add_repr(Converter)`) is a field of the class; PHP docblock shapes across lines
 DB_FILE = "index.db"
 
 _SCHEMA = """
