@@ -1012,22 +1012,21 @@ class _Php(_Language):
         scope = nearest_ancestor(node, self.function_types)
         if scope is None:
             return None
-        found = self.bound_in_body(scope, name, node.start_byte if before is None else before)
+        at = node.start_byte if before is None else before
+        found = self.bound_in_body(scope, name, at)
         stmt = found.parent if found is not None else None
-        if stmt is not None and stmt.type == "assignment_expression":
-            right = stmt.child_by_field_name("right")
-            if right is not None and right.start_byte <= node.start_byte < right.end_byte:
-                # `$closer = $closer->getNext()`: the right side reads the binding before
-                return self.binding(node, name, stmt.start_byte - 1)
-        if found is not None and found.start_byte <= (node.start_byte if before is None else before):
-            return found
+        right = stmt.child_by_field_name("right") if stmt is not None and stmt.type == "assignment_expression" else None
+        reads_itself = right is not None and right.start_byte <= node.start_byte < right.end_byte
+        if found is not None and found.start_byte <= at:
+            # `$closer = $closer->getNext()`: the right side reads the binding before
+            return self.binding(node, name, stmt.start_byte - 1) if reads_itself else found  # type: ignore[union-attr]
         params = scope.child_by_field_name("parameters")
         if params is not None:
             for p in params.named_children:
                 v = p.child_by_field_name("name")
                 if v is not None and self.text(v).lstrip("$") == name:
                     return v
-        return found
+        return None if reads_itself else found  # a later binding (a loop's) is a fallback
 
     def names_bound(self, capture: str, node: tree_sitter.Node) -> list[tree_sitter.Node]:
         if capture != "f":

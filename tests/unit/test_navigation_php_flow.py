@@ -79,6 +79,20 @@ FILES = {
         "        foreach ($nodes as $node) {\n            if (! $node instanceof Footnote) {\n                continue;\n            }\n\n"
         "            $label = $node->getReference()->getLabel();\n        }\n    }\n}\n"
     ),
+    # laravel's RedirectController: a parameter reassigned from itself
+    "src/Routing/UrlGenerator.php": (
+        "<?php\n\nnamespace Illuminate\\Routing;\n\nclass UrlGenerator\n{\n"
+        "    public function toRoute($route, $parameters, $absolute): string\n    {\n        return '';\n    }\n}\n"
+    ),
+    "src/Routing/Redirector.php": (
+        "<?php\n\nnamespace Illuminate\\Routing;\n\nclass Redirector\n{\n"
+        "    public function toRoute($route): string\n    {\n        return '';\n    }\n}\n"
+    ),
+    "src/Routing/RedirectController.php": (
+        "<?php\n\nnamespace Illuminate\\Routing;\n\nclass RedirectController\n{\n"
+        "    public function __invoke(UrlGenerator $url)\n    {\n"
+        "        $url = $url->toRoute('r', [], false);\n\n        return $url;\n    }\n}\n"
+    ),
     "src/Footnote/FootnoteRenderer.php": (
         "<?php\n\nnamespace League\\CommonMark\\Footnote;\n\nuse League\\CommonMark\\Node\\Node;\n\n"
         "final class FootnoteRenderer\n{\n"
@@ -138,3 +152,8 @@ def test_a_class_named_like_a_scalar_type(live: LiveIndex):
     # before: `Double::KIND_REAL` was taken for the scalar `double` and answered nothing
     got = defs(live, "lib/PhpParser/ParserAbstract.php", "Double::KIND_REAL", "KIND_REAL")
     assert got == ["lib/PhpParser/Node/Expr/Cast/Double.php"]
+
+
+def test_a_parameter_reassigned_from_itself(live: LiveIndex):
+    got = defs(live, "src/Routing/RedirectController.php", "$url->toRoute", "toRoute")
+    assert got == ["src/Routing/UrlGenerator.php"]
