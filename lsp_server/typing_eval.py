@@ -24,7 +24,7 @@ from code_intel.indexing.chunking.php import resolve_name
 from code_intel.indexing.model import SymbolKind
 from code_intel.indexing.store import StoredSymbol
 
-from .typing_site import Site, TypeExpr
+from .typing_site import Site, TypeExpr, doc_param_type
 from .typing_text import (
     NOT_STRING,
     NULLISH,
@@ -295,6 +295,9 @@ class Evaluator:
             return first if first is not None else self.types_of(expr.alt, depth + 1)
         if op == "param":
             return self.parameter_types(expr, depth)
+        if op == "inherited":
+            doc = self.inherited_param(expr)
+            return self.named(*doc) if doc is not None else self.types_of(expr.base, depth + 1)
         if op == "defined":
             name, _, line = expr.arg.rpartition(":")
             return [
@@ -370,6 +373,8 @@ class Evaluator:
             return None
         if expr.op == "named":
             return expr.arg, self.rel, self.enclosing_class()
+        if expr.op == "inherited":
+            return self.inherited_param(expr) or self.declared_text(expr.base, depth + 1)
         if expr.op == "member":
             owners = self.types_of(expr.base, depth + 1)
             if not isinstance(owners, list) or not owners:
@@ -415,6 +420,20 @@ class Evaluator:
                         text = doc_type(c.symbol.doc, "return") or text
                     if text:
                         return text, c.path, self.owner_class(c)
+        return None
+
+    def inherited_param(self, expr: TypeExpr) -> tuple[str, str, StoredSymbol | None] | None:
+        """PHP: `@param Token[] $tokens` on the method of a parent class or interface that
+        this one overrides (PHP-Parser documents `emulate(string $code, array $tokens)`
+        once, on the abstract TokenEmulator): (type text, its file, its class)."""
+        method, _, var = expr.arg.partition(" ")
+        cls = self.enclosing_class()
+        bases = self.bases(cls)[0] if cls is not None else []
+        found = self.find_member(bases, method)[0] if bases else []
+        for m in found:
+            text = doc_param_type(m.symbol.doc or "", var)
+            if text:
+                return text, m.path, self.owner_class(m)
         return None
 
     def parameter_types(self, expr: TypeExpr, depth: int) -> Result:

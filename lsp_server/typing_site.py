@@ -39,7 +39,8 @@ class TypeExpr:
     `element` (an item of `base`, a container: `arg` is `iter` for a loop, `index`
     for a subscript), `context` (the type `base` an object literal is checked against),
     `defined` (Python: the class or function a function body defines, `arg` is
-    `name:line` of its name).
+    `name:line` of its name), `inherited` (PHP: parameter `$v` of method `m`, `arg`
+    `m $v`, as the method it overrides documents it; else `base`, its declared type).
     """
 
     op: str
@@ -965,6 +966,10 @@ class _Php(_Language):
             return None
         if t == "parenthesized_expression" and node.named_child_count:
             return self.expr_type(node.named_children[0], depth)
+        if t == "subscript_expression" and node.named_child_count:
+            # `$tokens[$i]` with `@param Token[] $tokens`: an item
+            base = self.expr_type(node.named_children[0], depth)
+            return TypeExpr("element", "index", base) if base is not None else None
         return None
 
     def binding_type(self, bound: tree_sitter.Node, depth: int) -> TypeExpr | None:
@@ -976,7 +981,13 @@ class _Php(_Language):
             # `array $handlers` with `@param HandlerInterface[] $handlers`, `Node $node`
             # with `@param ListBlock $node`: the docblock says more (intelephense reads it)
             doc = self.docblock_type(holder, bound)
-            return doc or (TypeExpr("named", self.text(ty)) if ty is not None else None)
+            declared = TypeExpr("named", self.text(ty)) if ty is not None else None
+            method = holder.parent.parent if holder.parent is not None else None
+            name = method.child_by_field_name("name") if method is not None and method.type == "method_declaration" else None
+            if doc is None and name is not None and (ty is None or self.text(ty).lstrip("?") in ("array", "iterable")):
+                # documented only on the method it overrides or implements
+                return TypeExpr("inherited", f"{self.text(name)} {self.text(bound)}", declared)
+            return doc or declared
         if holder.type == "assignment_expression":
             doc_type = self.docblock_type(holder, bound)
             if doc_type is not None:
@@ -1051,6 +1062,12 @@ _PHP_VALUES = frozenset({
     "member_access_expression", "nullsafe_member_access_expression", "scoped_property_access_expression",
     "class_constant_access_expression",
 })
+
+
+def doc_param_type(comment: str, var: str) -> str | None:
+    """The type a docblock's `@param` gives `$var` (None when it documents no type)."""
+    m = re.search(r"@(?:phpstan-|psalm-)?param\s+([\\\w|?<>\[\], ]+?)\s+\$" + re.escape(var.lstrip("$")) + r"\b", comment)
+    return m.group(1) if m else None
 
 
 def _doc_tag_type(comment: str, var: str) -> str | None:

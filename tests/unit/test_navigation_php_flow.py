@@ -79,6 +79,28 @@ FILES = {
         "        foreach ($nodes as $node) {\n            if (! $node instanceof Footnote) {\n                continue;\n            }\n\n"
         "            $label = $node->getReference()->getLabel();\n        }\n    }\n}\n"
     ),
+    # PHP-Parser's token emulators: the parameter's item type is documented only on the
+    # abstract method they implement
+    "lib/PhpParser/Token.php": (
+        "<?php\n\nnamespace PhpParser;\n\nclass Token\n{\n    public string $text;\n    public int $id;\n}\n"
+    ),
+    "lib/PhpParser/Comment.php": (
+        "<?php\n\nnamespace PhpParser;\n\nclass Comment\n{\n    protected string $text;\n}\n"
+    ),
+    "lib/PhpParser/Lexer/TokenEmulator/TokenEmulator.php": (
+        "<?php\n\nnamespace PhpParser\\Lexer\\TokenEmulator;\n\nuse PhpParser\\Token;\n\n"
+        "abstract class TokenEmulator\n{\n"
+        "    /**\n     * @param Token[] $tokens Original tokens\n     * @return Token[] Modified Tokens\n     */\n"
+        "    abstract public function emulate(string $code, array $tokens): array;\n}\n"
+    ),
+    "lib/PhpParser/Lexer/TokenEmulator/PipeOperatorEmulator.php": (
+        "<?php\n\nnamespace PhpParser\\Lexer\\TokenEmulator;\n\n"
+        "class PipeOperatorEmulator extends TokenEmulator\n{\n"
+        "    public function emulate(string $code, array $tokens): array\n    {\n"
+        "        for ($i = 0, $c = count($tokens); $i < $c; ++$i) {\n            $token = $tokens[$i];\n"
+        "            if ($token->text === '|' && $tokens[$i + 1]->id === 1) {\n                return [];\n            }\n"
+        "        }\n        return $tokens;\n    }\n}\n"
+    ),
     # laravel's RedirectController: a parameter reassigned from itself
     "src/Routing/UrlGenerator.php": (
         "<?php\n\nnamespace Illuminate\\Routing;\n\nclass UrlGenerator\n{\n"
@@ -157,3 +179,10 @@ def test_a_class_named_like_a_scalar_type(live: LiveIndex):
 def test_a_parameter_reassigned_from_itself(live: LiveIndex):
     got = defs(live, "src/Routing/RedirectController.php", "$url->toRoute", "toRoute")
     assert got == ["src/Routing/UrlGenerator.php"]
+
+
+def test_a_parameter_documented_on_the_method_it_implements(live: LiveIndex):
+    # before: `array $tokens` had unknown items; `->text` ranked Comment's and Token's
+    rel = "lib/PhpParser/Lexer/TokenEmulator/PipeOperatorEmulator.php"
+    assert defs(live, rel, "$token->text", "text") == ["lib/PhpParser/Token.php"]
+    assert defs(live, rel, "$tokens[$i + 1]->id", "id") == ["lib/PhpParser/Token.php"]
