@@ -372,6 +372,19 @@ class Navigator:
         t = handler.expr_type(assignment.child_by_field_name("right"), 0)
         return t.arg if t is not None and t.op == "named" else None
 
+    def is_overload(self, fn: StoredSymbol) -> bool:
+        """Python: the function is decorated `@overload` / `@typing.overload` (read from
+        the decorator lines above its `def`)."""
+        line = fn.symbol.range.start.line - 1
+        while line >= 0:
+            text = self._line(fn.path, line).strip()
+            if not text.startswith("@"):
+                return False
+            if re.match(r"@(?:\w+\.)*overload\b", text):
+                return True
+            line -= 1
+        return False
+
     def declared_return(self, fn: StoredSymbol) -> str | None:
         """A function's return annotation read from its file's tree."""
         return self._memoized("returns", f"{fn.path}:{fn.symbol.qualified_name}",

@@ -94,6 +94,7 @@ class Lookup(Protocol):
     def class_traits(self, cls: StoredSymbol) -> list[str]: ...
     def assigned_type(self, member: StoredSymbol) -> str | None: ...
     def declared_return(self, fn: StoredSymbol) -> str | None: ...
+    def is_overload(self, fn: StoredSymbol) -> bool: ...
     def alias_value(self, alias: StoredSymbol) -> str | None: ...
     def is_default_import(self, rel: str, name: str) -> bool: ...
     def star_exports(self, rel: str) -> list[str]: ...
@@ -638,7 +639,7 @@ class Evaluator:
         if self.language != "python" or len(found) < 2:
             return found
         declared = [f for f in found if f.symbol.kind in CLASS_KINDS or f.symbol.kind in CALLABLE_KINDS]
-        return declared or found
+        return _implementations(declared or found, self.lookup)
 
     def visible_here(self, found: list[StoredSymbol]) -> list[StoredSymbol]:
         """Python: of a file's same-named definitions, those the position can see. A class
@@ -799,6 +800,8 @@ class Evaluator:
                 nxt.extend(bases)
             hits = hits or declared
             if hits:
+                if self.language == "python":
+                    hits = _implementations(hits, self.lookup)
                 return _unique(hits), open_
             if not nxt:
                 break
@@ -884,6 +887,19 @@ def absolute_module(written: str, importer: str) -> str:
     anchor = package[: max(len(package) - (dots - 1), 0)]
     rest = written.lstrip(".")
     return ".".join([p for p in anchor if p] + ([rest] if rest else []))
+
+
+def _implementations(found: list[StoredSymbol], lookup: Lookup) -> list[StoredSymbol]:
+    """Python: `@overload` stubs give way to the implementation they describe (the
+    one definition of that name in the same scope that is no overload); overloads
+    without one (a `.pyi` stub) all stay."""
+    if len(found) < 2 or not any(f.symbol.kind in CALLABLE_KINDS for f in found):
+        return found
+    stubs = {id(f) for f in found if f.symbol.kind in CALLABLE_KINDS and lookup.is_overload(f)}
+    if not stubs:
+        return found
+    runs = {(f.path, f.symbol.container) for f in found if id(f) not in stubs}
+    return [f for f in found if id(f) not in stubs or (f.path, f.symbol.container) not in runs]
 
 
 def _combine(results: list[Result]) -> Result:
