@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 _TREE_CACHE = 32
 _FAMILY_LANGUAGES = frozenset({"php", "typescript", "tsx"})
+_PY_STAR_IMPORT = re.compile(r"^from\s+(\.*[\w.]*)\s+import\s+\*")
 _LOCAL_EXPORT = re.compile(r"^export\s+(?:type\s+)?\{([^}]*)\}(?!\s*from)", re.MULTILINE)
 JS_FAMILY = frozenset({"javascript", "jsx", "typescript", "tsx"})
 
@@ -416,14 +417,16 @@ class Navigator:
         return self._memoized("default", rel, find)
 
     def star_exports(self, rel: str) -> list[str]:
-        """Modules a JS/TS file re-exports whole (`export * from './core/errors.js'`), as
-        module names."""
+        """Modules a JS/TS file re-exports whole (`export * from './core/errors.js'`), or
+        a Python module imports whole at file level (`from .runtime.environment import *`),
+        as module names."""
         def find() -> list[str]:
             out = []
+            python = rel.endswith((".py", ".pyi"))
             for line in self._memoized("lines", rel, lambda: self._read_lines(rel)):
-                m = _STAR_EXPORT.match(line)
+                m = (_PY_STAR_IMPORT if python else _STAR_EXPORT).match(line)
                 if m:
-                    out.append(resolve_specifier(m.group(1), rel))
+                    out.append(absolute_module(m.group(1), rel) if python else resolve_specifier(m.group(1), rel))
             return out
         return self._memoized("stars", rel, find)
 

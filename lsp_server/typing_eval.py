@@ -727,7 +727,16 @@ class Evaluator:
         if module is None or not module.path:
             return None
         inner = self.lookup.imports_of(module.path).get(name)
-        if inner is None or inner == target:
+        if inner is None:  # `from .runtime.environment import *` (alembic/environment.py)
+            for star in self.lookup.star_exports(module.path):
+                found = [
+                    c for c in self.defs(name)
+                    if _is_top_level(c) and _ends_with(c.symbol.qualified_name, f"{star}.{name}")
+                ] or self.package_reexport(f"{star}.{name}", depth + 1)
+                if found:
+                    return found
+            return None
+        if inner == target:
             return None
         sub = self.lookup.module_symbol(inner, self.language)
         if sub is not None:

@@ -43,6 +43,19 @@ FILES = {
         "class LifespanOn:\n    def __init__(self, config: Config) -> None:\n        self.config = config\n\n"
         "    async def shutdown(self) -> None:\n        if self.config.lifespan == \"on\":\n            pass\n"
     ),
+    # alembic/environment.py: a module that re-exports another whole
+    "uvicorn/environment.py": "from .runtime.environment import *  # noqa\n",
+    "uvicorn/runtime/__init__.py": "",
+    "uvicorn/runtime/environment.py": (
+        "class EnvironmentContext:\n    def configure(self, url: str) -> None:\n        pass\n"
+    ),
+    "uvicorn/runtime/migration.py": (
+        "class MigrationContext:\n    def configure(self, url: str) -> None:\n        pass\n"
+    ),
+    "tests/test_environment.py": (
+        "from uvicorn.environment import EnvironmentContext\n\n\n"
+        "def test_configure() -> None:\n    env = EnvironmentContext()\n    env.configure(url=\"sqlite://\")\n"
+    ),
     "tests/test_multiprocess.py": (
         "from uvicorn import Config, Server\nfrom uvicorn.supervisors import Multiprocess\n\n\n"
         "def test_sighup() -> None:\n    config = Config(app=\"x\")\n"
@@ -82,4 +95,12 @@ def test_item_of_a_list_on_a_reexported_class(live: LiveIndex):
 def test_reexport_under_an_alias(live: LiveIndex):
     assert defs(live, "tests/test_multiprocess.py", "Server(config).run", "run") == [
         "uvicorn/main.py:uvicorn.main.Server.run"
+    ]
+
+
+def test_a_name_from_a_module_that_star_imports_another(live: LiveIndex):
+    # before: `from uvicorn.environment import EnvironmentContext` found nothing behind the
+    # `import *`, and `env.configure` listed both configure methods
+    assert defs(live, "tests/test_environment.py", "env.configure", "configure") == [
+        "uvicorn/runtime/environment.py:uvicorn.runtime.environment.EnvironmentContext.configure"
     ]
