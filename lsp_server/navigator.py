@@ -26,7 +26,7 @@ from code_intel.indexing.store import StoredSymbol
 
 from .documents import utf16_to_byte
 from .typing_eval import EXTERNAL, Evaluator, absolute_module
-from .typing_site import Site, handler_for, has_reader, site_at
+from .typing_site import Site, TypeExpr, handler_for, has_reader, site_at
 
 if TYPE_CHECKING:
     from .live_index import LiveIndex
@@ -354,6 +354,55 @@ class Navigator:
         the field's declared type is the parameter's annotation."""
         return self._memoized("assigned", f"{member.path}:{member.symbol.qualified_name}",
                               lambda: self._assigned_type(member))
+
+    def assigned_expr(self, member: StoredSymbol) -> TypeExpr | None:
+        """Python: what the syntax says of the value a field is assigned where it is
+        defined (`cls.c1 = env.generate_revision(...)`), to be evaluated in its file."""
+        return self._memoized("assigned_expr", f"{member.path}:{member.symbol.qualified_name}",
+                              lambda: self._assigned_expr(member))
+
+    def _assigned_expr(self, member: StoredSymbol) -> TypeExpr | None:
+        doc = self.document(member.path)
+        if doc is None or doc.tree is None or member.language != "python":
+            return None
+        handler = handler_for(doc)
+        start = member.symbol.selection_range.start
+        if handler is None or start.line >= len(doc.line_starts):
+            return None
+        offset = doc.line_starts[start.line] + start.character
+        node = doc.tree.root_node.named_descendant_for_byte_range(offset, offset)
+        assignment = node.parent.parent if node is not None and node.parent is not None else None
+        if assignment is None or assignment.type != "assignment":
+            return None
+        return handler.expr_type(assignment.child_by_field_name("right"), 0)
+
+    def returned_exprs(self, fn: StoredSymbol) -> list[TypeExpr]:
+        """Python: what the syntax says of each value a function's own `return`
+        statements return (not those of functions nested in it); at most four."""
+        return self._memoized("returned", f"{fn.path}:{fn.symbol.qualified_name}",
+                              lambda: self._returned_exprs(fn))
+
+    def _returned_exprs(self, fn: StoredSymbol) -> list[TypeExpr]:
+        doc = self.document(fn.path)
+        handler = handler_for(doc) if doc is not None and doc.tree is not None else None
+        node = self._node_at(fn.path, fn.symbol.selection_range.start) if handler is not None else None
+        func = node.parent if node is not None else None
+        if func is None or func.type != "function_definition" or handler is None:
+            return []
+        out: list[TypeExpr] = []
+        stack = [func.child_by_field_name("body")]
+        while stack and len(out) < 4:
+            n = stack.pop()
+            if n is None or n.type in ("function_definition", "lambda", "class_definition"):
+                continue
+            if n.type == "return_statement":
+                value = n.named_children[0] if n.named_child_count else None
+                t = handler.expr_type(value, 0) if value is not None else None
+                if t is not None:
+                    out.append(t)
+                continue
+            stack.extend(reversed(n.named_children))
+        return out
 
     def _assigned_type(self, member: StoredSymbol) -> str | None:
         doc = self.document(member.path)

@@ -93,6 +93,8 @@ class Lookup(Protocol):
     def module_symbol(self, target: str, language: str) -> StoredSymbol | None: ...
     def class_traits(self, cls: StoredSymbol) -> list[str]: ...
     def assigned_type(self, member: StoredSymbol) -> str | None: ...
+    def assigned_expr(self, member: StoredSymbol) -> TypeExpr | None: ...
+    def returned_exprs(self, fn: StoredSymbol) -> list[TypeExpr]: ...
     def declared_return(self, fn: StoredSymbol) -> str | None: ...
     def is_overload(self, fn: StoredSymbol) -> bool: ...
     def alias_value(self, alias: StoredSymbol) -> str | None: ...
@@ -122,6 +124,9 @@ class Evaluator:
     language: str
     site: Site
     _defs: dict[str, list[StoredSymbol]] = field(default_factory=dict)
+    # functions whose returns are being inferred (shared with the evaluators placed
+    # elsewhere): a recursive function infers nothing from itself
+    _inferring: set[str] = field(default_factory=set)
     _soft_external: int = 0
 
     # ---- entry --------------------------------------------------------------------
@@ -329,12 +334,11 @@ class Evaluator:
                     out.append(c)
                 elif c.symbol.kind in CALLABLE_KINDS:
                     text = self.returns_of(c)
-                    if text:
-                        got = self.named(text, c.path, self.owner_class(c))
-                        if isinstance(got, list):
-                            out.extend(got)
-                        elif got is EXTERNAL and not out:
-                            return EXTERNAL
+                    got = self.named(text, c.path, self.owner_class(c)) if text else self.inferred_return(c, depth)
+                    if isinstance(got, list):
+                        out.extend(got)
+                    elif got is EXTERNAL and not out and text:
+                        return EXTERNAL
             return _unique(out) or None
         return None
 
@@ -496,9 +500,50 @@ class Evaluator:
                     text = _doc_tag(e.symbol.doc, "var")
                 if text:
                     results.append(self.named(text, e.path, self.owner_class(e)))
+                elif depth < 4 and e.language == "python" and e.symbol.kind is SymbolKind.FIELD:
+                    results.append(self.assigned_value(e, depth))
                 elif depth < 4 and e.language != "php":
                     results.append(self.called_value(e, depth))
         return _combine(results)
+
+    def inferred_return(self, fn: StoredSymbol, depth: int) -> Result:
+        """Python: what a function without a return annotation returns, from its
+        `return` statements evaluated in its own file (alembic's `staging_env()` ends
+        `sc = ScriptDirectory.from_config(cfg); return sc`; pyright infers the same)."""
+        if fn.language != "python" or depth > 12:
+            return None
+        key = f"{fn.path}:{fn.symbol.qualified_name}"
+        exprs = self.lookup.returned_exprs(fn) if key not in self._inferring else []
+        if not exprs:
+            return None
+        sub = self.elsewhere(fn)
+        self._inferring.add(key)
+        try:
+            return _combine([sub.types_of(x, depth + 2) for x in exprs])
+        finally:
+            self._inferring.discard(key)
+
+    def elsewhere(self, member: StoredSymbol) -> Evaluator:
+        """An evaluator placed at a definition in its own file and class (for what its
+        syntax says there: an assigned value, a returned one)."""
+        owner = self.owner_class(member)
+        if owner is not None and owner.symbol.kind not in CLASS_KINDS:
+            owner = None
+        site = Site(
+            member.symbol.name, member.symbol.selection_range,
+            enclosing_class=owner.symbol.name if owner is not None else None,
+            class_line=owner.symbol.selection_range.start.line if owner is not None else None,
+        )
+        return Evaluator(self.lookup, self.rank, member.path, member.language, site, _inferring=self._inferring)
+
+    def assigned_value(self, e: StoredSymbol, depth: int) -> Result:
+        """Python: a field typed by the value assigned where it is defined
+        (`cls.c1 = env.generate_revision(...)` in alembic's `setup_class`), evaluated in
+        the field's file and class."""
+        expr = self.lookup.assigned_expr(e)
+        if expr is None or expr.op == "named":
+            return None
+        return self.elsewhere(e).types_of(expr, depth + 2)
 
     def called_value(self, e: StoredSymbol, depth: int) -> Result:
         """`const got = create(defaults)`: what the called function declares it returns."""
