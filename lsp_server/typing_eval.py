@@ -127,6 +127,7 @@ class Evaluator:
     # functions whose returns are being inferred (shared with the evaluators placed
     # elsewhere): a recursive function infers nothing from itself
     _inferring: set[str] = field(default_factory=set)
+    _aliases: int = 0  # type aliases being expanded (an alias of an alias…)
     _soft_external: int = 0
 
     # ---- entry --------------------------------------------------------------------
@@ -592,8 +593,29 @@ class Evaluator:
             elif self.language == "php":
                 results.append(self.php_class(n, path))
             else:
-                results.append(self.global_name(n, path, classes_only=True))
+                found = self.global_name(n, path, classes_only=True)
+                if found is None and self.language == "python":
+                    found = self.type_alias(n, path, self_cls)
+                results.append(found)
         return _combine(results)
+
+    def type_alias(self, name: str, path: str, self_cls: StoredSymbol | None) -> Result:
+        """Python: a name declared as a type alias (`HTTPProtocol: TypeAlias =
+        "type[HttpToolsProtocol | H11Protocol]"`, `Handler = Union[A, B]`): the types it
+        stands for."""
+        if self._aliases > 3:
+            return None
+        found = self.global_name(name, path)
+        for alias in found if isinstance(found, list) else []:
+            m = _PY_ALIAS.match(alias.symbol.signature or "")
+            if alias.symbol.kind is SymbolKind.VARIABLE and m is not None:
+                self._aliases += 1
+                try:
+                    value = (m.group(1) or m.group(2)).strip().strip("'\"")
+                    return self.named(value, alias.path, self_cls)
+                finally:
+                    self._aliases -= 1
+        return None
 
     def php_class(self, written: str, path: str) -> Result:
         """PHP: a class name resolves by namespace and `use` alone."""
@@ -903,6 +925,11 @@ class Evaluator:
         return out, open_
 
 
+# `X: TypeAlias = "type[A | B]"`, `X = Union[A, B]` / `Optional[A]`: the aliased type
+_PY_ALIAS = re.compile(
+    r"^\w+\s*(?::\s*(?:typing\.|typing_extensions\.)?TypeAlias\s*=\s*(.+)"
+    r"|=\s*((?:typing\.)?(?:Union|Optional)\[.+))$", re.DOTALL
+)
 _CALLED = re.compile(r"=\s*(?:await\s+)?([A-Za-z_$][\w$]*)\s*\(")
 
 _PY_TYPES = frozenset({

@@ -1,0 +1,61 @@
+"""Python type aliases the way uvicorn's tests write them: `HTTPProtocol: TypeAlias =
+"type[HttpToolsProtocol | H11Protocol]"` under `if TYPE_CHECKING:`, a parameter of that
+type called to build the protocol (`http_protocol_cls(config=...)`), and a
+`Union[...]` alias. Real tree-sitter, real index."""
+
+from __future__ import annotations
+
+import pytest
+from code_intel.lsp_server.live_index import LiveIndex
+
+from tests.unit.source_tree import indexed_tree
+
+FILES = {
+    "uvicorn/__init__.py": "",
+    "uvicorn/h11_impl.py": (
+        "class H11Protocol:\n    def __init__(self, config: str) -> None:\n        self.transport = None\n"
+    ),
+    "uvicorn/httptools_impl.py": (
+        "class HttpToolsProtocol:\n    def __init__(self, config: str) -> None:\n        self.transport = None\n"
+    ),
+    "uvicorn/cycle.py": (
+        "class RequestResponseCycle:\n    def __init__(self) -> None:\n        self.transport = None\n"
+    ),
+    "tests/test_http.py": (
+        "from __future__ import annotations\n\nfrom typing import TYPE_CHECKING, Union\n\n"
+        "if TYPE_CHECKING:\n    from typing import TypeAlias\n\n"
+        "    from uvicorn.h11_impl import H11Protocol\n    from uvicorn.httptools_impl import HttpToolsProtocol\n\n"
+        "    HTTPProtocol: TypeAlias = \"type[HttpToolsProtocol | H11Protocol]\"\n"
+        "    AnyProtocol = Union[HttpToolsProtocol, H11Protocol]\n\n\n"
+        "def get_connected_protocol(http_protocol_cls: HTTPProtocol):\n"
+        "    protocol = http_protocol_cls(config=\"x\")\n    return protocol\n\n\n"
+        "def test_undersized_request(http_protocol_cls: HTTPProtocol) -> None:\n"
+        "    protocol = get_connected_protocol(http_protocol_cls)\n    assert protocol.transport.is_closing()\n\n\n"
+        "def check(p: AnyProtocol) -> None:\n    print(p.transport)\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> LiveIndex:
+    return indexed_tree(tmp_path_factory.mktemp("pyalias") / "repo", FILES)
+
+
+def defs(live: LiveIndex, rel: str, needle: str, word: str) -> list[str]:
+    lines = FILES[rel].splitlines()
+    n = next(i for i, line in enumerate(lines) if needle in line)
+    _, found = live.resolve(rel, n, lines[n].index(word, lines[n].index(needle)) + 1)
+    return sorted(s.path for s in found)
+
+
+def test_an_instance_of_a_type_alias_of_classes(live: LiveIndex):
+    # before: every `transport` (RequestResponseCycle's too) ranked by name
+    assert defs(live, "tests/test_http.py", "protocol.transport", "transport") == [
+        "uvicorn/h11_impl.py", "uvicorn/httptools_impl.py"
+    ]
+
+
+def test_a_union_alias(live: LiveIndex):
+    assert defs(live, "tests/test_http.py", "p.transport", "transport") == [
+        "uvicorn/h11_impl.py", "uvicorn/httptools_impl.py"
+    ]
