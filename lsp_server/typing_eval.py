@@ -302,6 +302,13 @@ class Evaluator:
             return first if first is not None else self.types_of(expr.alt, depth + 1)
         if op == "param":
             return self.parameter_types(expr, depth)
+        if op == "guard":
+            fns = self.global_name(expr.arg) if "." not in expr.arg else None
+            for fn in fns if isinstance(fns, list) else []:
+                m = _TYPE_GUARD.match((self.returns_of(fn) or "").strip()) if fn.symbol.kind in CALLABLE_KINDS else None
+                if m is not None:
+                    return self.named(m.group(1), fn.path, self.owner_class(fn))
+            return self.types_of(expr.base, depth + 1)
         if op == "inherited":
             doc = self.inherited_param(expr)
             return self.named(*doc) if doc is not None else self.types_of(expr.base, depth + 1)
@@ -930,6 +937,7 @@ _PY_ALIAS = re.compile(
     r"^\w+\s*(?::\s*(?:typing\.|typing_extensions\.)?TypeAlias\s*=\s*(.+)"
     r"|=\s*((?:typing\.)?(?:Union|Optional)\[.+))$", re.DOTALL
 )
+_TYPE_GUARD = re.compile(r"^(?:typing\.|typing_extensions\.)?Type(?:Guard|Is)\[(.+)\]$", re.DOTALL)
 _CALLED = re.compile(r"=\s*(?:await\s+)?([A-Za-z_$][\w$]*)\s*\(")
 
 _PY_TYPES = frozenset({

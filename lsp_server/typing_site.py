@@ -39,8 +39,10 @@ class TypeExpr:
     `element` (an item of `base`, a container: `arg` is `iter` for a loop, `index`
     for a subscript), `context` (the type `base` an object literal is checked against),
     `defined` (Python: the class or function a function body defines, `arg` is
-    `name:line` of its name), `inherited` (PHP: parameter `$v` of method `m`, `arg`
-    `m $v`, as the method it overrides documents it; else `base`, its declared type).
+    `name:line` of its name), `guard` (Python: narrowed by `if f(x):` where `f`
+    returns `TypeGuard[T]` / `TypeIs[T]`, `arg` names `f`; else `base`), `inherited`
+    (PHP: parameter `$v` of method `m`, `arg` `m $v`, as the method it overrides
+    documents it; else `base`, its declared type).
     """
 
     op: str
@@ -289,12 +291,17 @@ class _Python(_Language):
         if scope is None:
             return None
         head = self.doc.data[scope.start_byte : obj.start_byte]
-        if b"isinstance" not in head:
-            return None
-        pattern = rb"isinstance\(\s*" + re.escape(self.doc.data[obj.start_byte : obj.end_byte]) + rb"\s*,\s*([\w.]+)\s*\)"
+        written = re.escape(self.doc.data[obj.start_byte : obj.end_byte])
         found = None
-        for found in re.finditer(pattern, head):
+        if b"isinstance" in head:
+            for found in re.finditer(rb"isinstance\(\s*" + written + rb"\s*,\s*([\w.]+)\s*\)", head):
+                pass
+        # `if is_index_sig(obj):` with `def is_index_sig(sig) -> TypeGuard[_ix_sig]`
+        guard = None
+        for guard in re.finditer(rb"\b(?:if|elif|assert)\s+([A-Za-z_][\w.]*)\(\s*" + written + rb"\s*\)", head):
             pass
+        if guard is not None and (found is None or guard.start() > found.start()):
+            return TypeExpr("guard", guard.group(1).decode(), self.expr_type(obj, 0))
         return TypeExpr("named", found.group(1).decode()) if found else None
 
     def expr_type(self, node: tree_sitter.Node | None, depth: int) -> TypeExpr | None:

@@ -1,7 +1,8 @@
-"""Python type aliases the way uvicorn's tests write them: `HTTPProtocol: TypeAlias =
+"""Python type aliases and guards the way uvicorn's tests and alembic write them: `HTTPProtocol: TypeAlias =
 "type[HttpToolsProtocol | H11Protocol]"` under `if TYPE_CHECKING:`, a parameter of that
 type called to build the protocol (`http_protocol_cls(config=...)`), and a
-`Union[...]` alias. Real tree-sitter, real index."""
+`Union[...]` alias; a value narrowed by a `TypeGuard` function (`if is_index_sig(obj):`).
+Real tree-sitter, real index."""
 
 from __future__ import annotations
 
@@ -33,6 +34,20 @@ FILES = {
         "    protocol = get_connected_protocol(http_protocol_cls)\n    assert protocol.transport.is_closing()\n\n\n"
         "def check(p: AnyProtocol) -> None:\n    print(p.transport)\n"
     ),
+    "alembic/__init__.py": "",
+    "alembic/ddl/__init__.py": "",
+    "alembic/ddl/_autogen.py": (
+        "from typing import TypeGuard\n\n\n"
+        "class _constraint_sig:\n    def __init__(self) -> None:\n        self.const = None\n\n\n"
+        "class _ix_constraint_sig(_constraint_sig):\n    @property\n    def column_names(self) -> tuple:\n        return ()\n\n\n"
+        "class _uq_constraint_sig(_constraint_sig):\n    @property\n    def column_names(self) -> tuple:\n        return ()\n\n\n"
+        "def is_index_sig(sig: _constraint_sig) -> TypeGuard[_ix_constraint_sig]:\n    return True\n"
+    ),
+    "alembic/compare.py": (
+        "from .ddl._autogen import _constraint_sig, is_index_sig\n\n\n"
+        "def _compare(obj: _constraint_sig) -> None:\n"
+        "    if is_index_sig(obj):\n        print(obj.column_names)\n"
+    ),
 }
 
 
@@ -59,3 +74,14 @@ def test_a_union_alias(live: LiveIndex):
     assert defs(live, "tests/test_http.py", "p.transport", "transport") == [
         "uvicorn/h11_impl.py", "uvicorn/httptools_impl.py"
     ]
+
+
+def test_a_value_narrowed_by_a_type_guard(live: LiveIndex):
+    # before: `obj` stayed a _constraint_sig, which has no column_names: nothing decided
+    assert defs(live, "alembic/compare.py", "obj.column_names", "column_names") == ["alembic/ddl/_autogen.py"]
+    lines = FILES["alembic/ddl/_autogen.py"].splitlines()
+    n = next(i for i, line in enumerate(FILES["alembic/compare.py"].splitlines()) if "obj.column_names" in line)
+    line = FILES["alembic/compare.py"].splitlines()[n]
+    _, found = live.resolve("alembic/compare.py", n, line.index("column_names") + 1)
+    ix = next(i for i, t in enumerate(lines) if "class _ix_constraint_sig" in t)
+    assert [s.symbol.range.start.line for s in found] == [ix + 2]
