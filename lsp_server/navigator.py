@@ -334,7 +334,8 @@ class Navigator:
     def _module_symbol(self, target: str, language: str) -> StoredSymbol | None:
         base = target.replace(".", "/")
         if language == "python":
-            suffixes = [f"{base}.py", f"{base}/__init__.py"]
+            # a stub beside the module (`attr/__init__.pyi`) is what type checkers read
+            suffixes = [f"{base}.pyi", f"{base}/__init__.pyi", f"{base}.py", f"{base}/__init__.py"]
             namer = py_module_name
         elif language in JS_FAMILY:
             exts = ("ts", "tsx", "js", "jsx", "mjs", "d.ts")
@@ -342,7 +343,11 @@ class Navigator:
             namer = js_module_name
         else:
             return None
-        for path in self.live.store.paths_ending(suffixes):
+        paths = self.live.store.paths_ending(suffixes)
+        if language == "python":
+            # shortest first as the store orders them, a stub just before its module
+            paths = sorted(paths, key=lambda p: (len(p) - p.endswith(".pyi"), not p.endswith(".pyi")))
+        for path in paths:
             q = namer(path)
             if q == target or q.endswith("." + target) or target.endswith("." + q):
                 zero = Range(Position(0, 0), Position(0, 0))

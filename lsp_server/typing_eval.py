@@ -845,6 +845,13 @@ class Evaluator:
         an unfound member may well live."""
         for owner in owners:
             if owner.symbol.kind is SymbolKind.MODULE:
+                if owner.path.endswith(".pyi"):
+                    # a package's stub says what its names are (`from attr import
+                    # exceptions as exceptions` in attrs/__init__.pyi)
+                    target = self.lookup.imports_of(owner.path).get(name)
+                    sub = self.lookup.module_symbol(target, owner.language) if target else None
+                    if sub is not None:
+                        return [sub], False
                 # `pkg.sub` is the submodule file before anything named `sub` inside
                 sub = self.lookup.module_symbol(f"{owner.symbol.qualified_name}.{name}", owner.language)
                 if sub is not None:
