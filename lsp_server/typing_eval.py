@@ -328,7 +328,7 @@ class Evaluator:
                 return None
             return self.types_of(expr.base, depth + 1)
         if op == "returns":
-            callees = self.callees(expr.base, depth + 1)
+            callees, receivers = self.callees_on(expr.base, depth + 1)
             if callees is EXTERNAL:
                 # `str(x)` is an outside instance; what an outside function returns
                 # (`next(flow)`, `flow.send(r)`) may be a workspace object when an
@@ -342,6 +342,11 @@ class Evaluator:
                     out.append(c)
                 elif c.symbol.kind in CALLABLE_KINDS:
                     text = self.returns_of(c)
+                    late = [r for r in receivers if r.symbol.kind in CLASS_KINDS]
+                    if text and late and _late_bound(text, c.language):
+                        # `@return static` on a base method called on a subclass: the subclass
+                        out.extend(late)
+                        continue
                     got = self.named(text, c.path, self.owner_class(c)) if text else self.inferred_return(c, depth)
                     if isinstance(got, list):
                         out.extend(got)
@@ -472,19 +477,24 @@ class Evaluator:
 
     def callees(self, expr: TypeExpr | None, depth: int) -> Result:
         """What is called: for `Foo()` the class Foo, for `a.make()` the method."""
+        return self.callees_on(expr, depth)[0]
+
+    def callees_on(self, expr: TypeExpr | None, depth: int) -> tuple[Result, list[StoredSymbol]]:
+        """The callees, and for a method call the classes it is called on (what a
+        `static` / `$this` / `Self` return type stands for)."""
         if expr is None:
-            return None
+            return None, []
         if expr.op == "global":
-            return self.global_name(expr.arg)
+            return self.global_name(expr.arg), []
         if expr.op == "member":
             owners = self.types_of(expr.base, depth + 1)
             if owners is EXTERNAL or not owners:
-                return owners
+                return owners, []
             found, open_ = self.find_member(owners, expr.arg)  # type: ignore[arg-type]
-            return found or (EXTERNAL if open_ else None)
+            return found or (EXTERNAL if open_ else None), owners  # type: ignore[return-value]
         if expr.op in ("named", "self", "defined"):
-            return self.types_of(expr, depth)
-        return None
+            return self.types_of(expr, depth), []
+        return None, []
 
     def value_types(
         self, ents: list[StoredSymbol], depth: int, owners: list[StoredSymbol] | None = None
@@ -996,6 +1006,15 @@ def _implementations(found: list[StoredSymbol], lookup: Lookup) -> list[StoredSy
         return found
     runs = {(f.path, f.symbol.container) for f in found if id(f) not in stubs}
     return [f for f in found if id(f) not in stubs or (f.path, f.symbol.container) not in runs]
+
+
+def _late_bound(text: str, language: str) -> bool:
+    """A return type that is the class the method is called on (PHP `static`, `$this`,
+    Python `Self`), possibly nullable."""
+    parts = {p.strip().lstrip("?") for p in text.split("|")} - {"null", "None"}
+    if language == "php":
+        return bool(parts) and parts <= {"static", "$this"}
+    return parts in ({"Self"}, {"typing.Self"}, {"typing_extensions.Self"})
 
 
 def _combine(results: list[Result]) -> Result:

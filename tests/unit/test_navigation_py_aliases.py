@@ -43,6 +43,13 @@ FILES = {
         "class _uq_constraint_sig(_constraint_sig):\n    @property\n    def column_names(self) -> tuple:\n        return ()\n\n\n"
         "def is_index_sig(sig: _constraint_sig) -> TypeGuard[_ix_constraint_sig]:\n    return True\n"
     ),
+    "alembic/builder.py": (
+        "from typing_extensions import Self\n\n\nclass Builder:\n"
+        "    def option(self, name: str) -> Self:\n        return self\n\n\n"
+        "class TableBuilder(Builder):\n    def column(self, name: str) -> None:\n        pass\n\n\n"
+        "class IndexBuilder(Builder):\n    def column(self, name: str) -> None:\n        pass\n\n\n"
+        "def build(t: TableBuilder) -> None:\n    t.option(\"x\").column(\"a\")\n"
+    ),
     "alembic/compare.py": (
         "from .ddl._autogen import _constraint_sig, is_index_sig\n\n\n"
         "def _compare(obj: _constraint_sig) -> None:\n"
@@ -85,3 +92,12 @@ def test_a_value_narrowed_by_a_type_guard(live: LiveIndex):
     _, found = live.resolve("alembic/compare.py", n, line.index("column_names") + 1)
     ix = next(i for i, t in enumerate(lines) if "class _ix_constraint_sig" in t)
     assert [s.symbol.range.start.line for s in found] == [ix + 2]
+
+
+def test_a_self_return_is_the_class_called_on(live: LiveIndex):
+    # before: `Self` was Builder, which has no column(): both builders' column ranked
+    assert defs(live, "alembic/builder.py", ".column(", "column") == ["alembic/builder.py"]
+    lines = FILES["alembic/builder.py"].splitlines()
+    n = next(i for i, line in enumerate(lines) if ".column(" in line)
+    _, found = live.resolve("alembic/builder.py", n, lines[n].index(".column(") + 2)
+    assert [s.symbol.qualified_name for s in found] == ["alembic.builder.TableBuilder.column"]
