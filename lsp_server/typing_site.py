@@ -888,6 +888,9 @@ class _Php(_Language):
             return self.text(node)
         if parent.type == "namespace_use_clause" and parent.child_by_field_name("alias") != node:
             return "\\" + self.text(node)
+        if parent.type == "function_call_expression" and parent.child_by_field_name("function") == node:
+            # `tap(...)`: a function (the namespace's, else the global one), never a method
+            return self.text(node)
         return None
 
     def receiver_of(self, node: tree_sitter.Node) -> TypeExpr | None:

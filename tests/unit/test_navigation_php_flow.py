@@ -117,6 +117,19 @@ FILES = {
     "src/Queue/Loader.php": (
         "<?php\n\nnamespace Illuminate\\Queue;\n\nclass Loader\n{\n    public function load($x)\n    {\n    }\n}\n"
     ),
+    # laravel's helpers: global functions, and methods of the same names
+    "src/Support/helpers.php": (
+        "<?php\n\nif (! function_exists('tap')) {\n    function tap($value, $callback = null)\n    {\n        return $value;\n    }\n}\n"
+    ),
+    "src/Support/Traits/Tappable.php": (
+        "<?php\n\nnamespace Illuminate\\Support\\Traits;\n\ntrait Tappable\n{\n"
+        "    public function tap($callback = null)\n    {\n        return $this;\n    }\n\n"
+        "    public function count(): int\n    {\n        return 0;\n    }\n}\n"
+    ),
+    "src/Cache/FileStore.php": (
+        "<?php\n\nnamespace Illuminate\\Cache;\n\nclass FileStore\n{\n    public function increment($key, $value = 1)\n    {\n"
+        "        return tap(((int) $key) + $value, function ($newValue) {\n            return count([$newValue]);\n        });\n    }\n}\n"
+    ),
     # laravel's RedirectController: a parameter reassigned from itself
     "src/Routing/UrlGenerator.php": (
         "<?php\n\nnamespace Illuminate\\Routing;\n\nclass UrlGenerator\n{\n"
@@ -209,3 +222,10 @@ def test_a_static_return_is_the_class_called_on(live: LiveIndex, needle: str):
     # before: `static` was the base Collection, which has no load(): every load ranked
     got = defs(live, "src/Database/Eloquent/Collection.php", needle, "load")
     assert got == ["src/Database/Eloquent/Collection.php"]
+
+
+def test_a_function_call_is_a_function_never_a_method(live: LiveIndex):
+    # before: `tap(...)` ranked the trait's method with the helper; `count()` (PHP's
+    # own) answered the trait's count
+    assert defs(live, "src/Cache/FileStore.php", "return tap(", "tap") == ["src/Support/helpers.php"]
+    assert defs(live, "src/Cache/FileStore.php", "count([", "count") == []
