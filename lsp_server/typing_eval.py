@@ -973,10 +973,10 @@ def _constructs(callee: TypeExpr | None) -> bool:
 
 
 def _doc_tag(doc: str | None, tag: str) -> str | None:
-    """`@var Foo` / `@return Foo|null` from a docblock (PHP, JSDoc)."""
+    """`@var Foo` / `@return Foo|null` / `@return $this` from a docblock (PHP, JSDoc)."""
     if not doc or "@" + tag not in doc:
         return None
-    m = re.search(r"@" + tag + r"\s+\{?([\\\w|?<>\[\]]+)", doc)
+    m = re.search(r"@" + tag + r"\s+\{?((?:\$this\b)?[\\\w|?<>\[\]]*)", doc)
     return m.group(1) if m else None
 
 

@@ -105,14 +105,15 @@ FILES = {
     "src/Collections/Collection.php": (
         "<?php\n\nnamespace Illuminate\\Support;\n\nclass Collection\n{\n"
         "    /**\n     * @return static\n     */\n    public function filter(?callable $callback = null)\n    {\n        return new static();\n    }\n\n"
-        "    public function where(string $key): static\n    {\n        return $this;\n    }\n}\n"
+        "    public function where(string $key): static\n    {\n        return $this;\n    }\n\n"
+        "    /**\n     * @return $this\n     */\n    public function each(callable $callback)\n    {\n        return $this;\n    }\n}\n"
     ),
     "src/Database/Eloquent/Collection.php": (
         "<?php\n\nnamespace Illuminate\\Database\\Eloquent;\n\nuse Illuminate\\Support\\Collection as BaseCollection;\n\n"
         "class Collection extends BaseCollection\n{\n    public function load($relations)\n    {\n        return $this;\n    }\n\n"
         "    protected function loadMissingRelation(self $models, array $path)\n    {\n"
         "        $models->filter(fn ($model) => $model !== null)->load('a');\n"
-        "        $models->where('a')->load('b');\n    }\n}\n"
+        "        $models->where('a')->load('b');\n        $models->each(fn ($m) => $m)->load('c');\n    }\n}\n"
     ),
     "src/Queue/Loader.php": (
         "<?php\n\nnamespace Illuminate\\Queue;\n\nclass Loader\n{\n    public function load($x)\n    {\n    }\n}\n"
@@ -217,7 +218,7 @@ def test_a_parameter_documented_on_the_method_it_implements(live: LiveIndex):
     assert defs(live, rel, "$tokens[$i + 1]->id", "id") == ["lib/PhpParser/Token.php"]
 
 
-@pytest.mark.parametrize("needle", ["->load('a')", "->load('b')"])
+@pytest.mark.parametrize("needle", ["->load('a')", "->load('b')", "->load('c')"])
 def test_a_static_return_is_the_class_called_on(live: LiveIndex, needle: str):
     # before: `static` was the base Collection, which has no load(): every load ranked
     got = defs(live, "src/Database/Eloquent/Collection.php", needle, "load")
