@@ -28,7 +28,7 @@ from .private import in_cache, private_dir, store_dir, tighten
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 6  # 2: Python `self.x` fields, module names under if/try, nested imports;
+SCHEMA_VERSION = 7  # 2: Python `self.x` fields, module names under if/try, nested imports;
 # 3: PHP docblock type references and @method/@property members, Python `__all__`/string-type references
 # 4: a JS/TS `src/index.ts` / `lib/index.ts` is the module `src` / `lib` (what `from "../lib"` names);
 #    Python `cls.x = …` in a classmethod is a field like `self.x = …`
@@ -36,6 +36,8 @@ SCHEMA_VERSION = 6  # 2: Python `self.x` fields, module names under if/try, nest
 # 6: TS files with generic call signatures on their own lines parse (repair_generic_signatures);
 #    `from 'src/lib/x'` (tsconfig baseUrl) is the project module `lib.x`; a TS class header
 #    longer than a signature keeps its bases (type parameters shortened to `<…>`)
+# 7: Python `self.x` of a class re-bound after its body
+#    (`Converter = _add_repr(Converter)`) is a field of the class; PHP docblock shapes across lines
 DB_FILE = "index.db"
 
 _SCHEMA = """

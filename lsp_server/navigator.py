@@ -26,7 +26,7 @@ from code_intel.indexing.store import StoredSymbol
 
 from .documents import utf16_to_byte
 from .typing_eval import EXTERNAL, Evaluator, absolute_module
-from .typing_site import Site, handler_for, has_reader, site_at
+from .typing_site import Site, TypeExpr, handler_for, has_reader, site_at
 
 if TYPE_CHECKING:
     from .live_index import LiveIndex
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 _TREE_CACHE = 32
 _FAMILY_LANGUAGES = frozenset({"php", "typescript", "tsx"})
 _TS_MEMBER_KINDS = frozenset({SymbolKind.METHOD, SymbolKind.PROPERTY, SymbolKind.FIELD})
+_PY_STAR_IMPORT = re.compile(r"^from\s+(\.*[\w.]*)\s+import\s+\*")
 _LOCAL_EXPORT = re.compile(r"^export\s+(?:type\s+)?\{([^}]*)\}(?!\s*from)", re.MULTILINE)
 JS_FAMILY = frozenset({"javascript", "jsx", "typescript", "tsx"})
 
@@ -362,7 +363,8 @@ class Navigator:
     def _module_symbol(self, target: str, language: str) -> StoredSymbol | None:
         base = target.replace(".", "/")
         if language == "python":
-            suffixes = [f"{base}.py", f"{base}/__init__.py"]
+            # a stub beside the module (`attr/__init__.pyi`) is what type checkers read
+            suffixes = [f"{base}.pyi", f"{base}/__init__.pyi", f"{base}.py", f"{base}/__init__.py"]
             namer = py_module_name
         elif language in JS_FAMILY:
             exts = ("ts", "tsx", "js", "jsx", "mjs", "d.ts")
@@ -370,7 +372,11 @@ class Navigator:
             namer = js_module_name
         else:
             return None
-        for path in self.live.store.paths_ending(suffixes):
+        paths = self.live.store.paths_ending(suffixes)
+        if language == "python":
+            # shortest first as the store orders them, a stub just before its module
+            paths = sorted(paths, key=lambda p: (len(p) - p.endswith(".pyi"), not p.endswith(".pyi")))
+        for path in paths:
             q = namer(path)
             if q == target or q.endswith("." + target) or target.endswith("." + q):
                 zero = Range(Position(0, 0), Position(0, 0))
@@ -382,6 +388,55 @@ class Navigator:
         the field's declared type is the parameter's annotation."""
         return self._memoized("assigned", f"{member.path}:{member.symbol.qualified_name}",
                               lambda: self._assigned_type(member))
+
+    def assigned_expr(self, member: StoredSymbol) -> TypeExpr | None:
+        """Python: what the syntax says of the value a field is assigned where it is
+        defined (`cls.c1 = env.generate_revision(...)`), to be evaluated in its file."""
+        return self._memoized("assigned_expr", f"{member.path}:{member.symbol.qualified_name}",
+                              lambda: self._assigned_expr(member))
+
+    def _assigned_expr(self, member: StoredSymbol) -> TypeExpr | None:
+        doc = self.document(member.path)
+        if doc is None or doc.tree is None or member.language != "python":
+            return None
+        handler = handler_for(doc)
+        start = member.symbol.selection_range.start
+        if handler is None or start.line >= len(doc.line_starts):
+            return None
+        offset = doc.line_starts[start.line] + start.character
+        node = doc.tree.root_node.named_descendant_for_byte_range(offset, offset)
+        assignment = node.parent.parent if node is not None and node.parent is not None else None
+        if assignment is None or assignment.type != "assignment":
+            return None
+        return handler.expr_type(assignment.child_by_field_name("right"), 0)
+
+    def returned_exprs(self, fn: StoredSymbol) -> list[TypeExpr]:
+        """Python: what the syntax says of each value a function's own `return`
+        statements return (not those of functions nested in it); at most four."""
+        return self._memoized("returned", f"{fn.path}:{fn.symbol.qualified_name}",
+                              lambda: self._returned_exprs(fn))
+
+    def _returned_exprs(self, fn: StoredSymbol) -> list[TypeExpr]:
+        doc = self.document(fn.path)
+        handler = handler_for(doc) if doc is not None and doc.tree is not None else None
+        node = self._node_at(fn.path, fn.symbol.selection_range.start) if handler is not None else None
+        func = node.parent if node is not None else None
+        if func is None or func.type != "function_definition" or handler is None:
+            return []
+        out: list[TypeExpr] = []
+        stack = [func.child_by_field_name("body")]
+        while stack and len(out) < 4:
+            n = stack.pop()
+            if n is None or n.type in ("function_definition", "lambda", "class_definition"):
+                continue
+            if n.type == "return_statement":
+                value = n.named_children[0] if n.named_child_count else None
+                t = handler.expr_type(value, 0) if value is not None else None
+                if t is not None:
+                    out.append(t)
+                continue
+            stack.extend(reversed(n.named_children))
+        return out
 
     def _assigned_type(self, member: StoredSymbol) -> str | None:
         doc = self.document(member.path)
@@ -400,6 +455,19 @@ class Navigator:
             return None
         t = handler.expr_type(assignment.child_by_field_name("right"), 0)
         return t.arg if t is not None and t.op == "named" else None
+
+    def is_overload(self, fn: StoredSymbol) -> bool:
+        """Python: the function is decorated `@overload` / `@typing.overload` (read from
+        the decorator lines above its `def`)."""
+        line = fn.symbol.range.start.line - 1
+        while line >= 0:
+            text = self._line(fn.path, line).strip()
+            if not text.startswith("@"):
+                return False
+            if re.match(r"@(?:\w+\.)*overload\b", text):
+                return True
+            line -= 1
+        return False
 
     def declared_return(self, fn: StoredSymbol) -> str | None:
         """A function's return annotation read from its file's tree."""
@@ -437,14 +505,16 @@ class Navigator:
         return self._memoized("default", rel, find)
 
     def star_exports(self, rel: str) -> list[str]:
-        """Modules a JS/TS file re-exports whole (`export * from './core/errors.js'`), as
-        module names."""
+        """Modules a JS/TS file re-exports whole (`export * from './core/errors.js'`), or
+        a Python module imports whole at file level (`from .runtime.environment import *`),
+        as module names."""
         def find() -> list[str]:
             out = []
+            python = rel.endswith((".py", ".pyi"))
             for line in self._memoized("lines", rel, lambda: self._read_lines(rel)):
-                m = _STAR_EXPORT.match(line)
+                m = (_PY_STAR_IMPORT if python else _STAR_EXPORT).match(line)
                 if m:
-                    out.append(resolve_specifier(m.group(1), rel))
+                    out.append(absolute_module(m.group(1), rel) if python else resolve_specifier(m.group(1), rel))
             return out
         return self._memoized("stars", rel, find)
 

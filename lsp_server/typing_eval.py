@@ -24,7 +24,7 @@ from code_intel.indexing.chunking.php import resolve_name
 from code_intel.indexing.model import SymbolKind
 from code_intel.indexing.store import StoredSymbol
 
-from .typing_site import Arg, ArgShape, Site, TypeExpr
+from .typing_site import Arg, ArgShape, Site, TypeExpr, doc_param_type
 from .typing_text import (
     NOT_STRING,
     NULLISH,
@@ -94,7 +94,10 @@ class Lookup(Protocol):
     def module_symbol(self, target: str, language: str) -> StoredSymbol | None: ...
     def class_traits(self, cls: StoredSymbol) -> list[str]: ...
     def assigned_type(self, member: StoredSymbol) -> str | None: ...
+    def assigned_expr(self, member: StoredSymbol) -> TypeExpr | None: ...
+    def returned_exprs(self, fn: StoredSymbol) -> list[TypeExpr]: ...
     def declared_return(self, fn: StoredSymbol) -> str | None: ...
+    def is_overload(self, fn: StoredSymbol) -> bool: ...
     def alias_value(self, alias: StoredSymbol) -> str | None: ...
     def is_default_import(self, rel: str, name: str) -> bool: ...
     def is_namespace_import(self, rel: str, name: str) -> bool: ...
@@ -108,6 +111,11 @@ Ranker = Callable[[list[StoredSymbol], str, dict[str, str], str, str], list[Stor
 
 Result = list[StoredSymbol] | _External | None
 
+# Each call of a chain costs two levels (the call, then the member it calls); the type
+# expression comes from finite syntax, so this only bounds long fluent chains
+# (commonmark's `$environment->addInlineParser(…)->…->addRenderer(…)`, 20 calls).
+_MAX_EVAL_DEPTH = 48
+
 
 @dataclass
 class Evaluator:
@@ -119,6 +127,10 @@ class Evaluator:
     language: str
     site: Site
     _defs: dict[str, list[StoredSymbol]] = field(default_factory=dict)
+    # functions whose returns are being inferred (shared with the evaluators placed
+    # elsewhere): a recursive function infers nothing from itself
+    _inferring: set[str] = field(default_factory=set)
+    _aliases: int = 0  # type aliases being expanded (an alias of an alias…)
     _soft_external: int = 0
 
     # ---- entry --------------------------------------------------------------------
@@ -363,6 +375,22 @@ class Evaluator:
             declared = self.declared_text(expr.base, depth + 1)
             found = self.function_parameter(declared[0], int(expr.arg), declared[1]) if declared else None
             return self.named(found[0], found[1], declared[2]) if found and declared else None
+        if op == "guard":
+            fns = self.global_name(expr.arg) if "." not in expr.arg else None
+            for fn in fns if isinstance(fns, list) else []:
+                m = _TYPE_GUARD.match((self.returns_of(fn) or "").strip()) if fn.symbol.kind in CALLABLE_KINDS else None
+                if m is not None:
+                    return self.named(m.group(1), fn.path, self.owner_class(fn))
+            return self.types_of(expr.base, depth + 1)
+        if op == "inherited":
+            doc = self.inherited_param(expr)
+            return self.named(*doc) if doc is not None else self.types_of(expr.base, depth + 1)
+        if op == "defined":
+            name, _, line = expr.arg.rpartition(":")
+            return [
+                s for s in self.lookup.file_symbols(self.rel)
+                if s.symbol.name == name and s.symbol.selection_range.start.line == int(line)
+            ] or None
         if op == "element":
             return self.element_types(expr, depth)
         if op == "context":
@@ -373,7 +401,7 @@ class Evaluator:
                 return None
             return self.types_of(expr.base, depth + 1)
         if op == "returns":
-            callees = self.callees(expr.base, depth + 1)
+            callees, receivers = self.callees_on(expr.base, depth + 1)
             if callees is EXTERNAL:
                 # `str(x)` is an outside instance; what an outside function returns
                 # (`next(flow)`, `flow.send(r)`) may be a workspace object when an
@@ -387,12 +415,16 @@ class Evaluator:
                     out.append(c)
                 elif c.symbol.kind in CALLABLE_KINDS:
                     text = self.unbound_generics(self.returns_of(c), c)
-                    if text:
-                        got = self.named(text, c.path, self.owner_class(c))
-                        if isinstance(got, list):
-                            out.extend(got)
-                        elif got is EXTERNAL and not out:
-                            return EXTERNAL
+                    late = [r for r in receivers if r.symbol.kind in CLASS_KINDS]
+                    if text and late and _late_bound(text, c.language):
+                        # `@return static` on a base method called on a subclass: the subclass
+                        out.extend(late)
+                        continue
+                    got = self.named(text, c.path, self.owner_class(c)) if text else self.inferred_return(c, depth)
+                    if isinstance(got, list):
+                        out.extend(got)
+                    elif got is EXTERNAL and not out and text:
+                        return EXTERNAL
                 else:
                     # `app.use(mw)` with `use: MiddlewareHandlerInterface<E>`: what its
                     # call signatures return
@@ -442,6 +474,8 @@ class Evaluator:
             return None
         if expr.op == "named":
             return expr.arg, self.rel, self.enclosing_class()
+        if expr.op == "inherited":
+            return self.inherited_param(expr) or self.declared_text(expr.base, depth + 1)
         if expr.op == "member":
             owners = self.types_of(expr.base, depth + 1)
             if not isinstance(owners, list) or not owners:
@@ -596,6 +630,20 @@ class Evaluator:
                 return found
         return None
 
+    def inherited_param(self, expr: TypeExpr) -> tuple[str, str, StoredSymbol | None] | None:
+        """PHP: `@param Token[] $tokens` on the method of a parent class or interface that
+        this one overrides (PHP-Parser documents `emulate(string $code, array $tokens)`
+        once, on the abstract TokenEmulator): (type text, its file, its class)."""
+        method, _, var = expr.arg.partition(" ")
+        cls = self.enclosing_class()
+        bases = self.bases(cls)[0] if cls is not None else []
+        found = self.find_member(bases, method)[0] if bases else []
+        for m in found:
+            text = doc_param_type(m.symbol.doc or "", var)
+            if text:
+                return text, m.path, self.owner_class(m)
+        return None
+
     def parameter_types(self, expr: TypeExpr, depth: int) -> Result:
         """`f(a, {…})`: the declared type of parameter `expr.arg` of each callee (a class
         is called through its constructor)."""
@@ -619,19 +667,24 @@ class Evaluator:
 
     def callees(self, expr: TypeExpr | None, depth: int) -> Result:
         """What is called: for `Foo()` the class Foo, for `a.make()` the method."""
+        return self.callees_on(expr, depth)[0]
+
+    def callees_on(self, expr: TypeExpr | None, depth: int) -> tuple[Result, list[StoredSymbol]]:
+        """The callees, and for a method call the classes it is called on (what a
+        `static` / `$this` / `Self` return type stands for)."""
         if expr is None:
-            return None
+            return None, []
         if expr.op == "global":
-            return self.global_name(expr.arg)
+            return self.global_name(expr.arg), []
         if expr.op == "member":
             owners = self.types_of(expr.base, depth + 1)
             if owners is EXTERNAL or not owners:
-                return owners
+                return owners, []
             found, open_ = self.find_member(owners, expr.arg)  # type: ignore[arg-type]
-            return found or (EXTERNAL if open_ else None)
-        if expr.op in ("named", "self"):
-            return self.types_of(expr, depth)
-        return None
+            return found or (EXTERNAL if open_ else None), owners  # type: ignore[return-value]
+        if expr.op in ("named", "self", "defined"):
+            return self.types_of(expr, depth), []
+        return None, []
 
     def value_types(
         self, ents: list[StoredSymbol], depth: int, owners: list[StoredSymbol] | None = None
@@ -655,9 +708,50 @@ class Evaluator:
                     text = _doc_tag(e.symbol.doc, "var")
                 if text:
                     results.append(self.named(text, e.path, self.owner_class(e)))
+                elif depth < 4 and e.language == "python" and e.symbol.kind is SymbolKind.FIELD:
+                    results.append(self.assigned_value(e, depth))
                 elif depth < 4 and e.language != "php":
                     results.append(self.called_value(e, depth))
         return _combine(results)
+
+    def inferred_return(self, fn: StoredSymbol, depth: int) -> Result:
+        """Python: what a function without a return annotation returns, from its
+        `return` statements evaluated in its own file (alembic's `staging_env()` ends
+        `sc = ScriptDirectory.from_config(cfg); return sc`; pyright infers the same)."""
+        if fn.language != "python" or depth > 12:
+            return None
+        key = f"{fn.path}:{fn.symbol.qualified_name}"
+        exprs = self.lookup.returned_exprs(fn) if key not in self._inferring else []
+        if not exprs:
+            return None
+        sub = self.elsewhere(fn)
+        self._inferring.add(key)
+        try:
+            return _combine([sub.types_of(x, depth + 2) for x in exprs])
+        finally:
+            self._inferring.discard(key)
+
+    def elsewhere(self, member: StoredSymbol) -> Evaluator:
+        """An evaluator placed at a definition in its own file and class (for what its
+        syntax says there: an assigned value, a returned one)."""
+        owner = self.owner_class(member)
+        if owner is not None and owner.symbol.kind not in CLASS_KINDS:
+            owner = None
+        site = Site(
+            member.symbol.name, member.symbol.selection_range,
+            enclosing_class=owner.symbol.name if owner is not None else None,
+            class_line=owner.symbol.selection_range.start.line if owner is not None else None,
+        )
+        return Evaluator(self.lookup, self.rank, member.path, member.language, site, _inferring=self._inferring)
+
+    def assigned_value(self, e: StoredSymbol, depth: int) -> Result:
+        """Python: a field typed by the value assigned where it is defined
+        (`cls.c1 = env.generate_revision(...)` in alembic's `setup_class`), evaluated in
+        the field's file and class."""
+        expr = self.lookup.assigned_expr(e)
+        if expr is None or expr.op == "named":
+            return None
+        return self.elsewhere(e).types_of(expr, depth + 2)
 
     def called_value(self, e: StoredSymbol, depth: int) -> Result:
         """`const got = create(defaults)`: what the called function declares it returns."""
@@ -706,8 +800,29 @@ class Evaluator:
             elif self.language == "php":
                 results.append(self.php_class(n, path))
             else:
-                results.append(self.global_name(n, path, classes_only=True))
+                found = self.global_name(n, path, classes_only=True)
+                if found is None and self.language == "python":
+                    found = self.type_alias(n, path, self_cls)
+                results.append(found)
         return _combine(results)
+
+    def type_alias(self, name: str, path: str, self_cls: StoredSymbol | None) -> Result:
+        """Python: a name declared as a type alias (`HTTPProtocol: TypeAlias =
+        "type[HttpToolsProtocol | H11Protocol]"`, `Handler = Union[A, B]`): the types it
+        stands for."""
+        if self._aliases > 3:
+            return None
+        found = self.global_name(name, path)
+        for alias in found if isinstance(found, list) else []:
+            m = _PY_ALIAS.match(alias.symbol.signature or "")
+            if alias.symbol.kind is SymbolKind.VARIABLE and m is not None:
+                self._aliases += 1
+                try:
+                    value = (m.group(1) or m.group(2)).strip().strip("'\"")
+                    return self.named(value, alias.path, self_cls)
+                finally:
+                    self._aliases -= 1
+        return None
 
     def php_class(self, written: str, path: str) -> Result:
         """PHP: a class name resolves by namespace and `use` alone."""
@@ -718,12 +833,14 @@ class Evaluator:
             return [cls] if cls else None
         if written.lower() == "parent":
             return self.types_of(TypeExpr("super"))
-        if written.lower() in PHP_SCALARS:
-            return EXTERNAL
         short = fqcn.rsplit("\\", 1)[-1]
+        # a class may bear a scalar's name (PHP-Parser's `Cast\Double`, `Scalar\Float_`
+        # aside): what `use` or the namespace names comes first
         found = [s for s in self.defs(short) if s.symbol.qualified_name == fqcn]
         if found:
             return found
+        if written.lower() in PHP_SCALARS:
+            return EXTERNAL
         if "\\" not in written.lstrip("\\") and namespace and not written.startswith("\\"):
             # functions and constants fall back to the global namespace
             glob = [s for s in self.defs(short) if s.symbol.qualified_name == short]
@@ -771,20 +888,55 @@ class Evaluator:
             if matched:
                 # `from './context'` is context.Context, not also jsx.context.Context
                 exact = [c for c in matched if _ends_with(c.symbol.qualified_name, wanted, exact=True)]
-                return exact or matched
-            exported = self.default_export(target, name, path) or self.reexported(target, 0)
+                return self.declared_first(exact or matched)
+            exported = (
+                self.default_export(target, name, path) or self.reexported(target, 0)
+                or self.package_reexport(target, 0)
+            )
             if exported:
                 return exported
             return None if self.in_workspace(target) else EXTERNAL
         same_file = [c for c in candidates if c.path == path]
+        if same_file and path == self.rel and self.language == "python":
+            same_file = self.visible_here(same_file)
         if same_file:
-            return same_file
+            return self.declared_first(same_file)
         if self.is_builtin(name):
             return EXTERNAL
         if not candidates:
             return None
         ranked = self.rank(candidates, path, imports, name, self.language)
         return ranked[:1] if len(ranked) > 1 else ranked
+
+    def declared_first(self, found: list[StoredSymbol]) -> list[StoredSymbol]:
+        """Python: a class or function and a later rebinding of its name
+        (`Factory = _add_hash(Factory)`) are one thing, and the `class`/`def` is its
+        definition (pyright answers so)."""
+        if self.language != "python" or len(found) < 2:
+            return found
+        declared = [f for f in found if f.symbol.kind in CLASS_KINDS or f.symbol.kind in CALLABLE_KINDS]
+        return _implementations(declared or found, self.lookup)
+
+    def visible_here(self, found: list[StoredSymbol]) -> list[StoredSymbol]:
+        """Python: of a file's same-named definitions, those the position can see. A class
+        or helper defined inside a function (every attrs test defines its own `C`) is
+        seen only inside that function, and the innermost one shadows the rest."""
+        line = self.site.range.start.line
+        functions = {
+            s.symbol.qualified_name: s for s in self.lookup.file_symbols(self.rel)
+            if s.symbol.kind in CALLABLE_KINDS
+        }
+        depth: dict[int, int] = {}  # candidate index -> how deep its enclosing function sits
+        for i, c in enumerate(found):
+            fn = functions.get(c.symbol.container or "")
+            if fn is None:
+                depth[i] = 0  # module or class level
+            elif fn.symbol.range.start.line <= line <= fn.symbol.range.end.line:
+                depth[i] = fn.symbol.qualified_name.count(".") + 1
+        if not depth:
+            return []
+        deepest = max(depth.values())
+        return [found[i] for i, d in depth.items() if d == deepest]
 
     def named_import(self, target: str, module: StoredSymbol, name: str, path: str) -> bool:
         """JS/TS `import { Redis } from "../lib"` names what lib/index.ts exports, not a
@@ -846,6 +998,37 @@ class Evaluator:
                 return found
         return None
 
+    def package_reexport(self, target: str, depth: int) -> list[StoredSymbol] | None:
+        """Python `from uvicorn import Config` where uvicorn/__init__.py imports it
+        (`from uvicorn.config import Config`, `... import Server as Server`): the
+        definition behind, through chains of packages."""
+        if depth > 3 or self.language != "python":
+            return None
+        module_name, _, name = target.rpartition(".")
+        module = self.lookup.module_symbol(module_name, self.language) if module_name else None
+        if module is None or not module.path:
+            return None
+        inner = self.lookup.imports_of(module.path).get(name)
+        if inner is None:  # `from .runtime.environment import *` (alembic/environment.py)
+            for star in self.lookup.star_exports(module.path):
+                found = [
+                    c for c in self.defs(name)
+                    if _is_top_level(c) and _ends_with(c.symbol.qualified_name, f"{star}.{name}")
+                ] or self.package_reexport(f"{star}.{name}", depth + 1)
+                if found:
+                    return found
+            return None
+        if inner == target:
+            return None
+        sub = self.lookup.module_symbol(inner, self.language)
+        if sub is not None:
+            return [sub]
+        found = [
+            c for c in self.defs(inner.rsplit(".", 1)[-1])
+            if _is_top_level(c) and _ends_with(c.symbol.qualified_name, inner)
+        ]
+        return found or self.package_reexport(inner, depth + 1)
+
     def in_workspace(self, target: str) -> bool:
         """Whether an import target names workspace code: its module (or the module
         holding the imported name, or for Python its top package) is an indexed file."""
@@ -870,6 +1053,13 @@ class Evaluator:
         an unfound member may well live."""
         for owner in owners:
             if owner.symbol.kind is SymbolKind.MODULE:
+                if owner.path.endswith(".pyi"):
+                    # a package's stub says what its names are (`from attr import
+                    # exceptions as exceptions` in attrs/__init__.pyi)
+                    target = self.lookup.imports_of(owner.path).get(name)
+                    sub = self.lookup.module_symbol(target, owner.language) if target else None
+                    if sub is not None:
+                        return [sub], False
                 # `pkg.sub` is the submodule file before anything named `sub` inside
                 sub = self.lookup.module_symbol(f"{owner.symbol.qualified_name}.{name}", owner.language)
                 if sub is not None:
@@ -908,6 +1098,8 @@ class Evaluator:
                 nxt.extend(bases)
             hits = hits or declared
             if hits:
+                if self.language == "python":
+                    hits = _implementations(hits, self.lookup)
                 return _unique(hits), open_
             if not nxt:
                 break
@@ -963,6 +1155,12 @@ class Evaluator:
 # levels (hono's route tables chain a dozen)
 _MAX_EVAL_DEPTH = 30
 
+# `X: TypeAlias = "type[A | B]"`, `X = Union[A, B]` / `Optional[A]`: the aliased type
+_PY_ALIAS = re.compile(
+    r"^\w+\s*(?::\s*(?:typing\.|typing_extensions\.)?TypeAlias\s*=\s*(.+)"
+    r"|=\s*((?:typing\.)?(?:Union|Optional)\[.+))$", re.DOTALL
+)
+_TYPE_GUARD = re.compile(r"^(?:typing\.|typing_extensions\.)?Type(?:Guard|Is)\[(.+)\]$", re.DOTALL)
 _CALLED = re.compile(r"=\s*(?:await\s+)?([A-Za-z_$][\w$]*)\s*\(")
 
 _PY_TYPES = frozenset({
@@ -998,10 +1196,10 @@ def _constructs(callee: TypeExpr | None) -> bool:
 
 
 def _doc_tag(doc: str | None, tag: str) -> str | None:
-    """`@var Foo` / `@return Foo|null` from a docblock (PHP, JSDoc)."""
+    """`@var Foo` / `@return Foo|null` / `@return $this` from a docblock (PHP, JSDoc)."""
     if not doc or "@" + tag not in doc:
         return None
-    m = re.search(r"@" + tag + r"\s+\{?([\\\w|?<>\[\]]+)", doc)
+    m = re.search(r"@" + tag + r"\s+\{?((?:\$this\b)?[\\\w|?<>\[\]]*)", doc)
     return m.group(1) if m else None
 
 
@@ -1018,6 +1216,28 @@ def absolute_module(written: str, importer: str) -> str:
     anchor = package[: max(len(package) - (dots - 1), 0)]
     rest = written.lstrip(".")
     return ".".join([p for p in anchor if p] + ([rest] if rest else []))
+
+
+def _implementations(found: list[StoredSymbol], lookup: Lookup) -> list[StoredSymbol]:
+    """Python: `@overload` stubs give way to the implementation they describe (the
+    one definition of that name in the same scope that is no overload); overloads
+    without one (a `.pyi` stub) all stay."""
+    if len(found) < 2 or not any(f.symbol.kind in CALLABLE_KINDS for f in found):
+        return found
+    stubs = {id(f) for f in found if f.symbol.kind in CALLABLE_KINDS and lookup.is_overload(f)}
+    if not stubs:
+        return found
+    runs = {(f.path, f.symbol.container) for f in found if id(f) not in stubs}
+    return [f for f in found if id(f) not in stubs or (f.path, f.symbol.container) not in runs]
+
+
+def _late_bound(text: str, language: str) -> bool:
+    """A return type that is the class the method is called on (PHP `static`, `$this`,
+    Python `Self`), possibly nullable."""
+    parts = {p.strip().lstrip("?") for p in text.split("|")} - {"null", "None"}
+    if language == "php":
+        return bool(parts) and parts <= {"static", "$this"}
+    return parts in ({"Self"}, {"typing.Self"}, {"typing_extensions.Self"})
 
 
 def _combine(results: list[Result]) -> Result:

@@ -51,7 +51,12 @@ class TypeExpr:
     `param` (the declared type of parameter number `arg` of what `base` calls: a
     function, a method, a class's constructor),
     `element` (an item of `base`, a container: `arg` is `iter` for a loop, `index`
-    for a subscript), `context` (the type `base` an object literal is checked against).
+    for a subscript), `context` (the type `base` an object literal is checked against),
+    `defined` (Python: the class or function a function body defines, `arg` is
+    `name:line` of its name), `guard` (Python: narrowed by `if f(x):` where `f`
+    returns `TypeGuard[T]` / `TypeIs[T]`, `arg` names `f`; else `base`), `inherited`
+    (PHP: parameter `$v` of method `m`, `arg` `m $v`, as the method it overrides
+    documents it; else `base`, its declared type).
     """
 
     op: str
@@ -303,12 +308,17 @@ class _Python(_Language):
         if scope is None:
             return None
         head = self.doc.data[scope.start_byte : obj.start_byte]
-        if b"isinstance" not in head:
-            return None
-        pattern = rb"isinstance\(\s*" + re.escape(self.doc.data[obj.start_byte : obj.end_byte]) + rb"\s*,\s*([\w.]+)\s*\)"
+        written = re.escape(self.doc.data[obj.start_byte : obj.end_byte])
         found = None
-        for found in re.finditer(pattern, head):
+        if b"isinstance" in head:
+            for found in re.finditer(rb"isinstance\(\s*" + written + rb"\s*,\s*([\w.]+)\s*\)", head):
+                pass
+        # `if is_index_sig(obj):` with `def is_index_sig(sig) -> TypeGuard[_ix_sig]`
+        guard = None
+        for guard in re.finditer(rb"\b(?:if|elif|assert)\s+([A-Za-z_][\w.]*)\(\s*" + written + rb"\s*\)", head):
             pass
+        if guard is not None and (found is None or guard.start() > found.start()):
+            return TypeExpr("guard", guard.group(1).decode(), self.expr_type(obj, 0))
         return TypeExpr("named", found.group(1).decode()) if found else None
 
     def expr_type(self, node: tree_sitter.Node | None, depth: int) -> TypeExpr | None:
@@ -368,6 +378,9 @@ class _Python(_Language):
         if holder.type in ("typed_parameter", "typed_default_parameter"):
             ann = holder.child_by_field_name("type")
             return TypeExpr("named", self.text(ann)) if ann is not None else None
+        if holder.type in ("class_definition", "function_definition") and holder.child_by_field_name("name") == bound:
+            # a test's own `class C:` (attrs defines one per test): that definition
+            return TypeExpr("defined", f"{self.text(bound)}:{bound.start_point[0]}")
         if holder.type == "assignment" and holder.child_by_field_name("left") == bound:
             ann = holder.child_by_field_name("type")
             if ann is not None:
@@ -1159,6 +1172,9 @@ class _Php(_Language):
             return self.text(node)
         if parent.type == "namespace_use_clause" and parent.child_by_field_name("alias") != node:
             return "\\" + self.text(node)
+        if parent.type == "function_call_expression" and parent.child_by_field_name("function") == node:
+            # `tap(...)`: a function (the namespace's, else the global one), never a method
+            return self.text(node)
         return None
 
     def receiver_of(self, node: tree_sitter.Node) -> TypeExpr | None:
@@ -1213,6 +1229,10 @@ class _Php(_Language):
             name = self.text(node).lstrip("$")
             if name == "this":
                 return TypeExpr("self")
+            # `if (! $node instanceof Footnote) { continue; }` then `$node->a()->b()`
+            narrowed = self.narrowed(node) if depth == 0 else None
+            if narrowed is not None:
+                return narrowed
             bound = self.binding(node, name)
             return self.binding_type(bound, depth) if bound is not None else None
         if t in ("member_access_expression", "nullsafe_member_access_expression"):
@@ -1240,6 +1260,10 @@ class _Php(_Language):
             return None
         if t == "parenthesized_expression" and node.named_child_count:
             return self.expr_type(node.named_children[0], depth)
+        if t == "subscript_expression" and node.named_child_count:
+            # `$tokens[$i]` with `@param Token[] $tokens`: an item
+            base = self.expr_type(node.named_children[0], depth)
+            return TypeExpr("element", "index", base) if base is not None else None
         return None
 
     def binding_type(self, bound: tree_sitter.Node, depth: int) -> TypeExpr | None:
@@ -1248,11 +1272,16 @@ class _Php(_Language):
             return None
         if holder.type in ("simple_parameter", "property_promotion_parameter", "variadic_parameter"):
             ty = holder.child_by_field_name("type")
-            if ty is not None and self.text(ty).lstrip("?") not in ("array", "iterable"):
-                return TypeExpr("named", self.text(ty))
-            # `array $handlers` with `@param HandlerInterface[] $handlers` says more
+            # `array $handlers` with `@param HandlerInterface[] $handlers`, `Node $node`
+            # with `@param ListBlock $node`: the docblock says more (intelephense reads it)
             doc = self.docblock_type(holder, bound)
-            return doc or (TypeExpr("named", self.text(ty)) if ty is not None else None)
+            declared = TypeExpr("named", self.text(ty)) if ty is not None else None
+            method = holder.parent.parent if holder.parent is not None else None
+            name = method.child_by_field_name("name") if method is not None and method.type == "method_declaration" else None
+            if doc is None and name is not None and (ty is None or self.text(ty).lstrip("?") in ("array", "iterable")):
+                # documented only on the method it overrides or implements
+                return TypeExpr("inherited", f"{self.text(name)} {self.text(bound)}", declared)
+            return doc or declared
         if holder.type == "assignment_expression":
             doc_type = self.docblock_type(holder, bound)
             if doc_type is not None:
@@ -1284,17 +1313,25 @@ class _Php(_Language):
                     return TypeExpr("named", found)
         return None
 
-    def binding(self, node: tree_sitter.Node, name: str) -> tree_sitter.Node | None:
+    def binding(self, node: tree_sitter.Node, name: str, before: int | None = None) -> tree_sitter.Node | None:
         scope = nearest_ancestor(node, self.function_types)
         if scope is None:
             return None
+        at = node.start_byte if before is None else before
+        found = self.bound_in_body(scope, name, at)
+        stmt = found.parent if found is not None else None
+        right = stmt.child_by_field_name("right") if stmt is not None and stmt.type == "assignment_expression" else None
+        reads_itself = right is not None and right.start_byte <= node.start_byte < right.end_byte
+        if found is not None and found.start_byte <= at:
+            # `$closer = $closer->getNext()`: the right side reads the binding before
+            return self.binding(node, name, stmt.start_byte - 1) if reads_itself else found  # type: ignore[union-attr]
         params = scope.child_by_field_name("parameters")
         if params is not None:
             for p in params.named_children:
                 v = p.child_by_field_name("name")
                 if v is not None and self.text(v).lstrip("$") == name:
                     return v
-        return self.bound_in_body(scope, name, node.start_byte)
+        return None if reads_itself else found  # a later binding (a loop's) is a fallback
 
     def names_bound(self, capture: str, node: tree_sitter.Node) -> list[tree_sitter.Node]:
         if capture != "f":
@@ -1319,6 +1356,12 @@ _PHP_VALUES = frozenset({
     "member_access_expression", "nullsafe_member_access_expression", "scoped_property_access_expression",
     "class_constant_access_expression",
 })
+
+
+def doc_param_type(comment: str, var: str) -> str | None:
+    """The type a docblock's `@param` gives `$var` (None when it documents no type)."""
+    m = re.search(r"@(?:phpstan-|psalm-)?param\s+([\\\w|?<>\[\], ]+?)\s+\$" + re.escape(var.lstrip("$")) + r"\b", comment)
+    return m.group(1) if m else None
 
 
 def _doc_tag_type(comment: str, var: str) -> str | None:

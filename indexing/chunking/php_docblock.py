@@ -22,6 +22,24 @@ _SPAN_STOP = re.compile(rb"[\n\r \t<({[>)}\]]")  # the only bytes that decide a 
 _BLANKS = re.compile(rb"[ \t]*")
 
 
+_NEXT_TAG = re.compile(rb"\n[ \t]*\*?[ \t]*@|\*/")
+
+
+def _closes_later(text: bytes, at: int, depth: int) -> bool:
+    """Whether brackets open at `at` (a line break inside `array{`) close before the
+    next tag or the comment's end: a shape written one key per line (PHP-Parser's
+    `@param array{ … } $subNodes`) goes on; an unclosed one ends at its line."""
+    stop = _NEXT_TAG.search(text, at)
+    for c in text[at : stop.start() if stop else len(text)]:
+        if c in _OPEN:
+            depth += 1
+        elif c in _CLOSE:
+            depth -= 1
+            if depth == 0:
+                return True
+    return False
+
+
 def _type_span(text: bytes, start: int) -> int:
     """End of the type expression starting at `start`: the first blank at depth 0.
     Jumps from one deciding byte to the next (a regex search) instead of stepping
@@ -33,7 +51,10 @@ def _type_span(text: bytes, start: int) -> int:
         i = m.start()
         c = text[i : i + 1]
         if c in (b"\n", b"\r"):
-            return i
+            if depth == 0 or not _closes_later(text, i, depth):
+                return i
+            i += 1
+            continue
         if c in (b" ", b"\t"):
             if depth == 0:
                 # `A | B` and `array<int, B>` keep going; a blank before the name ends it

@@ -172,7 +172,10 @@ def place_self_fields(
     Pure, so an open buffer's statement-by-statement analysis applies the same rule."""
     if not any(self_field):
         return None
-    by_qname = {s.qualified_name: s for s in symbols}
+    by_qname: dict[str, Symbol] = {}
+    for s in symbols:  # `Converter = _add_repr(Converter)` after the class keeps the class
+        if s.qualified_name not in by_qname or s.kind is not SymbolKind.VARIABLE:
+            by_qname[s.qualified_name] = s
     taken = {s.qualified_name for s, f in zip(symbols, self_field, strict=True) if not f}
     out: list[tuple[int, Symbol]] = []
     for i, (sym, is_field) in enumerate(zip(symbols, self_field, strict=True)):
