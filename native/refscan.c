@@ -1,0 +1,614 @@
+/* The reference pass of the indexer, compiled (code_intel.indexing._refscan).
+ *
+ * Why: the pass visits every identifier of the workspace. In Python each one costs a
+ * binding Node object (captures()), a loop step and a tuple; on a large tree that is
+ * ~1.4x tree-sitter's own parse. Here the query runs, the captures are filtered and
+ * the Reference tuples are built in one C loop; Python keeps only per-file work.
+ *
+ * It links a vendored copy of the tree-sitter runtime (native/tree-sitter, the exact
+ * version py-tree-sitter bundles: VENDORED_TREE_SITTER) and reads py-tree-sitter's
+ * Node/Tree objects by their C layout, so the caller must check that
+ * tree_sitter.__version__ equals TREE_SITTER_VERSION before using it
+ * (indexing/chunking/native_refs.py does). The semantics mirror
+ * TreeSitterStrategy._references_py exactly; tests compare the two.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tree_sitter/api.h"
+
+#define VENDORED_TREE_SITTER "0.26.1"
+
+/* py-tree-sitter 0.26.1, tree_sitter/binding/types.h */
+typedef struct {
+    PyObject_HEAD
+    TSNode node;
+    PyObject *children;
+    PyObject *tree;
+} BNode;
+
+typedef struct {
+    PyObject_HEAD
+    TSTree *tree;
+    PyObject *source;
+    PyObject *language;
+} BTree;
+
+/* ---- compiled query ------------------------------------------------------------ */
+
+typedef struct {
+    uint32_t capture_id;
+    const char *text;
+    uint32_t length;
+    int positive;
+} EqString;
+
+typedef struct {
+    TSQuery *query;          /* NULL: a plain walk keeping the nodes of `kinds` */
+    unsigned char *kinds;    /* symbol -> 1 when a node of that type is a reference */
+    uint32_t n_symbols;
+    const TSLanguage *language;
+    uint32_t n_patterns;
+    uint32_t *first; /* n_patterns + 1 offsets into preds */
+    EqString *preds;
+} RefQuery;
+
+static const char *QUERY_CAPSULE = "code_intel.refscan.query";
+
+static void query_free(RefQuery *q) {
+    if (q == NULL) return;
+    if (q->query) ts_query_delete(q->query);
+    free(q->kinds);
+    free(q->first);
+    free(q->preds);
+    free(q);
+}
+
+static void capsule_destructor(PyObject *capsule) {
+    query_free((RefQuery *)PyCapsule_GetPointer(capsule, QUERY_CAPSULE));
+}
+
+static int check_node(PyObject *obj) {
+    if (strcmp(Py_TYPE(obj)->tp_name, "tree_sitter.Node") != 0) {
+        PyErr_Format(PyExc_TypeError, "expected a tree_sitter.Node, got %s", Py_TYPE(obj)->tp_name);
+        return 0;
+    }
+    return 1;
+}
+
+/* compile(node, source) -> capsule, or None when a predicate is one this module does
+ * not evaluate (only #eq? / #not-eq? between a capture and a string are). */
+static PyObject *refscan_compile(PyObject *self, PyObject *args) {
+    PyObject *node_obj;
+    const char *source;
+    Py_ssize_t source_len;
+    if (!PyArg_ParseTuple(args, "Os#:compile", &node_obj, &source, &source_len)) return NULL;
+    if (!check_node(node_obj)) return NULL;
+    const TSLanguage *language = ts_node_language(((BNode *)node_obj)->node);
+    uint32_t error_offset;
+    TSQueryError error_type;
+    TSQuery *query = ts_query_new(language, source, (uint32_t)source_len, &error_offset, &error_type);
+    if (query == NULL) {
+        PyErr_Format(PyExc_ValueError, "query error %d at offset %u", (int)error_type, error_offset);
+        return NULL;
+    }
+    RefQuery *q = calloc(1, sizeof(RefQuery));
+    if (q == NULL) {
+        ts_query_delete(query);
+        return PyErr_NoMemory();
+    }
+    q->query = query;
+    q->language = language;
+    q->n_patterns = ts_query_pattern_count(query);
+    q->first = calloc(q->n_patterns + 1, sizeof(uint32_t));
+    uint32_t total_steps = 0;
+    for (uint32_t p = 0; p < q->n_patterns; p++) {
+        uint32_t n;
+        ts_query_predicates_for_pattern(query, p, &n);
+        total_steps += n;
+    }
+    q->preds = calloc(total_steps + 1, sizeof(EqString));
+    if (q->first == NULL || q->preds == NULL) {
+        query_free(q);
+        return PyErr_NoMemory();
+    }
+    uint32_t count = 0;
+    for (uint32_t p = 0; p < q->n_patterns; p++) {
+        q->first[p] = count;
+        uint32_t n;
+        const TSQueryPredicateStep *steps = ts_query_predicates_for_pattern(query, p, &n);
+        uint32_t i = 0;
+        while (i < n) {
+            /* one predicate: String(op) Capture String Done */
+            uint32_t len;
+            if (i + 3 >= n || steps[i].type != TSQueryPredicateStepTypeString ||
+                steps[i + 1].type != TSQueryPredicateStepTypeCapture ||
+                steps[i + 2].type != TSQueryPredicateStepTypeString ||
+                steps[i + 3].type != TSQueryPredicateStepTypeDone) {
+                query_free(q);
+                Py_RETURN_NONE;
+            }
+            const char *op = ts_query_string_value_for_id(query, steps[i].value_id, &len);
+            int positive;
+            if (len == 3 && memcmp(op, "eq?", 3) == 0) {
+                positive = 1;
+            } else if (len == 7 && memcmp(op, "not-eq?", 7) == 0) {
+                positive = 0;
+            } else {
+                query_free(q);
+                Py_RETURN_NONE;
+            }
+            EqString *e = &q->preds[count++];
+            e->capture_id = steps[i + 1].value_id;
+            e->text = ts_query_string_value_for_id(query, steps[i + 2].value_id, &e->length);
+            e->positive = positive;
+            i += 4;
+        }
+    }
+    q->first[q->n_patterns] = count;
+    PyObject *capsule = PyCapsule_New(q, QUERY_CAPSULE, capsule_destructor);
+    if (capsule == NULL) query_free(q);
+    return capsule;
+}
+
+/* compile_kinds(node, names) -> handle for a query that is only an alternation of
+ * named node types (`[(identifier) (type_identifier)] @reference`): a tree walk
+ * finds those nodes several times faster than the query engine. */
+static PyObject *refscan_compile_kinds(PyObject *self, PyObject *args) {
+    PyObject *node_obj, *names;
+    if (!PyArg_ParseTuple(args, "OO!:compile_kinds", &node_obj, &PyList_Type, &names)) return NULL;
+    if (!check_node(node_obj)) return NULL;
+    const TSLanguage *language = ts_node_language(((BNode *)node_obj)->node);
+    RefQuery *q = calloc(1, sizeof(RefQuery));
+    if (q == NULL) return PyErr_NoMemory();
+    q->language = language;
+    q->n_symbols = ts_language_symbol_count(language);
+    q->kinds = calloc(q->n_symbols + 1, 1);
+    if (q->kinds == NULL) {
+        query_free(q);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(names); i++) {
+        Py_ssize_t len;
+        const char *name = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(names, i), &len);
+        if (name == NULL) {
+            query_free(q);
+            return NULL;
+        }
+        TSSymbol symbol = ts_language_symbol_for_name(language, name, (uint32_t)len, true);
+        if (symbol == 0 || symbol >= q->n_symbols) {
+            query_free(q);
+            return PyErr_Format(PyExc_ValueError, "no node type %s in this grammar", name);
+        }
+        q->kinds[symbol] = 1;
+    }
+    PyObject *capsule = PyCapsule_New(q, QUERY_CAPSULE, capsule_destructor);
+    if (capsule == NULL) query_free(q);
+    return capsule;
+}
+
+/* py-tree-sitter's rule: every node of the capture satisfies the (in)equality; a tree
+ * without a source skips predicates. */
+static int satisfies(const RefQuery *q, const TSQueryMatch *match, const char *source,
+                     Py_ssize_t source_len) {
+    if (source == NULL) return 1;
+    for (uint32_t k = q->first[match->pattern_index]; k < q->first[match->pattern_index + 1]; k++) {
+        const EqString *e = &q->preds[k];
+        for (uint16_t c = 0; c < match->capture_count; c++) {
+            if (match->captures[c].index != e->capture_id) continue;
+            uint32_t s = ts_node_start_byte(match->captures[c].node);
+            uint32_t t = ts_node_end_byte(match->captures[c].node);
+            if (t > (uint32_t)source_len) t = (uint32_t)source_len;
+            if (s > t) s = t;
+            int equal = (t - s == e->length) && memcmp(source + s, e->text, e->length) == 0;
+            if (equal != e->positive) return 0;
+        }
+    }
+    return 1;
+}
+
+/* ---- per-file name cache: raw identifier bytes -> (name, byte length | -1) ------- */
+
+typedef struct {
+    const char *raw;
+    uint32_t len;
+    uint32_t hash;
+    PyObject *name; /* NULL slot empty; Py_None: not a name */
+    int32_t width;  /* byte length, -1 when the text spans lines */
+} NameSlot;
+
+typedef struct {
+    NameSlot *slots;
+    uint32_t mask;
+    uint32_t used;
+} NameTable;
+
+static uint32_t fnv1a(const char *p, uint32_t n) {
+    uint32_t h = 2166136261u;
+    for (uint32_t i = 0; i < n; i++) {
+        h ^= (unsigned char)p[i];
+        h *= 16777619u;
+    }
+    return h;
+}
+
+static void names_free(NameTable *t) {
+    if (t->slots == NULL) return;
+    for (uint32_t i = 0; i <= t->mask; i++) Py_XDECREF(t->slots[i].name);
+    free(t->slots);
+    t->slots = NULL;
+}
+
+static int names_grow(NameTable *t) {
+    uint32_t size = (t->mask + 1) * 2;
+    NameSlot *slots = calloc(size, sizeof(NameSlot));
+    if (slots == NULL) return 0;
+    for (uint32_t i = 0; i <= t->mask; i++) {
+        NameSlot *s = &t->slots[i];
+        if (s->name == NULL) continue;
+        uint32_t j = s->hash & (size - 1);
+        while (slots[j].name != NULL) j = (j + 1) & (size - 1);
+        slots[j] = *s;
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->mask = size - 1;
+    return 1;
+}
+
+/* _reference_name: decode (errors=replace); a name starts with a letter or one of
+ * `_$\#`; PHP's `$` sigil is stripped. */
+static PyObject *make_name(const char *raw, uint32_t len, int sigil) {
+    PyObject *name = PyUnicode_DecodeUTF8(raw, len, "replace");
+    if (name == NULL) return NULL;
+    if (PyUnicode_GET_LENGTH(name) == 0) {
+        Py_DECREF(name);
+        Py_RETURN_NONE;
+    }
+    Py_UCS4 first = PyUnicode_READ_CHAR(name, 0);
+    if (!(Py_UNICODE_ISALPHA(first) || first == '_' || first == '$' || first == '\\' || first == '#')) {
+        Py_DECREF(name);
+        Py_RETURN_NONE;
+    }
+    if (sigil && first == '$') {
+        Py_ssize_t n = PyUnicode_GET_LENGTH(name), i = 0;
+        while (i < n && PyUnicode_READ_CHAR(name, i) == '$') i++;
+        PyObject *rest = PyUnicode_Substring(name, i, n);
+        Py_DECREF(name);
+        return rest;
+    }
+    return name;
+}
+
+static NameSlot *names_get(NameTable *t, const char *raw, uint32_t len, int sigil) {
+    uint32_t h = fnv1a(raw, len);
+    uint32_t j = h & t->mask;
+    while (t->slots[j].name != NULL) {
+        NameSlot *s = &t->slots[j];
+        if (s->hash == h && s->len == len && memcmp(s->raw, raw, len) == 0) return s;
+        j = (j + 1) & t->mask;
+    }
+    PyObject *name = make_name(raw, len, sigil);
+    if (name == NULL) return NULL;
+    NameSlot *s = &t->slots[j];
+    s->raw = raw;
+    s->len = len;
+    s->hash = h;
+    s->name = name;
+    s->width = memchr(raw, '\n', len) ? -1 : (int32_t)len;
+    if (++t->used * 2 > t->mask + 1) {
+        if (!names_grow(t)) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        return names_get(t, raw, len, sigil); /* found again after the move */
+    }
+    return s;
+}
+
+/* ---- the pass ---------------------------------------------------------------------- */
+
+typedef struct {
+    uint32_t start;
+    uint32_t order;
+    TSNode node;
+} Capture;
+
+static int capture_cmp(const void *a, const void *b) {
+    const Capture *x = a, *y = b;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    return x->order < y->order ? -1 : (x->order > y->order);
+}
+
+static int read_u32_list(PyObject *list, uint32_t **out, Py_ssize_t *n) {
+    PyObject *seq = PySequence_Fast(list, "expected a list of ints");
+    if (seq == NULL) return 0;
+    *n = PySequence_Fast_GET_SIZE(seq);
+    *out = malloc(((size_t)*n + 1) * sizeof(uint32_t));
+    if (*out == NULL) {
+        Py_DECREF(seq);
+        PyErr_NoMemory();
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < *n; i++) {
+        unsigned long v = PyLong_AsUnsignedLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (v == (unsigned long)-1 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return 0;
+        }
+        (*out)[i] = (uint32_t)v;
+    }
+    Py_DECREF(seq);
+    return 1;
+}
+
+static int utf16_column(PyObject *utf16, uint32_t row, uint32_t col, long *out) {
+    PyObject *r = PyObject_CallFunction(utf16, "II", row, col);
+    if (r == NULL) return 0;
+    *out = PyLong_AsLong(r);
+    Py_DECREF(r);
+    return !(*out == -1 && PyErr_Occurred());
+}
+
+static PyObject *new_reference(PyTypeObject *type, PyObject *name, long sr, long sc, long er,
+                               long ec, PyObject *container) {
+    PyObject *t = type->tp_alloc(type, 6);
+    if (t == NULL) return NULL;
+    PyObject *a = PyLong_FromLong(sr), *b = PyLong_FromLong(sc);
+    PyObject *c = PyLong_FromLong(er), *d = PyLong_FromLong(ec);
+    if (!a || !b || !c || !d) {
+        Py_XDECREF(a), Py_XDECREF(b), Py_XDECREF(c), Py_XDECREF(d);
+        Py_DECREF(t);
+        return NULL;
+    }
+    Py_INCREF(name);
+    Py_INCREF(container);
+    PyTuple_SET_ITEM(t, 0, name);
+    PyTuple_SET_ITEM(t, 1, a);
+    PyTuple_SET_ITEM(t, 2, b);
+    PyTuple_SET_ITEM(t, 3, c);
+    PyTuple_SET_ITEM(t, 4, d);
+    PyTuple_SET_ITEM(t, 5, container);
+    return t;
+}
+
+/* scan(root, query, data, name_starts, def_starts, def_ends, containers, sigil, utf16,
+ *      reference_type) -> list of reference_type(name, sl, sc, el, ec, container)
+ *
+ * name_starts: sorted start bytes of definition names (never references).
+ * def_starts/def_ends/containers: the definitions in their list order (sorted by
+ * start) and each one's qualified name; the innermost open one is a reference's
+ * container. utf16: None for an ASCII file, else (row, byte col) -> UTF-16 column,
+ * called for positions on rows holding non-ASCII bytes. */
+static PyObject *refscan_scan(PyObject *self, PyObject *args) {
+    PyObject *root_obj, *capsule, *name_starts_obj, *def_starts_obj, *def_ends_obj, *containers;
+    PyObject *utf16;
+    PyTypeObject *ref_type;
+    const char *data;
+    Py_ssize_t data_len;
+    int sigil;
+    if (!PyArg_ParseTuple(args, "OOy#OOOO!pOO!:scan", &root_obj, &capsule, &data, &data_len,
+                          &name_starts_obj, &def_starts_obj, &def_ends_obj, &PyList_Type,
+                          &containers, &sigil, &utf16, &PyType_Type, &ref_type))
+        return NULL;
+    if (!check_node(root_obj)) return NULL;
+    if (!PyType_IsSubtype(ref_type, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "reference_type must be a tuple subclass");
+        return NULL;
+    }
+    RefQuery *q = PyCapsule_GetPointer(capsule, QUERY_CAPSULE);
+    if (q == NULL) return NULL;
+    BNode *root = (BNode *)root_obj;
+    if (ts_node_language(root->node) != q->language) {
+        PyErr_SetString(PyExc_ValueError, "the query was compiled for another language");
+        return NULL;
+    }
+    const char *source = NULL;
+    Py_ssize_t source_len = 0;
+    if (root->tree != NULL && strcmp(Py_TYPE(root->tree)->tp_name, "tree_sitter.Tree") == 0) {
+        PyObject *src = ((BTree *)root->tree)->source;
+        if (src != NULL && PyBytes_Check(src)) {
+            source = PyBytes_AS_STRING(src);
+            source_len = PyBytes_GET_SIZE(src);
+        }
+    }
+
+    PyObject *result = NULL;
+    uint32_t *name_starts = NULL, *def_starts = NULL, *def_ends = NULL, *stack = NULL;
+    unsigned char *row_flags = NULL;
+    Capture *caps = NULL;
+    NameTable names = {0};
+    TSQueryCursor *cursor = NULL;
+    TSTreeCursor walk;
+    int walking = 0;
+    Py_ssize_t n_names, n_defs, n_ends;
+    if (!read_u32_list(name_starts_obj, &name_starts, &n_names) ||
+        !read_u32_list(def_starts_obj, &def_starts, &n_defs) ||
+        !read_u32_list(def_ends_obj, &def_ends, &n_ends))
+        goto done;
+    if (n_ends != n_defs || PyList_GET_SIZE(containers) != n_defs) {
+        PyErr_SetString(PyExc_ValueError, "def_starts, def_ends and containers differ in length");
+        goto done;
+    }
+    stack = malloc(((size_t)n_defs + 1) * sizeof(uint32_t));
+    if (stack == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    uint32_t n_rows = 1;
+    if (utf16 != Py_None) {
+        for (Py_ssize_t k = 0; k < data_len; k++) n_rows += data[k] == '\n';
+        row_flags = calloc(n_rows, 1);
+        if (row_flags == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        uint32_t row = 0;
+        for (Py_ssize_t k = 0; k < data_len; k++) {
+            unsigned char ch = (unsigned char)data[k];
+            if (ch == '\n') row++;
+            else if (ch >= 0x80) row_flags[row] = 1;
+        }
+    }
+
+    /* 1. the reference nodes (captures that pass their predicates), by start byte */
+    size_t n_caps = 0, cap_size = 1024;
+    caps = malloc(cap_size * sizeof(Capture));
+    if (caps == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int sorted = 1;
+#define ADD_CAPTURE(NODE)                                                   \
+    do {                                                                    \
+        if (n_caps == cap_size) {                                           \
+            cap_size *= 2;                                                  \
+            Capture *more = realloc(caps, cap_size * sizeof(Capture));      \
+            if (more == NULL) {                                             \
+                PyErr_NoMemory();                                           \
+                goto done;                                                  \
+            }                                                               \
+            caps = more;                                                    \
+        }                                                                   \
+        Capture *c = &caps[n_caps];                                         \
+        c->node = (NODE);                                                   \
+        c->start = ts_node_start_byte(c->node);                             \
+        c->order = (uint32_t)n_caps;                                        \
+        if (n_caps && c->start < caps[n_caps - 1].start) sorted = 0;        \
+        n_caps++;                                                           \
+    } while (0)
+    if (q->query == NULL) {
+        walk = ts_tree_cursor_new(root->node);
+        walking = 1;
+        for (;;) {
+            TSNode node = ts_tree_cursor_current_node(&walk);
+            TSSymbol symbol = ts_node_symbol(node);
+            if (symbol < q->n_symbols && q->kinds[symbol]) ADD_CAPTURE(node);
+            if (ts_tree_cursor_goto_first_child(&walk)) continue;
+            int more = 1;
+            while (!ts_tree_cursor_goto_next_sibling(&walk)) {
+                if (!ts_tree_cursor_goto_parent(&walk)) {
+                    more = 0;
+                    break;
+                }
+            }
+            if (!more) break;
+        }
+    } else {
+        cursor = ts_query_cursor_new();
+        if (cursor == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        ts_query_cursor_exec(cursor, q->query, root->node);
+        TSQueryMatch match;
+        uint32_t capture_index;
+        while (ts_query_cursor_next_capture(cursor, &match, &capture_index)) {
+            if (!satisfies(q, &match, source, source_len)) continue;
+            ADD_CAPTURE(match.captures[capture_index].node);
+        }
+    }
+#undef ADD_CAPTURE
+    if (!sorted) qsort(caps, n_caps, sizeof(Capture), capture_cmp);
+
+    /* 2. the loop of _references_py */
+    names.slots = calloc(1024, sizeof(NameSlot));
+    if (names.slots == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    names.mask = 1023;
+    result = PyList_New((Py_ssize_t)n_caps);
+    if (result == NULL) goto done;
+    Py_ssize_t out = 0, ni = 0, i = 0, depth = 0;
+    int64_t last = -1;               /* start of the last reference kept */
+    int64_t next_def = n_defs ? (int64_t)def_starts[0] : -1;
+    int64_t scope_end = -1;
+    PyObject *container = Py_None;
+    for (size_t k = 0; k < n_caps; k++) {
+        uint32_t start = caps[k].start;
+        if ((int64_t)start == last) continue;
+        while (ni < n_names && name_starts[ni] < start) ni++;
+        if (ni < n_names && name_starts[ni] == start) continue;
+        uint32_t end = ts_node_end_byte(caps[k].node);
+        if (end > (uint32_t)data_len) end = (uint32_t)data_len;
+        if (start > end) start = end;
+        NameSlot *slot = names_get(&names, data + start, end - start, sigil);
+        if (slot == NULL) goto fail;
+        if (slot->name == Py_None) continue;
+        last = caps[k].start;
+        if ((0 <= next_def && next_def <= start) || (0 <= scope_end && scope_end <= start)) {
+            while (i < n_defs && def_starts[i] <= start) {
+                while (depth && def_ends[stack[depth - 1]] <= def_starts[i]) depth--;
+                stack[depth++] = (uint32_t)i;
+                i++;
+            }
+            while (depth && def_ends[stack[depth - 1]] <= start) depth--;
+            next_def = i < n_defs ? (int64_t)def_starts[i] : -1;
+            scope_end = depth ? (int64_t)def_ends[stack[depth - 1]] : -1;
+            container = depth ? PyList_GET_ITEM(containers, stack[depth - 1]) : Py_None;
+        }
+        TSPoint sp = ts_node_start_point(caps[k].node);
+        long sr = sp.row, sc = sp.column, er, ec;
+        if (slot->width < 0) {
+            TSPoint ep = ts_node_end_point(caps[k].node);
+            er = ep.row, ec = ep.column;
+        } else {
+            er = sr, ec = sc + slot->width;
+        }
+        if (row_flags != NULL && ((sr < n_rows && row_flags[sr]) || (er < n_rows && row_flags[er]))) {
+            if (!utf16_column(utf16, (uint32_t)sr, (uint32_t)sc, &sc) ||
+                !utf16_column(utf16, (uint32_t)er, (uint32_t)ec, &ec))
+                goto fail;
+        }
+        PyObject *ref = new_reference(ref_type, slot->name, sr, sc, er, ec, container);
+        if (ref == NULL) goto fail;
+        PyList_SET_ITEM(result, out++, ref);
+    }
+    if (PyList_SetSlice(result, out, (Py_ssize_t)n_caps, NULL) < 0) goto fail;
+    goto done;
+fail:
+    Py_CLEAR(result);
+done:
+    if (walking) ts_tree_cursor_delete(&walk);
+    if (cursor) ts_query_cursor_delete(cursor);
+    names_free(&names);
+    free(caps);
+    free(name_starts);
+    free(def_starts);
+    free(def_ends);
+    free(stack);
+    free(row_flags);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"compile", refscan_compile, METH_VARARGS,
+     "compile(node, source) -> query handle for node's language, or None when a predicate "
+     "is not #eq?/#not-eq? against a string."},
+    {"compile_kinds", refscan_compile_kinds, METH_VARARGS,
+     "compile_kinds(node, names) -> handle that keeps the named nodes of these types."},
+    {"scan", refscan_scan, METH_VARARGS,
+     "scan(root, query, data, name_starts, def_starts, def_ends, containers, sigil, utf16, "
+     "reference_type) -> the file's references."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_refscan",
+    "The reference pass in C over py-tree-sitter's trees (see native/refscan.c).", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__refscan(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    if (PyModule_AddStringConstant(m, "TREE_SITTER_VERSION", VENDORED_TREE_SITTER) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
