@@ -8,11 +8,18 @@ import tree_sitter
 
 from .chunking import ChunkSettings, strategy_for
 from .chunking.base import LineWindowStrategy, TreeSitterStrategy
+from .file_kinds import looks_minified
 from .languages import GRAMMARS, detect_language, parser_for
 from .model import FileAnalysis
 from .source import SourceDocument
 
 log = logging.getLogger(__name__)
+
+#: Languages shipped minified (bundles under `dist/`, `public/vendor/`): such a file's
+#: one-letter names are no one's definitions, and parsing and walking a 700 KB line cost
+#: more than the rest of a Laravel `src/` together. Python, PHP or TypeScript files with
+#: long lines are hand-written and keep their analysis.
+_MINIFIED_LANGUAGES = frozenset({"javascript", "css"})
 
 
 def parse(language: str, data: bytes, old_tree: tree_sitter.Tree | None = None):
@@ -35,6 +42,9 @@ def analyze_source(
 ) -> FileAnalysis:
     """Analyse `data` as the file at workspace-relative `path`.
 
+    A minified bundle (`_MINIFIED_LANGUAGES`) gets an empty analysis with a note;
+    ripgrep-based text search still reads it.
+
     Never raises for bad content: a strategy failure falls back to line windows and
     is recorded in `notes`, so one odd file cannot stop a sync. `lazy` (grammar
     strategies only; markup strategies merge references as they go) leaves the
@@ -43,6 +53,9 @@ def analyze_source(
     """
     settings = settings or ChunkSettings()
     language = language or detect_language(path)
+    if language in _MINIFIED_LANGUAGES and looks_minified(data):
+        return FileAnalysis(path=path, language=language,
+                            notes=["minified: not analysed (no symbols, references or search chunks)"])
     doc = SourceDocument(path=path, language=language, data=data)
     try:
         doc.tree = tree if tree is not None else parse(language, data)

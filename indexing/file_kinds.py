@@ -85,12 +85,17 @@ def matches_any(path: str, patterns: list[str] | tuple[str, ...]) -> bool:
     return False
 
 
+def looks_minified(text: str | bytes) -> bool:
+    """Minified or bundled: lines over 300 characters long on average (hand-written
+    code, even with a few long literals, stays far below)."""
+    newline = "\n" if isinstance(text, str) else b"\n"
+    lines = text.count(newline) + (0 if text.endswith(newline) else 1)  # type: ignore[arg-type]
+    return len(text) > 2000 and len(text) / max(lines, 1) > 300
+
+
 def looks_machine_written(text: str) -> bool:
     """A generated-file banner in the first lines, or minified text (very long lines)."""
     head = "\n".join(text[:2000].splitlines()[:10])
-    if _GENERATED_MARK.search(head):
+    if _GENERATED_MARK.search(head) or looks_minified(text):
         return True
-    lines = text.splitlines() or [""]
-    if len(text) > 2000 and len(text) / len(lines) > 300:
-        return True
-    return any(len(line) > 5000 for line in lines[:50])
+    return any(len(line) > 5000 for line in text.splitlines()[:50])

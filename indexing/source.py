@@ -49,26 +49,39 @@ class SourceDocument:
         return self._line_starts
 
     @cached_property
-    def non_ascii_rows(self) -> frozenset[int]:
-        """Rows where byte and UTF-16 columns can differ; everywhere else they agree,
-        which keeps the conversion off the hot path for almost every position."""
+    def first_non_ascii(self) -> dict[int, int]:
+        """Row -> byte column of its first non-ASCII byte, for the rows that have one.
+        Left of that column byte and UTF-16 columns agree, which keeps the conversion
+        off the hot path for almost every position (a line with a `'…'` string at its
+        end converts none of its identifiers)."""
         if self.data.isascii():
-            return frozenset()
+            return {}
         starts = self.line_starts
-        return frozenset(
-            bisect_right(starts, m.start()) - 1 for m in _NON_ASCII.finditer(self.data)
-        )
+        first: dict[int, int] = {}
+        for m in _NON_ASCII.finditer(self.data):
+            row = bisect_right(starts, m.start()) - 1
+            first.setdefault(row, m.start() - starts[row])
+        return first
+
+    @cached_property
+    def non_ascii_rows(self) -> frozenset[int]:
+        """Rows where byte and UTF-16 columns can differ."""
+        return frozenset(self.first_non_ascii)
+
+    def utf16_column(self, row: int, col: int) -> int:
+        """A byte column of `row` as a UTF-16 column: only the bytes right of the row's
+        first non-ASCII byte are decoded."""
+        first = self.first_non_ascii.get(row)
+        if first is None or col <= first:
+            return col
+        begin = self.line_starts[row]
+        tail = self.data[begin + first : begin + col].decode("utf-8", errors="replace")
+        return first + len(tail.encode("utf-16-le")) // 2
 
     def position(self, point: tuple[int, int]) -> Position:
         """tree-sitter (row, byte column) -> LSP position (line, UTF-16 column)."""
         row, col = point
-        if col == 0 or row not in self.non_ascii_rows:
-            return Position(row, col)
-        starts = self.line_starts
-        if row >= len(starts):
-            return Position(row, col)
-        prefix = self.data[starts[row] : starts[row] + col].decode("utf-8", errors="replace")
-        return Position(row, len(prefix.encode("utf-16-le")) // 2)
+        return Position(row, self.utf16_column(row, col))
 
     def node_range(self, node: tree_sitter.Node) -> Range:
         return Range(self.position(node.start_point), self.position(node.end_point))

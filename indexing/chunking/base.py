@@ -251,28 +251,9 @@ def _reference_name(raw: bytes, sigil: bool) -> tuple[str, int] | None:
     return (name.lstrip("$") if sigil else name), (-1 if b"\n" in raw else len(raw))
 
 
-_NON_ASCII_BYTE = re.compile(rb"[\x80-\xff]")
-
-
 def _utf16_columns(doc: SourceDocument) -> Callable[[int, int], int]:
-    """(row, byte column) -> UTF-16 column, for rows holding non-ASCII text. A column
-    left of the row's first non-ASCII byte is already right (every byte before it is
-    one UTF-16 unit), so only the rest pay for decoding the line (`doc.position`);
-    on a line with a `'…'` string at its end, that is none of its identifiers."""
-    data, starts = doc.data, doc.line_starts
-    first: dict[int, int] = {}
-
-    def column(row: int, col: int) -> int:
-        limit = first.get(row)
-        if limit is None:
-            if row >= len(starts):
-                return col
-            begin = starts[row]
-            m = _NON_ASCII_BYTE.search(data, begin, starts[row + 1] if row + 1 < len(starts) else len(data))
-            limit = first[row] = m.start() - begin if m else len(data)
-        return col if col <= limit else doc.position((row, col)).character
-
-    return column
+    """(row, byte column) -> UTF-16 column, for rows holding non-ASCII text."""
+    return doc.utf16_column
 
 
 _COMMENT_PREFIX = re.compile(r"^\s*(/\*\*?|\*/|\*|//+|#+|--)\s?")

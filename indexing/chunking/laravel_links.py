@@ -19,6 +19,8 @@ depends on it.
 
 from __future__ import annotations
 
+import re
+
 import tree_sitter
 
 from ..languages import query
@@ -94,9 +96,20 @@ _LINKS_QUERY = "\n".join(
 )
 
 
+#: Text every match of `_LINKS_QUERY` contains: one of its call names before a `(`
+#: (the query's predicates are case-sensitive too), or the `$with` property. Most files
+#: of a framework have none, and the query's predicates run Python per method call.
+_MAY_LINK = re.compile(
+    rb"\b(?:route|to_route|has|is|view|make|first|exists|layout|extends|markdown|text|"
+    + _RELATION_METHODS.encode() + rb")\s*\(|Layout\s*\(|\$with\b"
+)
+
+
 def laravel_string_references(doc: SourceDocument, root: tree_sitter.Node) -> list[Reference]:
     """Route names, view names and relation names given as string literals (routes,
     then views, then relations, each in file order)."""
+    if not _MAY_LINK.search(doc.data):
+        return []
     found: dict[str, list[Reference]] = {"route": [], "view": [], "relation": [], "make": [], "with": []}
     for pattern, captures in tree_sitter.QueryCursor(query("php", _LINKS_QUERY)).matches(root):
         kind, index = _KINDS[pattern]

@@ -16,8 +16,10 @@ from __future__ import annotations
 import ast
 import re
 import threading
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import replace
+from operator import itemgetter
 from typing import Any
 
 import tree_sitter
@@ -672,19 +674,29 @@ class PhpStrategy(TreeSitterStrategy):
         """Classes a function/method touches: parameter and return types, `new X`,
         `X::class`, `X::call()`, `instanceof X`, and `$this->prop->...` where the
         property's type is known (constructor injection, typed properties)."""
-        found: list[tuple[int, str]] = []
+        starts, captured = memoized(("related", doc.path), lambda: self._related_captures(doc))
+        found: list[str] = []
+        for i in range(bisect_left(starts, node.start_byte), bisect_left(starts, node.end_byte)):
+            capture, text = captured[i]
+            if capture == "this_prop":
+                t = (property_types or {}).get(text)
+                if t:
+                    found.append(t)
+            elif text.lower() not in _BUILTIN_TYPES:
+                found.append(resolve_name(text, namespace, imports))
+        return list(dict.fromkeys(found))
+
+    def _related_captures(self, doc: SourceDocument) -> tuple[list[int], list[tuple[str, str]]]:
+        """`_RELATED_QUERY`'s captures over the whole file in byte order: one query per
+        file instead of one per method (a query run costs more than its matches)."""
+        root = doc.tree.root_node  # type: ignore[union-attr]
         cursor = tree_sitter.QueryCursor(query(self.grammar_name, _RELATED_QUERY))
-        for capture, nodes in cursor.captures(node).items():
-            for n in nodes:
-                text = doc.node_text(n)
-                if capture == "this_prop":
-                    t = (property_types or {}).get(text)
-                    if t:
-                        found.append((n.start_byte, t))
-                elif capture == "type" and text.lower() not in _BUILTIN_TYPES:
-                    found.append((n.start_byte, resolve_name(text, namespace, imports)))
-        found.sort()
-        return list(dict.fromkeys(name for _, name in found))
+        nodes = sorted(
+            ((n.start_byte, capture, n) for capture, ns in cursor.captures(root).items()
+             if capture in ("type", "this_prop") for n in ns),
+            key=itemgetter(0),
+        )
+        return [b for b, _, _ in nodes], [(capture, doc.node_text(n)) for _, capture, n in nodes]
 
 
 _RELATED_QUERY = """

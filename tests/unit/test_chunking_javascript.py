@@ -363,3 +363,21 @@ def test_ctags_parity_on_the_typescript_fixture():
                 ours.add((rel, s.name.lstrip("#"), line + 1))
     missing = [t for t in tags if (t["path"], t["name"].lstrip("#"), t["line"]) not in ours]
     assert not missing, missing
+
+
+def test_a_minified_bundle_is_not_analysed_but_a_long_literal_is_no_bundle():
+    # the shape of Laravel's `renderer/dist/scripts.js`: a few lines, each thousands of
+    # characters of one-letter names
+    body = "".join(f"function {c}(e){{return t(e)+n.{c}}}var {c}{i}=Object.defineProperty;"
+                   for i in range(200) for c in "stuv")
+    bundle = analyze_source("dist/scripts.js", f"var e=1;{body}\n{body}\n".encode())
+    assert not bundle.symbols and not bundle.references and not bundle.chunks
+    assert any("minified" in note for note in bundle.notes)
+    assert not analyze_source("dist/styles.css", ("a{color:red}" * 400).encode()).chunks
+
+    handwritten = "\n".join(
+        ['const ICON = "data:image/svg+xml;base64,' + "A" * 6000 + '";']
+        + [f"export function render{i}(el) {{\n  return el.append(ICON);\n}}" for i in range(40)]
+    )
+    analysis = analyze_source("src/icons.js", handwritten.encode())
+    assert "render39" in {s.name for s in analysis.symbols}
