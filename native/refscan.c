@@ -372,6 +372,10 @@ static PyObject *new_reference(PyTypeObject *type, PyObject *name, long sr, long
     PyTuple_SET_ITEM(t, 3, c);
     PyTuple_SET_ITEM(t, 4, d);
     PyTuple_SET_ITEM(t, 5, container);
+    /* str, int and None cannot form a cycle: keep millions of these out of the
+     * collector's generations (CPython untracks such tuples too, but only once a
+     * collection has visited them). */
+    PyObject_GC_UnTrack(t);
     return t;
 }
 

@@ -466,7 +466,7 @@ class TreeSitterStrategy:
                     [d.symbol.qualified_name for d in defs],
                 ),
                 self.dollar_is_sigil,
-                _utf16_columns(doc) if doc.non_ascii_rows else None,
+                None if doc.data.isascii() else doc.utf16_column,
             )
             if refs is not None:
                 return refs
