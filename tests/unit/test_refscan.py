@@ -1,0 +1,158 @@
+"""The compiled reference pass (native/refscan.c) against the Python loop it replaces.
+
+Every grammar-backed fixture file and a few hand-made edge cases (non-ASCII text left
+and right of identifiers, names spanning lines, PHP's `$` sigil, query predicates) go
+through both passes: the references, their order, positions and containers must be
+the same. The extension is built by `pip install`; these tests fail (not skip) when it
+is missing, so a broken build shows up in CI instead of silently running slower.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import tree_sitter
+from code_intel.indexing.analyze import analyze_source, parse
+from code_intel.indexing.chunking import ChunkSettings, refscan, strategy_for
+from code_intel.indexing.chunking.base import TreeSitterStrategy, new_analysis
+from code_intel.indexing.chunking.php import PhpStrategy
+from code_intel.indexing.chunking.python import PythonStrategy
+from code_intel.indexing.languages import detect_language
+from code_intel.indexing.source import SourceDocument
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def _passes(strategy: TreeSitterStrategy, path: str, data: bytes):
+    """(compiled, python) reference lists of the base pass for one file."""
+    doc = SourceDocument(path=path, language=strategy.language, data=data)
+    doc.tree = parse(strategy.language, data)
+    root = doc.tree.root_node
+    defs = strategy._definitions(doc, root, strategy.module_prefix(doc, new_analysis(doc, strategy.grammar_name, root)))
+    return (
+        TreeSitterStrategy._references(strategy, doc, root, defs),
+        TreeSitterStrategy._references_py(strategy, doc, root, defs),
+    )
+
+
+def _grammar_files() -> list[Path]:
+    return [
+        p for p in sorted(FIXTURES.rglob("*"))
+        if p.is_file() and isinstance(strategy_for(detect_language(str(p))), TreeSitterStrategy)
+    ]
+
+
+def test_the_extension_is_built_for_the_installed_tree_sitter():
+    assert refscan.AVAILABLE, (
+        "code_intel.indexing._refscan did not build or does not match tree_sitter "
+        f"{tree_sitter.__version__}: reinstall with `pip install -e .` (needs gcc and Python headers)"
+    )
+
+
+def test_every_fixture_file_gets_the_same_references_from_both_passes():
+    files = _grammar_files()
+    languages = set()
+    for path in files:
+        language = detect_language(str(path))
+        compiled, python = _passes(strategy_for(language), path.name, path.read_bytes())
+        assert compiled == python, path
+        if python:
+            languages.add(language)
+    # the corpus covers every grammar family whose references_query differs
+    assert {"python", "php", "typescript", "javascript", "go", "java"} <= languages
+
+
+def test_whole_analyses_are_identical_with_the_python_pass(monkeypatch):
+    """What the store receives (extras such as docblock and string references
+    included) does not depend on which pass ran."""
+    settings = ChunkSettings()
+    files = _grammar_files()
+    compiled = [analyze_source(p.name, p.read_bytes(), settings) for p in files]
+    monkeypatch.setattr(refscan, "AVAILABLE", False)
+    python = [analyze_source(p.name, p.read_bytes(), settings) for p in files]
+    assert [a.references for a in compiled] == [a.references for a in python]
+    assert sum(len(a.references) for a in compiled) > 1000
+
+
+NON_ASCII = """# ü in a comment
+class Größe:
+    def straße(self, ñame="€"):  # 🎉 emoji is two UTF-16 units
+        return ñame + "🎉" + self.straße(ñame)
+
+x = "ü"; y = x; z = Größe().straße(y)
+"""
+
+
+def test_non_ascii_text_left_and_right_of_identifiers():
+    compiled, python = _passes(PythonStrategy(), "m.py", NON_ASCII.encode())
+    assert compiled == python
+    # `self` after `🎉` (2 UTF-16 units, 4 bytes) and `ü`: column counts UTF-16 units
+    line = NON_ASCII.splitlines()[3]
+    col = len(line[: line.index("self")].encode("utf-16-le")) // 2
+    assert any(r.name == "self" and r.start_line == 3 and r.start_character == col for r in compiled)
+    assert any(r.name == "straße" and r.container == "m.Größe.straße" for r in compiled)
+
+
+class _BlockNames(PythonStrategy):
+    """A query capturing nodes that span lines and whose text starts like a name."""
+
+    references_query = "(block) @reference"
+
+
+class _StructuralBlocks(PythonStrategy):
+    """The query-engine path: a field constraint and a predicate the C side evaluates."""
+
+    references_query = '(if_statement consequence: (block) @reference (#not-eq? @reference "pass"))'
+
+
+MULTILINE = b"""def f(a):
+    if a:
+        pass
+    if a:
+        g(a)
+        h = 1
+    return a
+"""
+
+
+@pytest.mark.parametrize("strategy", [_BlockNames(), _StructuralBlocks()])
+def test_names_spanning_lines_take_their_end_from_the_node(strategy):
+    compiled, python = _passes(strategy, "m.py", MULTILINE)
+    assert compiled == python
+    multi = [r for r in compiled if r.end_line > r.start_line]
+    assert multi and all(r.name.startswith(("g(a)", "if a", "pass")) for r in multi)
+    assert all(r.name != "pass" for r in compiled) or isinstance(strategy, _BlockNames)
+
+
+class _PhpVariables(PhpStrategy):
+    references_query = "(variable_name) @reference"
+
+
+def test_php_sigil_is_stripped_and_dollar_names_kept_in_js():
+    php = "<?php\nfunction f($user) { return $user->name . $ünïcode; }\n".encode()
+    compiled, python = _passes(_PhpVariables(), "a.php", php)
+    assert compiled == python
+    assert [r.name for r in compiled] == ["user", "user", "ünïcode"]
+    js = b"const $store = 1; $store + $$double;\n"
+    strategy = strategy_for("javascript")
+    compiled, python = _passes(strategy, "a.js", js)
+    assert compiled == python
+    assert "$store" in {r.name for r in compiled} and "$$double" in {r.name for r in compiled}
+
+
+class _MatchPredicate(PythonStrategy):
+    references_query = '((identifier) @reference (#match? @reference "^[a-z]"))'
+
+
+def test_a_predicate_the_extension_does_not_evaluate_runs_the_python_pass():
+    strategy = _MatchPredicate()
+    data = b"Alpha = beta\n"
+    doc = SourceDocument(path="m.py", language="python", data=data)
+    doc.tree = parse("python", data)
+    root = doc.tree.root_node
+    assert refscan.scan(root, strategy.grammar_name, strategy.references_query, data, [], ([], [], []),
+                        False, None) is None
+    compiled, python = _passes(strategy, "m.py", data)
+    assert compiled == python
+    assert [r.name for r in compiled] == ["beta"]
