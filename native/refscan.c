@@ -589,7 +589,147 @@ done:
     return result;
 }
 
+/* ---- packing: store.pack_references in C ------------------------------------- */
+
+typedef struct {
+    unsigned char *bytes; /* little-endian int32 quintuples */
+    size_t used, size;
+    PyObject *numbers; /* container -> number (1-based), insertion-ordered; NULL: none yet */
+} Group;
+
+static int put_i32(Group *g, PyObject *value) {
+    long v = PyLong_AsLong(value);
+    if (v == -1 && PyErr_Occurred()) return 0;
+    if (v < INT32_MIN || v > INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "signed integer is greater than maximum");
+        return 0;
+    }
+    if (g->used + 4 > g->size) {
+        size_t size = g->size ? g->size * 2 : 80;
+        unsigned char *more = realloc(g->bytes, size);
+        if (more == NULL) {
+            PyErr_NoMemory();
+            return 0;
+        }
+        g->bytes = more;
+        g->size = size;
+    }
+    uint32_t u = (uint32_t)(int32_t)v;
+    unsigned char *b = g->bytes + g->used;
+    b[0] = u & 0xff, b[1] = (u >> 8) & 0xff, b[2] = (u >> 16) & 0xff, b[3] = u >> 24;
+    g->used += 4;
+    return 1;
+}
+
+/* pack(path, refs, sep) -> [(path, name, count, positions, containers)], the rows of
+ * store.pack_references: names in first-occurrence order, each name's occurrences in
+ * list order, containers numbered per row in first-occurrence order (0: none). */
+static PyObject *refscan_pack(PyObject *self, PyObject *args) {
+    PyObject *path, *refs, *sep;
+    if (!PyArg_ParseTuple(args, "OO!U:pack", &path, &PyList_Type, &refs, &sep)) return NULL;
+    PyObject *index = PyDict_New(); /* name -> group number */
+    PyObject *order = PyList_New(0); /* names, first occurrence first */
+    PyObject *rows = NULL;
+    Group *groups = NULL;
+    size_t n_groups = 0, groups_size = 0;
+    if (index == NULL || order == NULL) goto fail;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(refs); i++) {
+        PyObject *ref = PyList_GET_ITEM(refs, i);
+        if (!PyTuple_Check(ref) || PyTuple_GET_SIZE(ref) != 6) {
+            PyErr_SetString(PyExc_TypeError, "a reference is a 6-tuple");
+            goto fail;
+        }
+        PyObject *name = PyTuple_GET_ITEM(ref, 0);
+        PyObject *number = PyDict_GetItemWithError(index, name);
+        size_t g;
+        if (number == NULL) {
+            if (PyErr_Occurred()) goto fail;
+            if (n_groups == groups_size) {
+                groups_size = groups_size ? groups_size * 2 : 64;
+                Group *more = realloc(groups, groups_size * sizeof(Group));
+                if (more == NULL) {
+                    PyErr_NoMemory();
+                    goto fail;
+                }
+                groups = more;
+            }
+            memset(&groups[n_groups], 0, sizeof(Group));
+            PyObject *num = PyLong_FromSize_t(n_groups);
+            if (num == NULL || PyDict_SetItem(index, name, num) < 0 || PyList_Append(order, name) < 0) {
+                Py_XDECREF(num);
+                goto fail;
+            }
+            Py_DECREF(num);
+            g = n_groups++;
+        } else {
+            g = PyLong_AsSize_t(number);
+        }
+        Group *group = &groups[g];
+        PyObject *container = PyTuple_GET_ITEM(ref, 5);
+        long container_number = 0;
+        if (container != Py_None) {
+            if (group->numbers == NULL && (group->numbers = PyDict_New()) == NULL) goto fail;
+            PyObject *known = PyDict_GetItemWithError(group->numbers, container);
+            if (known == NULL) {
+                if (PyErr_Occurred()) goto fail;
+                container_number = (long)PyDict_GET_SIZE(group->numbers) + 1;
+                PyObject *num = PyLong_FromLong(container_number);
+                if (num == NULL || PyDict_SetItem(group->numbers, container, num) < 0) {
+                    Py_XDECREF(num);
+                    goto fail;
+                }
+                Py_DECREF(num);
+            } else {
+                container_number = PyLong_AsLong(known);
+            }
+        }
+        PyObject *cn = PyLong_FromLong(container_number);
+        if (cn == NULL) goto fail;
+        int ok = put_i32(group, PyTuple_GET_ITEM(ref, 1)) && put_i32(group, PyTuple_GET_ITEM(ref, 2)) &&
+                 put_i32(group, PyTuple_GET_ITEM(ref, 3)) && put_i32(group, PyTuple_GET_ITEM(ref, 4)) &&
+                 put_i32(group, cn);
+        Py_DECREF(cn);
+        if (!ok) goto fail;
+    }
+    rows = PyList_New((Py_ssize_t)n_groups);
+    if (rows == NULL) goto fail;
+    for (size_t g = 0; g < n_groups; g++) {
+        Group *group = &groups[g];
+        PyObject *joined;
+        if (group->numbers == NULL) {
+            joined = PyUnicode_New(0, 0);
+        } else {
+            PyObject *keys = PyDict_Keys(group->numbers);
+            joined = keys ? PyUnicode_Join(sep, keys) : NULL;
+            Py_XDECREF(keys);
+        }
+        PyObject *positions = PyBytes_FromStringAndSize((const char *)group->bytes, (Py_ssize_t)group->used);
+        PyObject *row = NULL;
+        if (joined && positions)
+            row = Py_BuildValue("(OOnOO)", path, PyList_GET_ITEM(order, g), (Py_ssize_t)(group->used / 20),
+                                positions, joined);
+        Py_XDECREF(joined);
+        Py_XDECREF(positions);
+        if (row == NULL) goto fail;
+        PyList_SET_ITEM(rows, (Py_ssize_t)g, row);
+    }
+    goto done;
+fail:
+    Py_CLEAR(rows);
+done:
+    for (size_t g = 0; g < n_groups; g++) {
+        free(groups[g].bytes);
+        Py_XDECREF(groups[g].numbers);
+    }
+    free(groups);
+    Py_XDECREF(index);
+    Py_XDECREF(order);
+    return rows;
+}
+
 static PyMethodDef methods[] = {
+    {"pack", refscan_pack, METH_VARARGS,
+     "pack(path, refs, sep) -> the store's packed rows, one per name (store.pack_references)."},
     {"compile", refscan_compile, METH_VARARGS,
      "compile(node, source) -> query handle for node's language, or None when a predicate "
      "is not #eq?/#not-eq? against a string."},

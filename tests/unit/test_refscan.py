@@ -19,6 +19,7 @@ from code_intel.indexing.chunking.base import TreeSitterStrategy, new_analysis
 from code_intel.indexing.chunking.php import PhpStrategy
 from code_intel.indexing.chunking.python import PythonStrategy
 from code_intel.indexing.languages import detect_language
+from code_intel.indexing.model import Reference
 from code_intel.indexing.source import SourceDocument
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -156,3 +157,23 @@ def test_a_predicate_the_extension_does_not_evaluate_runs_the_python_pass():
     compiled, python = _passes(strategy, "m.py", data)
     assert compiled == python
     assert [r.name for r in compiled] == ["beta"]
+
+
+def test_compiled_packing_writes_the_rows_of_the_python_packing():
+    from code_intel.indexing import store
+
+    assert store._native_pack is not None, "the extension's pack() did not load"
+    settings = ChunkSettings()
+    edge = [
+        Reference("total", 3, 4, 3, 9, "shop.Cart.add"),
+        Reference("Ünïcode", 4, 0, 4, 7, None),
+        Reference("total", 9, 2, 11, 1, "shop.Cart.add"),
+        Reference("total", 12, 0, 12, 5, ""),
+        Reference("Ünïcode", 70_000, 2**20, 70_000, -(2**31), "shop.Ärger"),
+    ]
+    cases = [edge, []] + [analyze_source(p.name, p.read_bytes(), settings).references for p in _grammar_files()]
+    for refs in cases:
+        assert store.pack_references("a.py", refs) == store._pack_references_py("a.py", refs)
+    too_big = [Reference("x", 2**31, 0, 0, 0, None)]
+    with pytest.raises(OverflowError):
+        store.pack_references("a.py", too_big)
