@@ -41,15 +41,31 @@ typedef struct {
 
 typedef struct {
     uint32_t capture_id;
-    const char *text;
+    const char *text; /* owned by the TSQuery, or malloc'd for a Rule */
     uint32_t length;
     int positive;
 } EqString;
 
+
+#define MAX_LEVELS 8
+
+/* A single-path pattern, capture first: `(P field: (Q (name) @reference))` is levels
+ * name, Q, P. field/anchored describe a level's node inside the next level's. */
 typedef struct {
-    TSQuery *query;          /* NULL: a plain walk keeping the nodes of `kinds` */
-    unsigned char *kinds;    /* symbol -> 1 when a node of that type is a reference */
+    uint32_t n_levels;
+    TSSymbol symbols[MAX_LEVELS];
+    TSFieldId fields[MAX_LEVELS]; /* 0: any field */
+    unsigned char anchored[MAX_LEVELS]; /* the first named child */
+    uint32_t n_preds;
+    EqString preds[4]; /* on the captured node */
+} Rule;
+
+typedef struct {
+    TSQuery *query;          /* NULL: a tree walk (kinds, then rules if any) */
+    unsigned char *kinds;    /* symbol -> 1 when a node of that type is (may be) a reference */
     uint32_t n_symbols;
+    Rule *rules;             /* NULL: every node of `kinds` is a reference */
+    uint32_t n_rules;
     const TSLanguage *language;
     uint32_t n_patterns;
     uint32_t *first; /* n_patterns + 1 offsets into preds */
@@ -62,6 +78,11 @@ static void query_free(RefQuery *q) {
     if (q == NULL) return;
     if (q->query) ts_query_delete(q->query);
     free(q->kinds);
+    if (q->rules) {
+        for (uint32_t r = 0; r < q->n_rules; r++)
+            for (uint32_t k = 0; k < q->rules[r].n_preds; k++) free((void *)q->rules[r].preds[k].text);
+        free(q->rules);
+    }
     free(q->first);
     free(q->preds);
     free(q);
@@ -190,6 +211,83 @@ static PyObject *refscan_compile_kinds(PyObject *self, PyObject *args) {
     return capsule;
 }
 
+/* compile_rules(node, rules) -> handle for a query made of single-path patterns (the
+ * PHP one): rules = [(levels, predicates)], levels = [(type, field or None, anchored)]
+ * from the captured node up, predicates = [(positive, text)] on the captured node.
+ * indexing/chunking/refscan.py parses the query into this form or keeps the engine. */
+static PyObject *refscan_compile_rules(PyObject *self, PyObject *args) {
+    PyObject *node_obj, *rules;
+    if (!PyArg_ParseTuple(args, "OO!:compile_rules", &node_obj, &PyList_Type, &rules)) return NULL;
+    if (!check_node(node_obj)) return NULL;
+    const TSLanguage *language = ts_node_language(((BNode *)node_obj)->node);
+    RefQuery *q = calloc(1, sizeof(RefQuery));
+    if (q == NULL) return PyErr_NoMemory();
+    q->language = language;
+    q->n_symbols = ts_language_symbol_count(language);
+    q->kinds = calloc(q->n_symbols + 1, 1);
+    q->n_rules = (uint32_t)PyList_GET_SIZE(rules);
+    q->rules = calloc(q->n_rules + 1, sizeof(Rule));
+    if (q->kinds == NULL || q->rules == NULL) {
+        query_free(q);
+        return PyErr_NoMemory();
+    }
+    for (uint32_t r = 0; r < q->n_rules; r++) {
+        Rule *rule = &q->rules[r];
+        PyObject *levels, *preds;
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(rules, r), "O!O!", &PyList_Type, &levels, &PyList_Type, &preds))
+            goto fail;
+        if (PyList_GET_SIZE(levels) < 1 || PyList_GET_SIZE(levels) > MAX_LEVELS || PyList_GET_SIZE(preds) > 4) {
+            PyErr_SetString(PyExc_ValueError, "a rule has 1-8 levels and at most 4 predicates");
+            goto fail;
+        }
+        rule->n_levels = (uint32_t)PyList_GET_SIZE(levels);
+        for (uint32_t i = 0; i < rule->n_levels; i++) {
+            const char *type, *field;
+            Py_ssize_t type_len, field_len = 0;
+            int anchored;
+            if (!PyArg_ParseTuple(PyList_GET_ITEM(levels, i), "s#z#p", &type, &type_len, &field, &field_len,
+                                  &anchored))
+                goto fail;
+            rule->symbols[i] = ts_language_symbol_for_name(language, type, (uint32_t)type_len, true);
+            if (rule->symbols[i] == 0 || rule->symbols[i] >= q->n_symbols) {
+                PyErr_Format(PyExc_ValueError, "no node type %s in this grammar", type);
+                goto fail;
+            }
+            if (field != NULL) {
+                rule->fields[i] = ts_language_field_id_for_name(language, field, (uint32_t)field_len);
+                if (rule->fields[i] == 0) {
+                    PyErr_Format(PyExc_ValueError, "no field %s in this grammar", field);
+                    goto fail;
+                }
+            }
+            rule->anchored[i] = (unsigned char)anchored;
+        }
+        q->kinds[rule->symbols[0]] = 1;
+        rule->n_preds = (uint32_t)PyList_GET_SIZE(preds);
+        for (uint32_t k = 0; k < rule->n_preds; k++) {
+            int positive;
+            const char *text;
+            Py_ssize_t len;
+            if (!PyArg_ParseTuple(PyList_GET_ITEM(preds, k), "ps#", &positive, &text, &len)) goto fail;
+            char *copy = malloc((size_t)len + 1);
+            if (copy == NULL) {
+                PyErr_NoMemory();
+                goto fail;
+            }
+            memcpy(copy, text, (size_t)len);
+            rule->preds[k].text = copy;
+            rule->preds[k].length = (uint32_t)len;
+            rule->preds[k].positive = positive;
+        }
+    }
+    PyObject *capsule = PyCapsule_New(q, QUERY_CAPSULE, capsule_destructor);
+    if (capsule == NULL) query_free(q);
+    return capsule;
+fail:
+    query_free(q);
+    return NULL;
+}
+
 /* py-tree-sitter's rule: every node of the capture satisfies the (in)equality; a tree
  * without a source skips predicates. */
 static int satisfies(const RefQuery *q, const TSQueryMatch *match, const char *source,
@@ -208,6 +306,41 @@ static int satisfies(const RefQuery *q, const TSQueryMatch *match, const char *s
         }
     }
     return 1;
+}
+
+/* one ancestor of the walk's current node (see compile_rules) */
+typedef struct {
+    TSSymbol symbol;
+    TSFieldId field;
+    unsigned char first_named;
+    uint32_t named_seen; /* named children of this node visited so far */
+} Level;
+
+static int rules_match(const RefQuery *q, const Level *levels, size_t depth, TSNode node,
+                       const char *source, Py_ssize_t source_len) {
+    for (uint32_t r = 0; r < q->n_rules; r++) {
+        const Rule *rule = &q->rules[r];
+        if (rule->n_levels > depth + 1 || rule->symbols[0] != levels[depth].symbol) continue;
+        int ok = 1;
+        for (uint32_t i = 0; ok && i < rule->n_levels; i++) {
+            const Level *level = &levels[depth - i];
+            if (i > 0 && level->symbol != rule->symbols[i]) ok = 0;
+            else if (i + 1 < rule->n_levels && rule->fields[i] && level->field != rule->fields[i]) ok = 0;
+            else if (i + 1 < rule->n_levels && rule->anchored[i] && !level->first_named) ok = 0;
+        }
+        if (ok && source != NULL && rule->n_preds) {
+            uint32_t s = ts_node_start_byte(node), t = ts_node_end_byte(node);
+            if (t > (uint32_t)source_len) t = (uint32_t)source_len;
+            if (s > t) s = t;
+            for (uint32_t k = 0; ok && k < rule->n_preds; k++) {
+                const EqString *e = &rule->preds[k];
+                int equal = (t - s == e->length) && memcmp(source + s, e->text, e->length) == 0;
+                if (equal != e->positive) ok = 0;
+            }
+        }
+        if (ok) return 1;
+    }
+    return 0;
 }
 
 /* ---- per-file name cache: raw identifier bytes -> (name, byte length | -1) ------- */
@@ -428,6 +561,7 @@ static PyObject *refscan_scan(PyObject *self, PyObject *args) {
     TSQueryCursor *cursor = NULL;
     TSTreeCursor walk;
     int walking = 0;
+    Level *levels = NULL;
     Py_ssize_t n_names, n_defs, n_ends;
     if (!read_u32_list(name_starts_obj, &name_starts, &n_names) ||
         !read_u32_list(def_starts_obj, &def_starts, &n_defs) ||
@@ -484,7 +618,7 @@ static PyObject *refscan_scan(PyObject *self, PyObject *args) {
         if (n_caps && c->start < caps[n_caps - 1].start) sorted = 0;        \
         n_caps++;                                                           \
     } while (0)
-    if (q->query == NULL) {
+    if (q->query == NULL && q->rules == NULL) {
         walk = ts_tree_cursor_new(root->node);
         walking = 1;
         for (;;) {
@@ -498,6 +632,55 @@ static PyObject *refscan_scan(PyObject *self, PyObject *args) {
                     more = 0;
                     break;
                 }
+            }
+            if (!more) break;
+        }
+    } else if (q->query == NULL) {
+        /* the walk keeps, per depth, each ancestor's type, its field in its parent and
+         * whether it is its parent's first named child: what the rules look at */
+        walk = ts_tree_cursor_new(root->node);
+        walking = 1;
+        size_t depth = 0;
+        size_t levels_size = 64;
+        levels = malloc(levels_size * sizeof(Level));
+        if (levels == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        levels[0].named_seen = 0;
+        for (;;) {
+            TSNode node = ts_tree_cursor_current_node(&walk);
+            TSSymbol symbol = ts_node_symbol(node);
+            Level *here = &levels[depth];
+            here->symbol = symbol;
+            here->field = ts_tree_cursor_current_field_id(&walk);
+            here->first_named = 0;
+            if (ts_node_is_named(node)) {
+                here->first_named = depth > 0 && levels[depth - 1].named_seen == 0;
+                if (depth > 0) levels[depth - 1].named_seen++;
+            }
+            if (symbol < q->n_symbols && q->kinds[symbol] && rules_match(q, levels, depth, node, source, source_len))
+                ADD_CAPTURE(node);
+            if (ts_tree_cursor_goto_first_child(&walk)) {
+                if (++depth == levels_size) {
+                    levels_size *= 2;
+                    Level *more = realloc(levels, levels_size * sizeof(Level));
+                    if (more == NULL) {
+                        PyErr_NoMemory();
+                        goto done;
+                    }
+                    levels = more;
+                }
+                levels[depth - 1].named_seen = 0;
+                continue;
+            }
+            int more = 1;
+            while (!ts_tree_cursor_goto_next_sibling(&walk)) {
+                if (!ts_tree_cursor_goto_parent(&walk)) {
+                    more = 0;
+                    break;
+                }
+                depth--;
             }
             if (!more) break;
         }
@@ -586,6 +769,7 @@ done:
     free(def_ends);
     free(stack);
     free(row_flags);
+    free(levels);
     return result;
 }
 
@@ -735,6 +919,8 @@ static PyMethodDef methods[] = {
      "is not #eq?/#not-eq? against a string."},
     {"compile_kinds", refscan_compile_kinds, METH_VARARGS,
      "compile_kinds(node, names) -> handle that keeps the named nodes of these types."},
+    {"compile_rules", refscan_compile_rules, METH_VARARGS,
+     "compile_rules(node, rules) -> handle matching single-path patterns in a tree walk."},
     {"scan", refscan_scan, METH_VARARGS,
      "scan(root, query, data, name_starts, def_starts, def_ends, containers, sigil, utf16, "
      "reference_type) -> the file's references."},

@@ -177,3 +177,49 @@ def test_compiled_packing_writes_the_rows_of_the_python_packing():
     too_big = [Reference("x", 2**31, 0, 0, 0, None)]
     with pytest.raises(OverflowError):
         store.pack_references("a.py", too_big)
+
+
+def test_single_path_patterns_become_walk_rules_and_anything_else_keeps_the_engine():
+    rules = refscan.single_path_rules(
+        '(scoped_property_access_expression name: (variable_name (name) @reference))\n'
+        '(namespace_use_clause . (name) @reference)\n'
+        '(class_constant_access_expression (name) @reference (#not-eq? @reference "class"))'
+    )
+    assert rules == [
+        ([("name", None, False), ("variable_name", "name", False),
+          ("scoped_property_access_expression", None, False)], []),
+        ([("name", None, True), ("namespace_use_clause", None, False)], []),
+        ([("name", None, False), ("class_constant_access_expression", None, False)], [(False, "class")]),
+    ]
+    for unsupported in (
+        "(call function: (identifier) @f arguments: (argument_list) @a)",  # two children
+        "(call (identifier)+ @r)",  # quantifier
+        "[(call) (identifier)] @r",  # alternation
+    ):
+        with pytest.raises(ValueError):
+            refscan.single_path_rules(unsupported)
+    with pytest.raises(ValueError):  # the capture must be the innermost node
+        refscan.single_path_rules("(call (identifier)) @r")
+    with pytest.raises(ValueError):
+        refscan.single_path_rules('((identifier) @r (#match? @r "^a"))')
+
+
+class _PhpConstants(PhpStrategy):
+    """PHP's query shape with an anchor and a predicate on the rule-walk path."""
+
+    references_query = """
+    (namespace_use_clause . (name) @reference)
+    (class_constant_access_expression (name) @reference (#eq? @reference "class"))
+    (scoped_property_access_expression name: (variable_name (name) @reference))
+    """
+
+
+def test_rule_walk_anchors_fields_and_predicates_match_the_query_engine():
+    php = b"""<?php
+use App\\Models\\User;
+use Carbon as Clock;
+$a = User::class; $b = Clock::NOW; $c = Foo::$bar; $d = $x->y;
+"""
+    compiled, python = _passes(_PhpConstants(), "a.php", php)
+    assert compiled == python
+    assert [r.name for r in compiled] == ["Carbon", "class", "bar"]
