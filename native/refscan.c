@@ -19,6 +19,12 @@
 #include <string.h>
 
 #include "tree_sitter/api.h"
+/* the runtime's internals (vendored, same version): the walk below reads subtrees
+ * directly, as tree_cursor.c does, without the cursor's bookkeeping */
+#include "language.h"
+#include "length.h"
+#include "subtree.h"
+#include "tree.h"
 
 #define VENDORED_TREE_SITTER "0.26.1"
 
@@ -343,6 +349,73 @@ static int rules_match(const RefQuery *q, const Level *levels, size_t depth, TSN
     return 0;
 }
 
+/* ---- the plain walk: every visible node whose type is in `kinds` --------------- */
+
+typedef struct {
+    Subtree parent;
+    const TSSymbol *aliases;
+    Length position; /* of the next child */
+    uint32_t child;
+    uint32_t structural;
+} Frame;
+
+/* Calls found(node) for each visible node of the kinds, in document order (that of
+ * TSTreeCursor: a child's alias comes from its direct parent's production, extras
+ * never take one). Returns 0 on allocation failure. */
+#define WALK_KINDS(ROOT, KINDS, N_SYMBOLS, FOUND)                                                \
+    do {                                                                                        \
+        const TSTree *tree_ = (ROOT).tree;                                                      \
+        const TSLanguage *lang_ = tree_->language;                                              \
+        if (ts_node_symbol(ROOT) < (N_SYMBOLS) && (KINDS)[ts_node_symbol(ROOT)]) FOUND(ROOT);   \
+        Subtree top_ = *(const Subtree *)(ROOT).id;                                             \
+        if (ts_subtree_child_count(top_) == 0) break;                                           \
+        size_t depth_ = 0;                                                                      \
+        frames[0] = (Frame){top_, ts_language_alias_sequence(lang_, top_.ptr->production_id),   \
+                            {ts_node_start_byte(ROOT), ts_node_start_point(ROOT)}, 0, 0};       \
+        for (;;) {                                                                              \
+            Frame *f_ = &frames[depth_];                                                        \
+            if (f_->child == f_->parent.ptr->child_count) {                                     \
+                if (depth_ == 0) break;                                                         \
+                depth_--;                                                                       \
+                continue;                                                                       \
+            }                                                                                   \
+            const Subtree *child_ = &ts_subtree_children(f_->parent)[f_->child];                \
+            Length at_ = f_->position;                                                          \
+            TSSymbol alias_ = 0;                                                                \
+            if (!ts_subtree_extra(*child_)) {                                                   \
+                if (f_->aliases) alias_ = f_->aliases[f_->structural];                          \
+                f_->structural++;                                                               \
+            }                                                                                   \
+            f_->position = length_add(at_, ts_subtree_size(*child_));                           \
+            f_->child++;                                                                        \
+            if (f_->child < f_->parent.ptr->child_count)                                        \
+                f_->position = length_add(                                                      \
+                    f_->position, ts_subtree_padding(ts_subtree_children(f_->parent)[f_->child])); \
+            if (alias_ || ts_subtree_visible(*child_)) {                                        \
+                TSSymbol sym_ = ts_language_public_symbol(                                      \
+                    lang_, alias_ ? alias_ : ts_subtree_symbol(*child_));                       \
+                if (sym_ < (N_SYMBOLS) && (KINDS)[sym_]) {                                      \
+                    TSNode node_ = ts_node_new(tree_, child_, at_, alias_);                     \
+                    FOUND(node_);                                                               \
+                }                                                                               \
+            }                                                                                   \
+            if (ts_subtree_child_count(*child_) > 0) {                                          \
+                if (++depth_ == frames_size) {                                                  \
+                    frames_size *= 2;                                                           \
+                    Frame *more_ = realloc(frames, frames_size * sizeof(Frame));                \
+                    if (more_ == NULL) {                                                        \
+                        PyErr_NoMemory();                                                       \
+                        goto done;                                                              \
+                    }                                                                           \
+                    frames = more_;                                                             \
+                }                                                                               \
+                frames[depth_] = (Frame){*child_,                                               \
+                                         ts_language_alias_sequence(lang_, child_->ptr->production_id), \
+                                         at_, 0, 0};                                            \
+            }                                                                                   \
+        }                                                                                       \
+    } while (0)
+
 /* ---- per-file name cache: raw identifier bytes -> (name, byte length | -1) ------- */
 
 typedef struct {
@@ -562,6 +635,8 @@ static PyObject *refscan_scan(PyObject *self, PyObject *args) {
     TSTreeCursor walk;
     int walking = 0;
     Level *levels = NULL;
+    Frame *frames = NULL;
+    size_t frames_size = 64;
     Py_ssize_t n_names, n_defs, n_ends;
     if (!read_u32_list(name_starts_obj, &name_starts, &n_names) ||
         !read_u32_list(def_starts_obj, &def_starts, &n_defs) ||
@@ -619,22 +694,12 @@ static PyObject *refscan_scan(PyObject *self, PyObject *args) {
         n_caps++;                                                           \
     } while (0)
     if (q->query == NULL && q->rules == NULL) {
-        walk = ts_tree_cursor_new(root->node);
-        walking = 1;
-        for (;;) {
-            TSNode node = ts_tree_cursor_current_node(&walk);
-            TSSymbol symbol = ts_node_symbol(node);
-            if (symbol < q->n_symbols && q->kinds[symbol]) ADD_CAPTURE(node);
-            if (ts_tree_cursor_goto_first_child(&walk)) continue;
-            int more = 1;
-            while (!ts_tree_cursor_goto_next_sibling(&walk)) {
-                if (!ts_tree_cursor_goto_parent(&walk)) {
-                    more = 0;
-                    break;
-                }
-            }
-            if (!more) break;
+        frames = malloc(frames_size * sizeof(Frame));
+        if (frames == NULL) {
+            PyErr_NoMemory();
+            goto done;
         }
+        WALK_KINDS(root->node, q->kinds, q->n_symbols, ADD_CAPTURE);
     } else if (q->query == NULL) {
         /* the walk keeps, per depth, each ancestor's type, its field in its parent and
          * whether it is its parent's first named child: what the rules look at */
@@ -770,6 +835,7 @@ done:
     free(stack);
     free(row_flags);
     free(levels);
+    free(frames);
     return result;
 }
 
