@@ -517,10 +517,15 @@ static NameSlot *names_get(NameTable *t, const char *raw, uint32_t len, int sigi
 
 /* ---- the pass ---------------------------------------------------------------------- */
 
+/* What the second phase needs of a node, copied out during the walk: that phase
+ * calls back into Python (names, UTF-16 columns), and nothing of the tree is touched
+ * after the walk, so even a tree edited meanwhile by another thread is never read. */
 typedef struct {
     uint32_t start;
     uint32_t order;
-    TSNode node;
+    uint32_t end;
+    TSPoint start_point;
+    TSPoint end_point;
 } Capture;
 
 static int capture_cmp(const void *a, const void *b) {
@@ -687,8 +692,11 @@ static PyObject *refscan_scan(PyObject *self, PyObject *args) {
             caps = more;                                                    \
         }                                                                   \
         Capture *c = &caps[n_caps];                                         \
-        c->node = (NODE);                                                   \
-        c->start = ts_node_start_byte(c->node);                             \
+        TSNode n_ = (NODE);                                                 \
+        c->start = ts_node_start_byte(n_);                                  \
+        c->end = ts_node_end_byte(n_);                                      \
+        c->start_point = ts_node_start_point(n_);                           \
+        c->end_point = ts_node_end_point(n_);                               \
         c->order = (uint32_t)n_caps;                                        \
         if (n_caps && c->start < caps[n_caps - 1].start) sorted = 0;        \
         n_caps++;                                                           \
@@ -785,7 +793,7 @@ static PyObject *refscan_scan(PyObject *self, PyObject *args) {
         if ((int64_t)start == last) continue;
         while (ni < n_names && name_starts[ni] < start) ni++;
         if (ni < n_names && name_starts[ni] == start) continue;
-        uint32_t end = ts_node_end_byte(caps[k].node);
+        uint32_t end = caps[k].end;
         if (end > (uint32_t)data_len) end = (uint32_t)data_len;
         if (start > end) start = end;
         NameSlot *slot = names_get(&names, data + start, end - start, sigil);
@@ -803,10 +811,10 @@ static PyObject *refscan_scan(PyObject *self, PyObject *args) {
             scope_end = depth ? (int64_t)def_ends[stack[depth - 1]] : -1;
             container = depth ? PyList_GET_ITEM(containers, stack[depth - 1]) : Py_None;
         }
-        TSPoint sp = ts_node_start_point(caps[k].node);
+        TSPoint sp = caps[k].start_point;
         long sr = sp.row, sc = sp.column, er, ec;
         if (slot->width < 0) {
-            TSPoint ep = ts_node_end_point(caps[k].node);
+            TSPoint ep = caps[k].end_point;
             er = ep.row, ec = ep.column;
         } else {
             er = sr, ec = sc + slot->width;
