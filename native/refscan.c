@@ -5,7 +5,7 @@
  * ~1.4x tree-sitter's own parse. Here the query runs, the captures are filtered and
  * the Reference tuples are built in one C loop; Python keeps only per-file work.
  *
- * It links a vendored copy of the tree-sitter runtime (native/tree-sitter, the exact
+ * It links a vendored copy of the tree-sitter runtime (native/vendor/tree-sitter, the exact
  * version py-tree-sitter bundles: VENDORED_TREE_SITTER) and reads py-tree-sitter's
  * Node/Tree objects by their C layout, so the caller must check that
  * tree_sitter.__version__ equals TREE_SITTER_VERSION before using it
