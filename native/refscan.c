@@ -591,7 +591,8 @@ static PyObject *new_reference(PyTypeObject *type, PyObject *name, long sr, long
 }
 
 /* scan(root, query, data, name_starts, def_starts, def_ends, containers, sigil, utf16,
- *      reference_type) -> list of reference_type(name, sl, sc, el, ec, container)
+ *      reference_type) -> list of reference_type(name, sl, sc, el, ec, container), or None
+ *      when the tree's language is not the one the query was compiled for
  *
  * name_starts: sorted start bytes of definition names (never references).
  * def_starts/def_ends/containers: the definitions in their list order (sorted by
@@ -617,10 +618,7 @@ static PyObject *refscan_scan(PyObject *self, PyObject *args) {
     RefQuery *q = PyCapsule_GetPointer(capsule, QUERY_CAPSULE);
     if (q == NULL) return NULL;
     BNode *root = (BNode *)root_obj;
-    if (ts_node_language(root->node) != q->language) {
-        PyErr_SetString(PyExc_ValueError, "the query was compiled for another language");
-        return NULL;
-    }
+    if (ts_node_language(root->node) != q->language) Py_RETURN_NONE; /* the Python pass runs */
     const char *source = NULL;
     Py_ssize_t source_len = 0;
     if (root->tree != NULL && strcmp(Py_TYPE(root->tree)->tp_name, "tree_sitter.Tree") == 0) {

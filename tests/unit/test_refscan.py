@@ -223,3 +223,11 @@ $a = User::class; $b = Clock::NOW; $c = Foo::$bar; $d = $x->y;
     compiled, python = _passes(_PhpConstants(), "a.php", php)
     assert compiled == python
     assert [r.name for r in compiled] == ["Carbon", "class", "bar"]
+
+
+def test_a_tree_of_another_language_than_the_compiled_query_runs_the_python_pass():
+    python = parse("python", b"x = y").root_node
+    javascript = parse("javascript", b"x = y").root_node
+    args = ("python", "(identifier) @r", b"x = y", [], ([], [], []), False, None)
+    assert [r.name for r in refscan.scan(python, *args)] == ["x", "y"]
+    assert refscan.scan(javascript, *args) is None
