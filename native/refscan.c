@@ -556,12 +556,74 @@ static int read_u32_list(PyObject *list, uint32_t **out, Py_ssize_t *n) {
     return 1;
 }
 
-static int utf16_column(PyObject *utf16, uint32_t row, uint32_t col, long *out) {
-    PyObject *r = PyObject_CallFunction(utf16, "II", row, col);
-    if (r == NULL) return 0;
-    *out = PyLong_AsLong(r);
-    Py_DECREF(r);
-    return !(*out == -1 && PyErr_Occurred());
+/* UTF-16 columns, as SourceDocument.utf16_column computes them: left of a row's first
+ * non-ASCII byte a byte column is the answer; right of it, the UTF-16 length of the
+ * bytes from there decoded with errors="replace". Counted here for well-formed UTF-8,
+ * continuing from the row's previous answer (references come in position order, so a
+ * long non-ASCII line is walked once, not once per identifier); anything else asks
+ * the Python function, which stays the definition. */
+typedef struct {
+    const unsigned char *data;
+    Py_ssize_t len;
+    uint32_t n_rows;
+    uint32_t *start;  /* byte offset of each row */
+    uint32_t *first;  /* column of the row's first non-ASCII byte; UINT32_MAX: none */
+    PyObject *callback;
+    uint32_t row;     /* the last answer: row, byte column, UTF-16 column */
+    long col, units;
+    int cached;
+} Utf16;
+
+/* UTF-16 units of well-formed UTF-8 in [p, end); -1 when it is not well formed. */
+static long utf16_units(const unsigned char *p, const unsigned char *end) {
+    long units = 0;
+    while (p < end) {
+        unsigned char c = *p;
+        int n;
+        unsigned char lo = 0x80, hi = 0xBF;
+        if (c < 0x80) {
+            p++, units++;
+            continue;
+        } else if (c >= 0xC2 && c <= 0xDF) n = 1;
+        else if (c == 0xE0) n = 2, lo = 0xA0;
+        else if (c == 0xED) n = 2, hi = 0x9F;
+        else if (c >= 0xE1 && c <= 0xEF) n = 2;
+        else if (c == 0xF0) n = 3, lo = 0x90;
+        else if (c == 0xF4) n = 3, hi = 0x8F;
+        else if (c >= 0xF1 && c <= 0xF3) n = 3;
+        else return -1;
+        if (end - p <= n) return -1;
+        if (p[1] < lo || p[1] > hi) return -1;
+        for (int k = 2; k <= n; k++)
+            if (p[k] < 0x80 || p[k] > 0xBF) return -1;
+        p += n + 1;
+        units += n == 3 ? 2 : 1;
+    }
+    return units;
+}
+
+static int utf16_column(Utf16 *u, long row, long col, long *out) {
+    if (row < 0 || (uint32_t)row >= u->n_rows || u->first[row] == UINT32_MAX || col <= (long)u->first[row]) {
+        *out = col;
+        return 1;
+    }
+    long from = u->first[row], base = u->first[row];
+    if (u->cached && u->row == (uint32_t)row && u->col <= col) from = u->col, base = u->units;
+    Py_ssize_t a = (Py_ssize_t)u->start[row] + from, b = (Py_ssize_t)u->start[row] + col;
+    if (b > u->len) b = u->len;
+    if (a > b) a = b;
+    long units = utf16_units(u->data + a, u->data + b);
+    if (units >= 0) {
+        *out = base + units;
+    } else {
+        PyObject *r = PyObject_CallFunction(u->callback, "ll", row, col);
+        if (r == NULL) return 0;
+        *out = PyLong_AsLong(r);
+        Py_DECREF(r);
+        if (*out == -1 && PyErr_Occurred()) return 0;
+    }
+    u->cached = 1, u->row = (uint32_t)row, u->col = col, u->units = *out;
+    return 1;
 }
 
 static PyObject *new_reference(PyTypeObject *type, PyObject *name, long sr, long sc, long er,
@@ -631,8 +693,8 @@ static PyObject *refscan_scan(PyObject *self, PyObject *args) {
 
     PyObject *result = NULL;
     uint32_t *name_starts = NULL, *def_starts = NULL, *def_ends = NULL, *stack = NULL;
-    unsigned char *row_flags = NULL;
     Capture *caps = NULL;
+    Utf16 u16 = {0};
     NameTable names = {0};
     TSQueryCursor *cursor = NULL;
     TSTreeCursor walk;
@@ -654,19 +716,27 @@ static PyObject *refscan_scan(PyObject *self, PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
-    uint32_t n_rows = 1;
+    u16.data = (const unsigned char *)data, u16.len = data_len, u16.n_rows = 1, u16.callback = utf16;
     if (utf16 != Py_None) {
-        for (Py_ssize_t k = 0; k < data_len; k++) n_rows += data[k] == '\n';
-        row_flags = calloc(n_rows, 1);
-        if (row_flags == NULL) {
+        for (Py_ssize_t k = 0; k < data_len; k++) u16.n_rows += data[k] == '\n';
+        u16.start = malloc(u16.n_rows * sizeof(uint32_t));
+        u16.first = malloc(u16.n_rows * sizeof(uint32_t));
+        if (u16.start == NULL || u16.first == NULL) {
             PyErr_NoMemory();
             goto done;
         }
         uint32_t row = 0;
+        u16.start[0] = 0;
+        u16.first[0] = UINT32_MAX;
         for (Py_ssize_t k = 0; k < data_len; k++) {
             unsigned char ch = (unsigned char)data[k];
-            if (ch == '\n') row++;
-            else if (ch >= 0x80) row_flags[row] = 1;
+            if (ch == '\n') {
+                row++;
+                u16.start[row] = (uint32_t)(k + 1);
+                u16.first[row] = UINT32_MAX;
+            } else if (ch >= 0x80 && u16.first[row] == UINT32_MAX) {
+                u16.first[row] = (uint32_t)(k - u16.start[row]);
+            }
         }
     }
 
@@ -817,11 +887,8 @@ static PyObject *refscan_scan(PyObject *self, PyObject *args) {
         } else {
             er = sr, ec = sc + slot->width;
         }
-        if (row_flags != NULL && ((sr < n_rows && row_flags[sr]) || (er < n_rows && row_flags[er]))) {
-            if (!utf16_column(utf16, (uint32_t)sr, (uint32_t)sc, &sc) ||
-                !utf16_column(utf16, (uint32_t)er, (uint32_t)ec, &ec))
-                goto fail;
-        }
+        if (u16.first != NULL && (!utf16_column(&u16, sr, sc, &sc) || !utf16_column(&u16, er, ec, &ec)))
+            goto fail;
         PyObject *ref = new_reference(ref_type, slot->name, sr, sc, er, ec, container);
         if (ref == NULL) goto fail;
         PyList_SET_ITEM(result, out++, ref);
@@ -839,7 +906,8 @@ done:
     free(def_starts);
     free(def_ends);
     free(stack);
-    free(row_flags);
+    free(u16.start);
+    free(u16.first);
     free(levels);
     free(frames);
     return result;

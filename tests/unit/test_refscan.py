@@ -231,3 +231,40 @@ def test_a_tree_of_another_language_than_the_compiled_query_runs_the_python_pass
     args = ("python", "(identifier) @r", b"x = y", [], ([], [], []), False, None)
     assert [r.name for r in refscan.scan(python, *args)] == ["x", "y"]
     assert refscan.scan(javascript, *args) is None
+
+
+INVALID_UTF8 = [
+    b"x = '\xff' + y + '\xe2\x82' + z\n",  # a stray byte, a truncated sequence
+    b"a = '\xed\xa0\x80' + b; c = '\xf4\x90\x80\x80' + d\n",  # a surrogate, beyond U+10FFFF
+    b"s = '\xc3' + a; t = '\xc3\xa9' + b; u = '\xe0\x80\x80' + c\n",  # overlong
+    "v = '🎉' + a\nw = 'x' + b  # ü\n".encode(),
+]
+
+
+@pytest.mark.parametrize("data", INVALID_UTF8)
+def test_columns_after_malformed_utf8_match_the_python_pass(data):
+    compiled, python = _passes(PythonStrategy(), "m.py", data)
+    assert compiled == python
+    assert len(compiled) >= 2
+
+
+def test_a_long_non_ascii_line_needs_no_python_per_identifier():
+    """Columns on well-formed UTF-8 are counted in C, continuing along the row: the
+    Python conversion is not called (it re-decodes the row for every identifier)."""
+    line = "f('é', " + ", ".join(f"v{i} or 'ü'" for i in range(3000)) + ")"
+    data = (line + "\n").encode()
+    doc = SourceDocument(path="m.py", language="python", data=data)
+    doc.tree = parse("python", data)
+    calls = []
+
+    def utf16(row: int, col: int) -> int:
+        calls.append((row, col))
+        return doc.utf16_column(row, col)
+
+    refs = refscan.scan(doc.tree.root_node, "python", PythonStrategy.references_query, data, [],
+                        ([], [], []), False, utf16)
+    assert calls == []
+    assert len(refs) == 3001
+    assert refs == _passes(PythonStrategy(), "m.py", data)[1]
+    last = refs[-1]
+    assert last.start_character == len(line[: line.rindex("v2999")].encode("utf-16-le")) // 2
