@@ -6,6 +6,8 @@ Universal Ctags on the same tree in the same run.
     .venv/bin/python benchmarks/index_bench.py --tree PATH
     .venv/bin/python benchmarks/index_bench.py --laravel /work/corpora/laravel-framework \
         --intelephense /work/peers/index/node_modules/.bin/intelephense
+    .venv/bin/python benchmarks/index_bench.py --baseline-cli /work/main/.venv/bin/code-intel
+        (also another build's `code-intel index` next to this one's: same trees, same minutes)
 
 Measured (in this process, through the same `sync_workspace` the CLI and the language
 server use): cold index, files/s, symbols/s, peak RSS of the indexer and its parser
@@ -223,6 +225,33 @@ def laravel_peer(checkout: Path, exe: str, scratch: Path) -> dict[str, float | i
             "cpu_ratio": round(ours_cpu / peer_cpu, 2)}
 
 
+def cli_index(cli: Path, source: Path, dest: Path) -> tuple[float, float]:
+    """`<cli> index` on a fresh copy of `source`, spawn to exit: (wall, CPU seconds)."""
+    shutil.copytree(source, dest, ignore=shutil.ignore_patterns(".code-intel"))
+    c0, t0 = cpu_seconds(), time.perf_counter()
+    subprocess.run([str(cli), "index", str(dest), "--json"], capture_output=True, text=True, check=True)
+    return time.perf_counter() - t0, cpu_seconds() - c0
+
+
+def builds_compared(baseline: Path, trees: dict[str, Path], scratch: Path) -> dict[str, dict[str, float]]:
+    """This build's and another build's `code-intel index` (e.g. main's venv) on fresh
+    copies of the same trees, one after the other (baseline first, then ours, twice
+    alternating), so a change is judged against a baseline measured in the same
+    minutes on the same loaded machine."""
+    ours = Path(sys.executable).parent / "code-intel"
+    out = {}
+    for label, tree in trees.items():
+        runs: dict[str, list[tuple[float, float]]] = {"baseline": [], "ours": []}
+        for i, (name, cli) in enumerate([("baseline", baseline), ("ours", ours), ("ours", ours),
+                                          ("baseline", baseline)]):
+            runs[name].append(cli_index(cli, tree, scratch / f"builds-{label}-{i}" / tree.name))
+        best = {name: (min(w for w, _ in r), min(c for _, c in r)) for name, r in runs.items()}
+        out[label] = {"baseline_seconds": round(best["baseline"][0], 2), "ours_seconds": round(best["ours"][0], 2),
+                      "baseline_cpu_seconds": round(best["baseline"][1], 2),
+                      "ours_cpu_seconds": round(best["ours"][1], 2)}
+    return out
+
+
 def pick_file(root: Path) -> Path:
     """A mid-size Python file, the kind a developer edits."""
     files = sorted(root.rglob("*.py"), key=lambda p: p.stat().st_size)
@@ -239,7 +268,12 @@ def main() -> None:
                         help="Intelephense executable (default: on PATH)")
     parser.add_argument("--phases", action="store_true",
                         help="also the CPU of each phase in one process, as multiples of the parse")
+    parser.add_argument("--baseline-cli", type=Path,
+                        help="another build's code-intel (e.g. /work/main/.venv/bin/code-intel): its "
+                             "`index` runs next to this build's on the same trees, best of two each")
     args = parser.parse_args()
+    if args.baseline_cli is not None and not args.baseline_cli.is_file():
+        sys.exit(f"--baseline-cli {args.baseline_cli} is not a file (a code-intel executable of another venv)")
     if not shutil.which("ctags"):
         sys.exit("Universal Ctags is needed for the baseline: apt-get install universal-ctags")
     if args.laravel is not None and not args.laravel.is_dir():
@@ -268,6 +302,12 @@ def main() -> None:
         floor, floor_cpu = parse_floor(root, report.workers)
         laravel = laravel_peer(args.laravel, args.intelephense, Path(tmp)) if args.laravel else None
         phase_cpu = phases(root, Path(tmp)) if args.phases else None
+        builds = None
+        if args.baseline_cli:
+            trees = {"tree": copy_tree(source, Path(tmp) / "pristine", args.quick)}
+            if args.laravel:
+                trees["laravel src/"] = args.laravel / "src" if (args.laravel / "src").is_dir() else args.laravel
+            builds = builds_compared(args.baseline_cli, trees, Path(tmp))
 
     figures = {
         "tree": str(source) + (" (quick)" if args.quick else ""),
@@ -292,6 +332,7 @@ def main() -> None:
         "cpu_ratio_cold_vs_parse": round(cold_cpu / floor_cpu, 2),
         "laravel": laravel,
         "phases_cpu_seconds": phase_cpu,
+        "builds": builds,
         "ctags_tags": dict(ctags_kinds.most_common()),
         "our_symbol_kinds": dict(kinds.most_common()),
     }
@@ -332,6 +373,12 @@ def main() -> None:
               f"{ok(laravel['ratio'] <= 0.5)}")
         print(f"{'  CPU ours / intelephense':<28}{laravel['ours_cpu_seconds']:>9.2f} s / "
               f"{laravel['intelephense_cpu_seconds']:.2f} s = {laravel['cpu_ratio']:.2f}x")
+    if builds:
+        print(f"`code-intel index`, spawn to exit, best of 2: this build vs {args.baseline_cli}")
+        for label, b in builds.items():
+            print(f"  {label:<26}{b['ours_seconds']:>9.2f} s vs {b['baseline_seconds']:.2f} s "
+                  f"= {b['ours_seconds'] / b['baseline_seconds']:.2f}x   CPU {b['ours_cpu_seconds']:.2f} s vs "
+                  f"{b['baseline_cpu_seconds']:.2f} s = {b['ours_cpu_seconds'] / b['baseline_cpu_seconds']:.2f}x")
 
 
 if __name__ == "__main__":

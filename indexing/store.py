@@ -658,6 +658,11 @@ def _symbol_row(r: tuple) -> StoredSymbol:
 # whose `containers` joins the distinct containers with US (container number k is the
 # k-th of them; 0 is no container). Decoded only for the rows a query reads.
 
+try:  # optional compiled helper (see native/refscan.c); the Python packing otherwise
+    from ._refscan import pack as _native_pack  # type: ignore[import-not-found]
+except ImportError:
+    _native_pack = None
+
 _CONTAINER_SEP = "\x1f"  # ASCII unit separator: never part of a qualified name
 _SWAP = sys.byteorder != "little"
 
@@ -668,7 +673,14 @@ def _reference_order(r: StoredReference) -> tuple[str, int, int]:
 
 def pack_references(path: str, refs: Iterable[Reference]) -> list[tuple]:
     """(path, name, count, positions, containers) rows for a file's references, in
-    first-occurrence order of the names; each name's occurrences keep their order."""
+    first-occurrence order of the names; each name's occurrences keep their order.
+    In C (native/refscan.c) when the extension is built: one step per reference."""
+    if _native_pack is not None and type(refs) is list:
+        return _native_pack(path, refs, _CONTAINER_SEP)
+    return _pack_references_py(path, refs)
+
+
+def _pack_references_py(path: str, refs: Iterable[Reference]) -> list[tuple]:
     groups: dict[str, tuple[list[int], dict[str, int]]] = {}
     for name, sl, sc, el, ec, container in refs:
         group = groups.get(name)

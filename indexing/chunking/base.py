@@ -19,6 +19,7 @@ import tree_sitter
 from ..languages import parser_for, query
 from ..model import Chunk, FileAnalysis, Reference, Symbol, SymbolKind
 from ..source import SourceDocument
+from . import refscan
 
 WINDOW_LINES = 50
 MIN_WINDOW_LINES = 5  # fewer non-blank lines outside every chunk are not worth a window
@@ -449,6 +450,31 @@ class TreeSitterStrategy:
     def _references(
         self, doc: SourceDocument, root: tree_sitter.Node, defs: list[_Def]
     ) -> list[Reference]:
+        """Every identifier the `references_query` captures, outside definition names,
+        with its innermost enclosing definition. The compiled pass (`native/refscan.c`)
+        when it is built for this tree-sitter; the Python loop otherwise, same output."""
+        if refscan.AVAILABLE:
+            refs = refscan.scan(
+                root,
+                self.grammar_name,
+                self.references_query,
+                doc.data,
+                sorted({d.name_node.start_byte for d in defs}),
+                (
+                    [d.node.start_byte for d in defs],
+                    [d.node.end_byte for d in defs],
+                    [d.symbol.qualified_name for d in defs],
+                ),
+                self.dollar_is_sigil,
+                None if doc.data.isascii() else doc.utf16_column,
+            )
+            if refs is not None:
+                return refs
+        return self._references_py(doc, root, defs)
+
+    def _references_py(
+        self, doc: SourceDocument, root: tree_sitter.Node, defs: list[_Def]
+    ) -> list[Reference]:
         # The hottest loop of the indexer (one pass per identifier in the workspace):
         # plain tuples, local names and as few calls into the binding per node as
         # possible (an identifier is one line, so its end column is start + length).
@@ -477,6 +503,12 @@ class TreeSitterStrategy:
             start = node.start_byte
             if start in skip:
                 continue
+            raw = data[start : node.end_byte]
+            known = names.get(raw, False)
+            if known is False:
+                known = names[raw] = _reference_name(raw, sigil)
+            if known is None:  # not a name (e.g. an empty MISSING node): not `seen` either
+                continue
             skip.add(start)
             if 0 <= next_def <= start or 0 <= scope_end <= start:
                 while i < n_defs and defs[i].node.start_byte <= start:
@@ -489,12 +521,6 @@ class TreeSitterStrategy:
                 next_def = defs[i].node.start_byte if i < n_defs else -1
                 scope_end = stack[-1].node.end_byte if stack else -1
                 container = stack[-1].symbol.qualified_name if stack else None
-            raw = data[start : node.end_byte]
-            known = names.get(raw, False)
-            if known is False:
-                known = names[raw] = _reference_name(raw, sigil)
-            if known is None:
-                continue
             sr, sc = node.start_point
             if known[1] < 0:  # spans lines
                 er, ec = node.end_point

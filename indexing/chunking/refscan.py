@@ -1,0 +1,152 @@
+"""The compiled reference pass (`native/refscan.c`), used only where it is safe.
+
+The extension links its own copy of tree-sitter's runtime and reads py-tree-sitter's
+`Node` objects by their C layout, so it runs only when the installed binding is the
+version it was vendored from and the root is a real `tree_sitter.Node`. Anything else
+(no compiler at install time, another tree-sitter, a query predicate the C side does
+not evaluate) returns None and the caller runs the Python loop: same output, slower.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import tree_sitter
+
+from ..model import Reference
+
+try:
+    from .. import _refscan  # type: ignore[attr-defined]
+except ImportError:  # not built (optional extension): the Python pass runs
+    _refscan = None
+
+AVAILABLE = _refscan is not None and tree_sitter.__version__ == _refscan.TREE_SITTER_VERSION
+
+# `[(identifier) (type_identifier)] @reference`: nothing but node types, found by a
+# plain tree walk in C (several times faster than the query engine); any other
+# query runs on tree-sitter's query engine inside the extension.
+_NODE_TYPES = re.compile(r"\s*\[?\s*(?:\(\w+\)\s*)+\]?\s*@\w+\s*")
+_queries: dict[tuple[str, str], Any] = {}  # (grammar, query source) -> handle or None
+_lock = threading.Lock()
+
+
+_TOKEN = re.compile(
+    r'\s*(?:(?P<open>\()|(?P<close>\))|(?P<capture>@[\w.]+)|(?P<field>\w+):'
+    r'|(?P<anchor>\.)|(?P<pred>#[\w?!-]+)|"(?P<text>[^"\\]*)"|(?P<word>\w+)|(?P<other>\S))'
+)
+
+
+class _Unsupported(ValueError):
+    """The query uses more than single-path patterns: the query engine runs it."""
+
+
+def single_path_rules(source: str) -> list[tuple[list[tuple[str, str | None, bool]], list[tuple[bool, str]]]]:
+    """`(P field: (Q (name) @ref (#not-eq? @ref "class")))` patterns as (levels from
+    the captured node up as (type, field in its parent, anchored first), predicates
+    on the captured node as (positive, text)). Raises `_Unsupported` for anything
+    else (sibling children, alternations, quantifiers, wildcards, other predicates,
+    a capture not on the innermost node)."""
+    tokens = [(m.lastgroup, m.group(m.lastgroup)) for m in _TOKEN.finditer(source) if m.lastgroup]
+    pos = 0
+
+    def take(kind: str) -> str:
+        nonlocal pos
+        if pos >= len(tokens) or tokens[pos][0] != kind:
+            raise _Unsupported(source)
+        pos += 1
+        return tokens[pos - 1][1]
+
+    def peek() -> str | None:
+        return tokens[pos][0] if pos < len(tokens) else None
+
+    def node() -> tuple[list[tuple[str, str | None, bool]], list[tuple[bool, str]], str | None]:
+        """levels (innermost first; the last is this node), predicates, capture name."""
+        take("open")
+        kind = take("word")
+        child: tuple[list, list, str | None] | None = None
+        preds: list[tuple[bool, str]] = []
+        while peek() != "close":
+            if peek() == "open" and pos + 1 < len(tokens) and tokens[pos + 1][0] == "pred":
+                take("open")
+                op = take("pred")
+                if op not in ("#eq?", "#not-eq?"):
+                    raise _Unsupported(source)
+                capture = take("capture")
+                preds.append((op == "#eq?", take("text")))
+                take("close")
+                preds_capture.append(capture)
+                continue
+            if child is not None:
+                raise _Unsupported(source)
+            field = take("field") if peek() == "field" else None
+            anchored = peek() == "anchor"
+            if anchored:
+                take("anchor")
+            levels, inner_preds, capture = node()
+            levels[-1] = (levels[-1][0], field, anchored)
+            child = (levels, inner_preds, capture)
+        take("close")
+        capture = take("capture") if peek() == "capture" else None
+        if child is None:
+            return [(kind, None, False)], preds, capture
+        levels, inner_preds, inner_capture = child
+        if capture is not None or inner_capture is None:
+            raise _Unsupported(source)  # the capture must be the innermost node
+        return [*levels, (kind, None, False)], inner_preds + preds, inner_capture
+
+    rules = []
+    while pos < len(tokens):
+        preds_capture: list[str] = []
+        levels, preds, capture = node()
+        if capture is None or any(c != capture for c in preds_capture):
+            raise _Unsupported(source)
+        rules.append((levels, preds))
+    return rules
+
+
+def _compiled(root: tree_sitter.Node, grammar_name: str, source: str) -> Any:
+    key = (grammar_name, source)
+    try:
+        return _queries[key]
+    except KeyError:
+        pass
+    with _lock:
+        if key not in _queries:
+            if _NODE_TYPES.fullmatch(source):
+                kinds = re.findall(r"\((\w+)\)", source)
+                _queries[key] = _refscan.compile_kinds(root, kinds)  # type: ignore[union-attr]
+            else:
+                try:
+                    rules = single_path_rules(source)
+                except _Unsupported:
+                    _queries[key] = _refscan.compile(root, source)  # type: ignore[union-attr]
+                else:
+                    _queries[key] = _refscan.compile_rules(root, rules)  # type: ignore[union-attr]
+        return _queries[key]
+
+
+def scan(
+    root: tree_sitter.Node,
+    grammar_name: str,
+    query_source: str,
+    data: bytes,
+    name_starts: list[int],
+    defs: tuple[list[int], list[int], list[str]],
+    sigil: bool,
+    utf16: Callable[[int, int], int] | None,
+) -> list[Reference] | None:
+    """The file's references from the compiled pass, or None where it cannot run.
+    `name_starts`: sorted start bytes of definition names; `defs`: the definitions'
+    start bytes, end bytes and qualified names, in list order."""
+    if not AVAILABLE or type(root) is not tree_sitter.Node:
+        return None
+    handle = _compiled(root, grammar_name, query_source)
+    if handle is None:
+        return None
+    starts, ends, containers = defs
+    return _refscan.scan(  # type: ignore[union-attr]
+        root, handle, data, name_starts, starts, ends, containers, sigil, utf16, Reference
+    )
