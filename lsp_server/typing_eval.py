@@ -869,8 +869,9 @@ class Evaluator:
         The flag says the hierarchy reaches outside the workspace (a vendor base), where
         an unfound member may well live."""
         for owner in owners:
-            if owner.symbol.kind is SymbolKind.MODULE:
-                # `pkg.sub` is the submodule file before anything named `sub` inside
+            if owner.symbol.kind is SymbolKind.MODULE and owner.language not in ("typescript", "tsx", "javascript"):
+                # `pkg.sub` is the submodule file before anything named `sub` inside (a JS/TS
+                # namespace's members are its exports: `Parser.parse` is index.ts' function)
                 sub = self.lookup.module_symbol(f"{owner.symbol.qualified_name}.{name}", owner.language)
                 if sub is not None:
                     return [sub], False
