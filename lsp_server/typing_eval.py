@@ -1052,7 +1052,7 @@ class Evaluator:
         The flag says the hierarchy reaches outside the workspace (a vendor base), where
         an unfound member may well live."""
         for owner in owners:
-            if owner.symbol.kind is SymbolKind.MODULE:
+            if owner.symbol.kind is SymbolKind.MODULE and owner.language not in ("typescript", "tsx", "javascript"):
                 if owner.path.endswith(".pyi"):
                     # a package's stub says what its names are (`from attr import
                     # exceptions as exceptions` in attrs/__init__.pyi)
@@ -1060,7 +1060,8 @@ class Evaluator:
                     sub = self.lookup.module_symbol(target, owner.language) if target else None
                     if sub is not None:
                         return [sub], False
-                # `pkg.sub` is the submodule file before anything named `sub` inside
+                # `pkg.sub` is the submodule file before anything named `sub` inside (a JS/TS
+                # namespace's members are its exports: `Parser.parse` is index.ts' function)
                 sub = self.lookup.module_symbol(f"{owner.symbol.qualified_name}.{name}", owner.language)
                 if sub is not None:
                     return [sub], False

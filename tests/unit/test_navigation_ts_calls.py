@@ -438,3 +438,14 @@ def test_nested_namespaces_and_static_this(tmp_path):
     assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("src/config.ts", 2)]
     _, found = live.resolve("src/config.ts", 6, len("    return this.ro"))
     assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("src/config.ts", 1)]
+
+
+def test_a_namespace_imports_members_are_its_exports_not_files_beside_it(tmp_path):
+    # oclif: `import * as Parser from './parser'` then `Parser.parse(…)`: index.ts' function
+    live = indexed_tree(tmp_path / "repo", {
+        "src/parser/parse.ts": "export class Parser {\n  parse(): void {}\n}\n",
+        "src/parser/index.ts": "export async function parse(argv: string[]): Promise<void> {}\n",
+        "src/command.ts": "import * as Parser from './parser'\n\nawait Parser.parse([])\n",
+    })
+    _, found = live.resolve("src/command.ts", 2, len("await Parser.pa"))
+    assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("src/parser/index.ts", 0)]
