@@ -1019,7 +1019,9 @@ class _Php(_Language):
         """`/** @var Foo $x */` above the statement or `@param Foo $x` on the function."""
         var = self.text(bound)
         stmt = near
-        while stmt.parent is not None and stmt.type not in ("expression_statement", "method_declaration", "function_definition"):
+        # a loop's own docblock (`/** @var SetCookie $cookie */ foreach ($this as $cookie)`)
+        stops = ("expression_statement", "foreach_statement", "method_declaration", "function_definition")
+        while stmt.parent is not None and stmt.type not in stops:
             stmt = stmt.parent
         for anchor in (stmt, nearest_ancestor(near, self.function_types)):
             prev = anchor.prev_named_sibling if anchor is not None else None
