@@ -914,7 +914,7 @@ class _Php(_Language):
     def narrowed(self, obj: tree_sitter.Node | None) -> TypeExpr | None:
         """`$x instanceof Foo ? $x->m() : …`, `if (! $x instanceof Foo) { return; }`:
         the last `instanceof` check of the receiver before the use, in its function."""
-        if obj is None or obj.type not in ("variable_name", "member_access_expression"):
+        if obj is None or obj.type not in ("variable_name", "member_access_expression", "subscript_expression"):
             return None
         scope = nearest_ancestor(obj, self.function_types)
         start = scope.start_byte if scope is not None else 0
@@ -977,6 +977,10 @@ class _Php(_Language):
         if t == "parenthesized_expression" and node.named_child_count:
             return self.expr_type(node.named_children[0], depth)
         if t == "subscript_expression" and node.named_child_count:
+            # `if (!($options['cookies'] instanceof CookieJar)) { throw …; }` before it
+            narrowed = self.narrowed(node)
+            if narrowed is not None:
+                return narrowed
             # `$tokens[$i]` with `@param Token[] $tokens`: an item
             base = self.expr_type(node.named_children[0], depth)
             return TypeExpr("element", "index", base) if base is not None else None
