@@ -1198,7 +1198,7 @@ class _Php(_Language):
     def narrowed(self, obj: tree_sitter.Node | None) -> TypeExpr | None:
         """`$x instanceof Foo ? $x->m() : …`, `if (! $x instanceof Foo) { return; }`:
         the last `instanceof` check of the receiver before the use, in its function."""
-        if obj is None or obj.type not in ("variable_name", "member_access_expression"):
+        if obj is None or obj.type not in ("variable_name", "member_access_expression", "subscript_expression"):
             return None
         scope = nearest_ancestor(obj, self.function_types)
         start = scope.start_byte if scope is not None else 0
@@ -1261,6 +1261,10 @@ class _Php(_Language):
         if t == "parenthesized_expression" and node.named_child_count:
             return self.expr_type(node.named_children[0], depth)
         if t == "subscript_expression" and node.named_child_count:
+            # `if (!($options['cookies'] instanceof CookieJar)) { throw …; }` before it
+            narrowed = self.narrowed(node)
+            if narrowed is not None:
+                return narrowed
             # `$tokens[$i]` with `@param Token[] $tokens`: an item
             base = self.expr_type(node.named_children[0], depth)
             return TypeExpr("element", "index", base) if base is not None else None
@@ -1303,7 +1307,9 @@ class _Php(_Language):
         """`/** @var Foo $x */` above the statement or `@param Foo $x` on the function."""
         var = self.text(bound)
         stmt = near
-        while stmt.parent is not None and stmt.type not in ("expression_statement", "method_declaration", "function_definition"):
+        # a loop's own docblock (`/** @var SetCookie $cookie */ foreach ($this as $cookie)`)
+        stops = ("expression_statement", "foreach_statement", "method_declaration", "function_definition")
+        while stmt.parent is not None and stmt.type not in stops:
             stmt = stmt.parent
         for anchor in (stmt, nearest_ancestor(near, self.function_types)):
             prev = anchor.prev_named_sibling if anchor is not None else None

@@ -131,6 +131,24 @@ FILES = {
         "<?php\n\nnamespace Illuminate\\Cache;\n\nclass FileStore\n{\n    public function increment($key, $value = 1)\n    {\n"
         "        return tap(((int) $key) + $value, function ($newValue) {\n            return count([$newValue]);\n        });\n    }\n}\n"
     ),
+    # guzzle's cookie middleware: an array element checked by instanceof, then assigned
+    "src/Cookie/CookieJarInterface.php": (
+        "<?php\n\nnamespace GuzzleHttp\\Cookie;\n\ninterface CookieJarInterface\n{\n"
+        "    public function withCookieHeader($request);\n}\n"
+    ),
+    "src/Cookie/CookieJar.php": (
+        "<?php\n\nnamespace GuzzleHttp\\Cookie;\n\nclass CookieJar implements CookieJarInterface\n{\n"
+        "    public function withCookieHeader($request)\n    {\n        return $request;\n    }\n}\n"
+    ),
+    "src/Middleware.php": (
+        "<?php\n\nnamespace GuzzleHttp;\n\nuse GuzzleHttp\\Cookie\\CookieJarInterface;\n\nfinal class Middleware\n{\n"
+        "    public static function cookies(): callable\n    {\n"
+        "        return static function ($request, array $options) {\n"
+        "            if (!($options['cookies'] instanceof CookieJarInterface)) {\n"
+        "                throw new \\InvalidArgumentException('cookies');\n            }\n"
+        "            $cookieJar = $options['cookies'];\n"
+        "            return $cookieJar->withCookieHeader($request);\n        };\n    }\n}\n"
+    ),
     # laravel's RedirectController: a parameter reassigned from itself
     "src/Routing/UrlGenerator.php": (
         "<?php\n\nnamespace Illuminate\\Routing;\n\nclass UrlGenerator\n{\n"
@@ -230,3 +248,9 @@ def test_a_function_call_is_a_function_never_a_method(live: LiveIndex):
     # own) answered the trait's count
     assert defs(live, "src/Cache/FileStore.php", "return tap(", "tap") == ["src/Support/helpers.php"]
     assert defs(live, "src/Cache/FileStore.php", "count([", "count") == []
+
+
+def test_an_array_element_checked_by_instanceof(live: LiveIndex):
+    # guzzle (found after its held-out run): before, `$options['cookies']` said nothing
+    got = defs(live, "src/Middleware.php", "$cookieJar->withCookieHeader", "withCookieHeader")
+    assert got == ["src/Cookie/CookieJarInterface.php"]

@@ -20,6 +20,12 @@ FILES = {
         "<?php\n\nnamespace Monolog\\Handler;\n\nclass NullHandler implements HandlerInterface\n{\n"
         "    public function handleBatch(array $records): void\n    {\n    }\n}\n"
     ),
+    H + "FileJar.php": (
+        "<?php\n\nnamespace Monolog\\Handler;\n\nclass FileJar implements \\IteratorAggregate\n{\n"
+        "    public function handleBatch(array $records): void\n    {\n    }\n\n"
+        "    public function save(): void\n    {\n        /** @var HandlerInterface $jarred */\n"
+        "        foreach ($this as $jarred) {\n            $jarred->handleBatch([]);\n        }\n    }\n}\n"
+    ),
     H + "GroupHandler.php": (
         "<?php\n\nnamespace Monolog\\Handler;\n\nclass GroupHandler\n{\n"
         "    /** @var HandlerInterface[] */\n    protected array $handlers;\n\n"
@@ -67,3 +73,13 @@ def test_a_loop_over_an_array_of_unknown_items_stays_undecided(live: LiveIndex):
     n = next(i for i, line in enumerate(lines) if "$unknown->handleBatch" in line)
     _, found = live.resolve(rel, n, lines[n].index("handleBatch") + 1)
     assert found  # ranked by name, as before the loop typing
+
+
+def test_a_docblock_on_the_loop_types_its_variable(live: LiveIndex):
+    # guzzle's FileCookieJar: `/** @var SetCookie $cookie */ foreach ($this as $cookie)`;
+    # before: the comment above the loop was not read (only one above a statement)
+    rel = H + "FileJar.php"
+    lines = FILES[rel].splitlines()
+    n = next(i for i, line in enumerate(lines) if "$jarred->handleBatch" in line)
+    _, found = live.resolve(rel, n, lines[n].index("handleBatch") + 1)
+    assert [s.path for s in found] == [H + "HandlerInterface.php"]
