@@ -45,7 +45,15 @@ from . import ja_terms
 from .config import Config, SearchWeights
 from .embeddings import Embedder, EmbedderNotReady, EmbeddingError, LazyEmbedder, resolve
 from .embeddings.identifiers import split_identifier
-from .file_fusion import RRF_K, ChunkRank, file_ranks, leader, rank_fusion, trust_leader
+from .file_fusion import (
+    RRF_K,
+    ChunkRank,
+    file_ranks,
+    leader,
+    rank_fusion,
+    translated_weights,
+    trust_leader,
+)
 from .file_kinds import PROSE_KINDS, file_kind
 from .lexical import LexicalIndex, query_terms
 from .model import Chunk
@@ -564,7 +572,9 @@ def hybrid_query(
         if i <= top
     ]
     grey = model.thresholds.fact - model.thresholds.reject if model is not None and trust_leaders else 0.0
-    files = _rank_files(ordered, file_hits, direct, fusion, top, want_prose, grey)
+    # A Japanese request's word signals search dictionary translations: weaker evidence.
+    file_weights = translated_weights(FILE_WEIGHTS) if translation.terms else FILE_WEIGHTS
+    files = _rank_files(ordered, file_hits, direct, fusion, top, want_prose, grey, file_weights)
     for f in files:
         _mark_translated(f.evidence, translation)
     if not want_prose and any(file_kind(p) in PROSE_KINDS for p in file_hits):
@@ -685,6 +695,7 @@ def _rank_files(
     top: int,
     want_prose: bool,
     grey_width: float = 0.0,
+    file_weights: dict[str, float] | None = None,
 ) -> list[FileResult]:
     by_file: dict[str, list[_Candidate]] = defaultdict(list)
     for c in ordered:
@@ -705,7 +716,7 @@ def _rank_files(
                 per_signal[name] = file_ranks(chunk_ranks)
         per_signal["file"] = {path: hit.rank for path, hit in file_hits.items()}
         per_signal["direct"] = dict(direct)
-        scores = rank_fusion(per_signal, FILE_WEIGHTS)
+        scores = rank_fusion(per_signal, file_weights or FILE_WEIGHTS)
         similarity: dict[str, float] = {}
         for c in ordered:  # a file's similarity is its best chunk's; prose leads only when asked
             if c.vector is not None and (want_prose or file_kind(c.path) not in PROSE_KINDS):
