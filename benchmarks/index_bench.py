@@ -30,6 +30,10 @@ item 4; 20:35, load 4-5, main's bench in the same minute): sympy CPU 24.9 s -> 1
 (7.4x -> 5.4x the parse alone), index 343 -> 167 MB; Laravel src/ 13.2 s -> 6.8 s wall
 against Intelephense 4.1-4.5 s (3.2x -> 1.5x). `--phases` prints where the CPU goes:
 on sympy the analysis is 3.5x the parse, SQLite 0.7x, rows 0.3x, pickling 0.1x.
+With the reference pass and its packing in C (native/refscan.c; 22:28-22:34, load 6-8, main's
+bench first): sympy CPU 5.1x -> 4.1x the parse alone, analysis 3.7x -> 2.2x, rows 0.33x ->
+0.17x; `--baseline-cli` (main's venv) sympy CPU 13.8 s -> 11.4 s; Laravel unchanged within
+noise (the PHP reference pass was already small).
 
 With `--laravel` (a checkout of laravel/framework; its `src/` is indexed) the PHP
 peer runs too: `code-intel index` from spawn to exit against Intelephense from spawn

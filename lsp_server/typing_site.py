@@ -1337,7 +1337,20 @@ class _Php(_Language):
                 v = p.child_by_field_name("name")
                 if v is not None and self.text(v).lstrip("$") == name:
                     return v
+        if found is None and scope.type == "anonymous_function" and self._captures(scope, name):
+            # `function ($r) use ($cookieJar)`: the enclosing function's binding
+            return self.binding(scope, name)
         return None if reads_itself else found  # a later binding (a loop's) is a fallback
+
+    def _captures(self, closure: tree_sitter.Node, name: str) -> bool:
+        """Whether a closure's `use (…)` clause names `$name`."""
+        for c in closure.named_children:
+            if c.type == "anonymous_function_use_clause":
+                return any(
+                    self.text(v).lstrip("&$ ") == name
+                    for v in c.named_children
+                )
+        return False
 
     def names_bound(self, capture: str, node: tree_sitter.Node) -> list[tree_sitter.Node]:
         if capture != "f":

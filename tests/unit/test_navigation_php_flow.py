@@ -147,7 +147,9 @@ FILES = {
         "            if (!($options['cookies'] instanceof CookieJarInterface)) {\n"
         "                throw new \\InvalidArgumentException('cookies');\n            }\n"
         "            $cookieJar = $options['cookies'];\n"
-        "            return $cookieJar->withCookieHeader($request);\n        };\n    }\n}\n"
+        "            $request = $cookieJar->withCookieHeader($request);\n"
+        "            return $request->then(static function ($response) use ($cookieJar, $request) {\n"
+        "                $cookieJar->withCookieHeader($response);\n            });\n        };\n    }\n}\n"
     ),
     # laravel's RedirectController: a parameter reassigned from itself
     "src/Routing/UrlGenerator.php": (
@@ -253,4 +255,10 @@ def test_a_function_call_is_a_function_never_a_method(live: LiveIndex):
 def test_an_array_element_checked_by_instanceof(live: LiveIndex):
     # guzzle (found after its held-out run): before, `$options['cookies']` said nothing
     got = defs(live, "src/Middleware.php", "$cookieJar->withCookieHeader", "withCookieHeader")
+    assert got == ["src/Cookie/CookieJarInterface.php"]
+
+
+def test_a_closure_use_variable_has_the_enclosing_binding(live: LiveIndex):
+    # guzzle: `function ($response) use ($cookieJar, $request)` inside the middleware
+    got = defs(live, "src/Middleware.php", "$cookieJar->withCookieHeader($response)", "withCookieHeader")
     assert got == ["src/Cookie/CookieJarInterface.php"]
