@@ -946,11 +946,13 @@ class Evaluator:
         if self.language not in ("javascript", "typescript", "tsx", "jsx"):
             return False
         parent = target.rpartition(".")[0]
-        if not parent or self.lookup.module_symbol(parent, self.language) is None:
+        if not parent:
             return False
-        return module.symbol.qualified_name != target or not (
+        if module.symbol.qualified_name == target and (
             self.lookup.is_namespace_import(path, name) or self.lookup.is_default_import(path, name)
-        )
+        ):
+            return False  # the file itself, by name (cheap text checks before the index query)
+        return self.lookup.module_symbol(parent, self.language) is not None
 
     def default_export(self, target: str, name: str, path: str) -> Result:
         """`import baseGot from '../source/index.js'` (JS/TS): what that module's

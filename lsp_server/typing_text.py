@@ -6,6 +6,7 @@ functions, no index access; `typing_eval` evaluates what they return."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 NULLISH = {"None", "null", "undefined", "NULL", "void"}
@@ -287,7 +288,15 @@ def type_parameters(signature: str) -> dict[str, str | None]:
 
 def parameter_list(signature: str) -> list[str] | None:
     """The top-level parameters of the first parameter list (after any `<…>` type
-    parameters), split on commas outside brackets; None when unbalanced (cut short)."""
+    parameters), split on commas outside brackets; None when unbalanced (cut short).
+    Cached: overload checks read the same signatures (hono's 23 call signatures of
+    `HandlerInterface`) for every call."""
+    found = _parameter_list(signature)
+    return list(found) if found is not None else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _parameter_list(signature: str) -> tuple[str, ...] | None:
     depth_angle = 0
     start = None
     for i, ch in enumerate(signature):
@@ -310,7 +319,7 @@ def parameter_list(signature: str) -> list[str] | None:
         elif ch in "]>)}" and not (ch == ">" and signature[i - 1] == "="):
             if ch == ")" and depth == 0:
                 parts.append(cur)
-                return [p for p in parts if p.strip()]
+                return tuple(p for p in parts if p.strip())
             depth -= 1
         if ch == "," and depth == 0:
             parts.append(cur)
