@@ -222,32 +222,20 @@ class Navigator:
     def _declared_ancestors(self, ev: Evaluator, cls: StoredSymbol) -> frozenset[str]:
         """Like `_ancestors`, through classes and interfaces only (a type alias's members
         are new symbols to tsserver)."""
-        def walk() -> frozenset[str]:
-            names: set[str] = set()
-            level = [cls]
-            for _ in range(12):
-                nxt = []
-                for c in level:
-                    if c.symbol.qualified_name in names or c.symbol.kind not in (SymbolKind.CLASS, SymbolKind.INTERFACE):
-                        continue
-                    names.add(c.symbol.qualified_name)
-                    nxt.extend(ev.bases(c)[0])
-                if not nxt:
-                    break
-                level = nxt
-            return frozenset(names)
-        return self._memoized("declared-ancestors", f"{cls.path}\0{cls.symbol.selection_range.start.line}", walk)
+        return self._ancestors(ev, cls, (SymbolKind.CLASS, SymbolKind.INTERFACE))
 
-    def _ancestors(self, ev: Evaluator, cls: StoredSymbol) -> frozenset[str]:
+    def _ancestors(
+        self, ev: Evaluator, cls: StoredSymbol, kinds: tuple[SymbolKind, ...] | None = None
+    ) -> frozenset[str]:
         """Qualified names of a class and everything above it (parents, interfaces,
-        traits; merged declarations)."""
+        traits; merged declarations); with `kinds`, only through symbols of those kinds."""
         def walk() -> frozenset[str]:
             names: set[str] = set()
             level = [cls]
             for _ in range(12):
                 nxt = []
                 for c in level:
-                    if c.symbol.qualified_name in names:
+                    if c.symbol.qualified_name in names or (kinds is not None and c.symbol.kind not in kinds):
                         continue
                     names.add(c.symbol.qualified_name)
                     nxt.extend(ev.bases(c)[0])
@@ -255,7 +243,8 @@ class Navigator:
                     break
                 level = nxt
             return frozenset(names)
-        return self._memoized("ancestors", f"{cls.path}\0{cls.symbol.selection_range.start.line}", walk)
+        memo = "ancestors" if kinds is None else "declared-ancestors"
+        return self._memoized(memo, f"{cls.path}\0{cls.symbol.selection_range.start.line}", walk)
 
     def quick_import(self, rel: str, line: int, character: int, name: str) -> list[StoredSymbol] | None:
         """A bare name the file imports decides without parsing the file: what the

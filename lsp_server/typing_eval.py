@@ -113,7 +113,8 @@ Result = list[StoredSymbol] | _External | None
 
 # Each call of a chain costs two levels (the call, then the member it calls); the type
 # expression comes from finite syntax, so this only bounds long fluent chains
-# (commonmark's `$environment->addInlineParser(…)->…->addRenderer(…)`, 20 calls).
+# (commonmark's `$environment->addInlineParser(…)->…->addRenderer(…)`, 20 calls; hono's
+# route tables `app.get(…).get(…)…`, a dozen).
 _MAX_EVAL_DEPTH = 48
 
 
@@ -1153,10 +1154,6 @@ class Evaluator:
                 open_ = True
         return out, open_
 
-
-# how deep a type expression is evaluated: a chain `app.get(…).get(…)…` of n calls is 2n
-# levels (hono's route tables chain a dozen)
-_MAX_EVAL_DEPTH = 30
 
 # `X: TypeAlias = "type[A | B]"`, `X = Union[A, B]` / `Optional[A]`: the aliased type
 _PY_ALIAS = re.compile(

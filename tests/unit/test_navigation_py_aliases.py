@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from code_intel.lsp_server.live_index import LiveIndex
 
-from tests.unit.source_tree import indexed_tree
+from tests.unit.source_tree import definitions_at, indexed_tree
 
 FILES = {
     "uvicorn/__init__.py": "",
@@ -64,10 +64,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> LiveIndex:
 
 
 def defs(live: LiveIndex, rel: str, needle: str, word: str) -> list[str]:
-    lines = FILES[rel].splitlines()
-    n = next(i for i, line in enumerate(lines) if needle in line)
-    _, found = live.resolve(rel, n, lines[n].index(word, lines[n].index(needle)) + 1)
-    return sorted(s.path for s in found)
+    return sorted(s.path for s in definitions_at(live, FILES, rel, needle, word))
 
 
 def test_an_instance_of_a_type_alias_of_classes(live: LiveIndex):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from code_intel.lsp_server.live_index import LiveIndex
 
-from tests.unit.source_tree import indexed_tree
+from tests.unit.source_tree import definitions_at, indexed_tree
 
 FILES = {
     "src/attr/__init__.py": "from . import exceptions\nfrom ._next_gen import define\n",
@@ -37,10 +37,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> LiveIndex:
 
 
 def defs(live: LiveIndex, rel: str, needle: str, word: str) -> list[str]:
-    lines = FILES[rel].splitlines()
-    n = next(i for i, line in enumerate(lines) if needle in line)
-    _, found = live.resolve(rel, n, lines[n].index(word, lines[n].index(needle)) + 1)
-    return sorted(f"{s.path}:{s.symbol.range.start.line + 1}" for s in found)
+    return sorted(f"{s.path}:{s.symbol.range.start.line + 1}" for s in definitions_at(live, FILES, rel, needle, word))
 
 
 def test_a_package_member_is_read_from_its_stub(live: LiveIndex):
