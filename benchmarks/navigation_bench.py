@@ -268,6 +268,42 @@ PROJECTS = [
         ("src", "tests"),
         held_out=True,
     ),
+    # held out, fifth round (nav5): pinned and measured on main 5ba708d before any change.
+    # inversify (TS A) is then looked at; class-validator (TS B) is the control, its misses
+    # unread until the final build is measured; typer and flysystem are measured only
+    Project(
+        "inversify",
+        "typescript",
+        "https://github.com/inversify/InversifyJS",
+        "d24fba8f22002bd5fa17e81fdd008aa148ee0c23",  # v6.2.2: the last release with its own src
+        ("src",),  # its tests sit in src/test, inside the tsconfig's `include`
+        held_out=True,
+    ),
+    Project(
+        "class-validator",
+        "typescript",
+        "https://github.com/typestack/class-validator",
+        "0853341cc36f53d54e5afb50800c3a4b169abd73",
+        ("src", "test"),
+        ref_roots=("src",),  # its tsconfig excludes test/**
+        held_out=True,
+    ),
+    Project(
+        "typer",
+        "python",
+        "https://github.com/fastapi/typer",
+        "9a7b2e83f6b62c750d6026b0de9ebf2026a8b8fa",
+        ("typer", "tests"),
+        held_out=True,
+    ),
+    Project(
+        "flysystem",
+        "php",
+        "https://github.com/thephpleague/flysystem",
+        "072735c56cc0da00e10716dd90d5a7f7b40b36be",
+        ("src",),  # its tests sit beside the code (*Test.php)
+        held_out=True,
+    ),
 ]
 
 EXTENSIONS = {"python": (".py",), "typescript": (".ts", ".tsx"), "php": (".php",)}
