@@ -560,6 +560,26 @@ class Navigator:
                     iface.symbol.qualified_name, iface.symbol.qualified_name, doc.node_text(member))))
         return out
 
+    def block_scopes(self, s: StoredSymbol) -> tuple[Range, ...]:
+        """JS/TS: the blocks a declaration sits in, innermost first. A class or interface
+        declared in a block (InversifyJS declares `class Katana` in every `it(...)`
+        callback) is seen only inside it, as the language scopes it."""
+        return self._memoized("blocks", f"{s.path}\0{s.symbol.selection_range.start.line}\0"
+                              f"{s.symbol.selection_range.start.character}", lambda: self._block_scopes(s))
+
+    def _block_scopes(self, s: StoredSymbol) -> tuple[Range, ...]:
+        node = self._node_at(s.path, s.symbol.selection_range.start)
+        doc = self.document(s.path)
+        if node is None or doc is None:
+            return ()
+        out = []
+        node = node.parent
+        while node is not None:
+            if node.type in _JS_BLOCKS:
+                out.append(doc.node_range(node))
+            node = node.parent
+        return tuple(out)
+
     def _node_at(self, rel: str, pos: Position):  # type: ignore[no-untyped-def]
         doc = self.document(rel)
         if doc is None or doc.tree is None or pos.line >= len(doc.line_starts):
@@ -590,6 +610,8 @@ class Navigator:
         return out
 
 
+# JS/TS nodes that scope a class, interface, type alias or `let`/`const` declared in them
+_JS_BLOCKS = frozenset({"statement_block", "class_static_block", "switch_body"})
 _STAR_EXPORT = re.compile(r"""^\s*export\s+(?:type\s+)?\*\s+from\s+['"]([^'"]+)['"]""")
 _DEFAULT_EXPORT = re.compile(r"^export\s+default\s+(?:abstract\s+)?(?:class\s+|function\s*\*?\s*|async\s+function\s+)?([A-Za-z_$][\w$]*)")
 _FROM_IMPORT = re.compile(r"\s*from\s+(\.*[\w.]*)\s+import\b")

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from code_intel.indexing.chunking.php import resolve_name
-from code_intel.indexing.model import SymbolKind
+from code_intel.indexing.model import Position, Range, SymbolKind
 from code_intel.indexing.store import StoredSymbol
 
 from .typing_site import Arg, ArgShape, Site, TypeExpr, doc_param_type
@@ -105,6 +105,7 @@ class Lookup(Protocol):
     def default_export_name(self, rel: str) -> str | None: ...
     def export_alias(self, rel: str, name: str) -> str | None: ...
     def call_signatures(self, iface: StoredSymbol) -> list[StoredSymbol]: ...
+    def block_scopes(self, s: StoredSymbol) -> tuple[Range, ...]: ...
 
 
 Ranker = Callable[[list[StoredSymbol], str, dict[str, str], str, str], list[StoredSymbol]]
@@ -900,6 +901,8 @@ class Evaluator:
         same_file = [c for c in candidates if c.path == path]
         if same_file and path == self.rel and self.language == "python":
             same_file = self.visible_here(same_file)
+        elif same_file and path == self.rel and self.language in _JS_LANGUAGES:
+            same_file = self.visible_in_blocks(same_file)
         if same_file:
             return self.declared_first(same_file)
         if self.is_builtin(name):
@@ -934,6 +937,21 @@ class Evaluator:
                 depth[i] = 0  # module or class level
             elif fn.symbol.range.start.line <= line <= fn.symbol.range.end.line:
                 depth[i] = fn.symbol.qualified_name.count(".") + 1
+        if not depth:
+            return []
+        deepest = max(depth.values())
+        return [found[i] for i, d in depth.items() if d == deepest]
+
+    def visible_in_blocks(self, found: list[StoredSymbol]) -> list[StoredSymbol]:
+        """JS/TS: of a file's same-named declarations, those in blocks that hold the
+        position; the innermost shadows the rest (each InversifyJS test declares its own
+        `class Ninja` inside its `it(...)` callback)."""
+        at = self.site.range.start
+        depth: dict[int, int] = {}
+        for i, c in enumerate(found):
+            blocks = self.lookup.block_scopes(c)
+            if all(_holds(b, at) for b in blocks):
+                depth[i] = len(blocks)
         if not depth:
             return []
         deepest = max(depth.values())
@@ -1092,7 +1110,9 @@ class Evaluator:
                 seen.add(key)
                 # a PHP class that `use`s a trait and implements an interface runs the
                 # trait's method: the body beats the interface's declaration
-                (declared if owner.symbol.kind is SymbolKind.INTERFACE else hits).extend(by_container.get(q, ()))
+                members = by_container.get(q, [])
+                own = [m for m in members if _within_declaration(owner, m)]
+                (declared if owner.symbol.kind is SymbolKind.INTERFACE else hits).extend(own or members)
                 if owner.symbol.kind in (SymbolKind.MODULE, SymbolKind.NAMESPACE):
                     if not hits:
                         hits.extend(self.module_export(owner, name, by_container))
@@ -1258,6 +1278,20 @@ def _unique(items: list[StoredSymbol]) -> list[StoredSymbol]:
             seen.add(key)
             out.append(s)
     return out
+
+
+_JS_LANGUAGES = frozenset({"typescript", "tsx", "javascript", "jsx"})
+
+
+def _holds(r: Range, at: Position) -> bool:
+    return (r.start.line, r.start.character) <= (at.line, at.character) <= (r.end.line, r.end.character)
+
+
+def _within_declaration(owner: StoredSymbol, member: StoredSymbol) -> bool:
+    """A member stored under the owner's name belongs to this declaration of it: another
+    file's (a merged TS declaration) or inside this one's range, not another same-named
+    class of the file (a test's own `class Ninja`, declared again in the next test)."""
+    return member.path != owner.path or _holds(owner.symbol.range, member.symbol.selection_range.start)
 
 
 def _is_top_level(s: StoredSymbol) -> bool:

@@ -1,0 +1,102 @@
+"""TypeScript tests the way InversifyJS writes them: every `it(...)` callback declares its
+own `class Katana`, `interface Weapon`, `class Ninja` with the same names and members as
+the next test's. A class or interface declared inside a function is seen only inside that
+function (the innermost declaration shadows the rest), and `this.x` / `weapon.x` is the
+member of that one declaration, not of every same-named class in the file. Real
+tree-sitter, real index."""
+
+from __future__ import annotations
+
+import pytest
+from code_intel.lsp_server.live_index import LiveIndex
+
+from tests.unit.source_tree import indexed_tree
+
+TEST = (
+    "import { Container } from '../container/container';\n\n"
+    "describe('InversifyJS', () => {\n"
+    "  it('Should resolve a first katana', () => {\n"
+    "    interface Weapon {\n      name: string;\n    }\n\n"
+    "    class Katana implements Weapon {\n"
+    "      public name: string;\n"
+    "      constructor() {\n        this.name = 'Katana';\n      }\n"
+    "      public hit() {\n        return 'cut!';\n      }\n"
+    "    }\n\n"
+    "    class Ninja {\n"
+    "      private readonly _katana: Katana;\n"
+    "      constructor(katana: Katana) {\n        this._katana = katana;\n      }\n"
+    "      public fight() {\n        return this._katana.hit(); // first\n      }\n"
+    "    }\n\n"
+    "    const container: Container = new Container();\n"
+    "    const ninja: Ninja = container.get<Ninja>('Ninja');\n"
+    "    const weapon: Weapon = new Katana();\n"
+    "    expect(weapon.name).eql('Katana'); // first\n"
+    "  });\n\n"
+    "  it('Should resolve a second katana', () => {\n"
+    "    interface Weapon {\n      name: string;\n    }\n\n"
+    "    class Katana implements Weapon {\n"
+    "      public name: string;\n"
+    "      constructor() {\n        this.name = 'Katana'; // second\n      }\n"
+    "      public hit() {\n        return 'cut!';\n      }\n"
+    "    }\n\n"
+    "    class Ninja {\n"
+    "      private readonly _katana: Katana;\n"
+    "      constructor(katana: Katana) {\n        this._katana = katana;\n      }\n"
+    "      public fight() {\n        return this._katana.hit(); // second\n      }\n"
+    "    }\n\n"
+    "    const ninja: Ninja = new Ninja(new Katana());\n"
+    "    const weapon: Weapon = new Katana();\n"
+    "    expect(weapon.name).eql('Katana'); // second\n"
+    "    expect(ninja.fight()).eql('cut!'); // second\n"
+    "  });\n"
+    "});\n"
+)
+CONTAINER = "export class Container {\n  public get<T>(id: string): T {\n    return null as T;\n  }\n}\n"
+FILES = {"src/test/inversify.test.ts": TEST, "src/container/container.ts": CONTAINER}
+PATH = "src/test/inversify.test.ts"
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> LiveIndex:
+    return indexed_tree(tmp_path_factory.mktemp("tslocalclasses") / "repo", FILES)
+
+
+def _lines() -> list[str]:
+    return TEST.splitlines()
+
+
+def _line(needle: str, after: int = 0) -> int:
+    return next(i for i, line in enumerate(_lines()) if i >= after and needle in line)
+
+
+SECOND = _line("Should resolve a second katana")
+
+
+def defs(live: LiveIndex, needle: str, word: str) -> list[int]:
+    n = _line(needle)
+    _, found = live.resolve(PATH, n, _lines()[n].index(word) + 1)
+    return [s.symbol.selection_range.start.line for s in found if s.path == PATH]
+
+
+def test_this_member_is_the_enclosing_declarations_own(live: LiveIndex):
+    # before: `this._katana` answered both tests' `Ninja._katana` fields
+    assert defs(live, "this._katana.hit(); // first", "_katana") == [_line("private readonly _katana")]
+    assert defs(live, "this._katana.hit(); // second", "_katana") == [_line("private readonly _katana", SECOND)]
+    assert defs(live, "this.name = 'Katana'; // second", "name") == [_line("public name: string;", SECOND)]
+
+
+def test_a_typed_receiver_uses_the_interface_declared_in_its_own_function(live: LiveIndex):
+    # before: `weapon: Weapon` was either test's interface, so `weapon.name` had two targets
+    assert defs(live, "expect(weapon.name).eql('Katana'); // first", "name") == [_line("name: string;")]
+    assert defs(live, "expect(weapon.name).eql('Katana'); // second", "name") == [
+        _line("name: string;", SECOND)
+    ]
+
+
+def test_a_class_reference_goes_to_the_declaration_in_scope(live: LiveIndex):
+    assert defs(live, "expect(ninja.fight()).eql('cut!'); // second", "fight") == [
+        _line("public fight()", SECOND)
+    ]
+    n = _line("const ninja: Ninja = new Ninja(new Katana());")
+    _, found = live.resolve(PATH, n, _lines()[n].index("Ninja") + 1)
+    assert [s.symbol.selection_range.start.line for s in found] == [_line("class Ninja {", SECOND)]
