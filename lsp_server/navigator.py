@@ -204,7 +204,7 @@ class Navigator:
             lineage = self._ancestors(ev, owner)
             roots = {d.symbol.container for d in same if d.symbol.container in lineage}
             for d in same:
-                if _key(d) in seen:
+                if _key(d) in seen or self._hidden_from(ev, d, t):
                     continue
                 if t.symbol.kind is not SymbolKind.METHOD:
                     # a property: what it implements above it through extends/implements,
@@ -218,6 +218,18 @@ class Navigator:
                     seen.add(_key(d))
                     out.append(d)
         return out
+
+    def _hidden_from(self, ev: Evaluator, d: StoredSymbol, t: StoredSymbol) -> bool:
+        """JS/TS: `d` is a member of a same-named class declared in a block `t` is not in
+        (the next test's own `interface Intl`): another symbol, whatever its name."""
+        if d.path != t.path or t.language not in JS_FAMILY:
+            return False
+        decl = ev.owner_class(d)
+        at = t.symbol.selection_range.start
+        return decl is not None and not all(
+            (b.start.line, b.start.character) <= (at.line, at.character) <= (b.end.line, b.end.character)
+            for b in self.block_scopes(decl)
+        )
 
     def _declared_ancestors(self, ev: Evaluator, cls: StoredSymbol) -> frozenset[str]:
         """Like `_ancestors`, through classes and interfaces only (a type alias's members

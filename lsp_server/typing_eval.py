@@ -783,10 +783,12 @@ class Evaluator:
         container = member.symbol.container
         if not container:
             return None
-        for s in self.lookup.file_symbols(member.path):
-            if s.symbol.qualified_name == container and s.symbol.kind in CLASS_KINDS:
-                return s
-        return None
+        named = [
+            s for s in self.lookup.file_symbols(member.path)
+            if s.symbol.qualified_name == container and s.symbol.kind in CLASS_KINDS
+        ]
+        # the declaration around the member when the file declares that name twice
+        return next((s for s in named if _within_declaration(s, member)), named[0] if named else None)
 
     # ---- names ----------------------------------------------------------------------
 

@@ -100,3 +100,15 @@ def test_a_class_reference_goes_to_the_declaration_in_scope(live: LiveIndex):
     n = _line("const ninja: Ninja = new Ninja(new Katana());")
     _, found = live.resolve(PATH, n, _lines()[n].index("Ninja") + 1)
     assert [s.symbol.selection_range.start.line for s in found] == [_line("class Ninja {", SECOND)]
+
+
+def test_references_of_a_member_stay_with_its_own_declaration(live: LiveIndex):
+    from code_intel.lsp_server.references import references_at
+
+    # before: the next test's `Weapon.name` / `Katana.name` and their uses were listed too
+    n = _line("expect(weapon.name).eql('Katana'); // first")
+    answer = references_at(live, PATH, n, _lines()[n].index("name") + 1)
+    lines = sorted({r.reference.start_line for r in answer.resolved} | {
+        t.symbol.selection_range.start.line for t in answer.targets
+    })
+    assert lines and all(line < SECOND for line in lines), lines
