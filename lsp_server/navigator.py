@@ -209,7 +209,9 @@ class Navigator:
                 if t.symbol.kind is not SymbolKind.METHOD:
                     # a property: what it implements above it through extends/implements,
                     # not its siblings, nor a type a mapped alias (`Required<Omit<O>>`) copies
-                    if d.symbol.container in self._declared_ancestors(ev, owner):
+                    if d.symbol.container in self._declared_ancestors(ev, owner) or (
+                        t.language in JS_FAMILY and self._implements(ev, d, owner)
+                    ):
                         seen.add(_key(d))
                         out.append(d)
                     continue
@@ -218,6 +220,15 @@ class Navigator:
                     seen.add(_key(d))
                     out.append(d)
         return out
+
+    def _implements(self, ev: Evaluator, d: StoredSymbol, owner: StoredSymbol) -> bool:
+        """TS: `d` is a property of a class or interface that declares `owner` above it
+        (`class Samurai implements Warrior`: tsserver lists `Samurai.primaryWeapon` and
+        its uses among the references of `Warrior.primaryWeapon`)."""
+        o = ev.owner_class(d)
+        return o is not None and o.symbol.qualified_name != owner.symbol.qualified_name and (
+            owner.symbol.qualified_name in self._declared_ancestors(ev, o)
+        )
 
     def _hidden_from(self, ev: Evaluator, d: StoredSymbol, t: StoredSymbol) -> bool:
         """JS/TS: `d` is a member of a same-named class declared in a block `t` is not in

@@ -112,3 +112,17 @@ def test_references_of_a_member_stay_with_its_own_declaration(live: LiveIndex):
         t.symbol.selection_range.start.line for t in answer.targets
     })
     assert lines and all(line < SECOND for line in lines), lines
+
+
+def test_references_of_an_interface_property_list_the_implementing_class_property(live: LiveIndex):
+    from code_intel.lsp_server.references import references_at
+
+    # tsserver: `Katana implements Weapon`, so `Katana.name` and `this.name = …` are
+    # references of `Weapon.name` (before: only the interface's own uses)
+    n = _line("expect(weapon.name).eql('Katana'); // first")
+    answer = references_at(live, PATH, n, _lines()[n].index("name") + 1)
+    lines = {r.reference.start_line for r in answer.resolved} | {
+        t.symbol.selection_range.start.line for t in answer.targets
+    }
+    assert _line("this.name = 'Katana';") in lines
+    assert _line("public name: string;") in lines
