@@ -694,8 +694,10 @@ class _Js(_Language):
             base = self.literal_context(outer, depth + 1)
             return TypeExpr("member", self.text(key), base) if base is not None else None
         if t == "assignment_expression" and parent.child_by_field_name("right") == obj:
+            # `this.options = {…}`, or a typed variable or parameter assigned again
+            # (got's `defaults = {options: …}` with `defaults: InstanceDefaults`)
             left = parent.child_by_field_name("left")
-            return self.expr_type(left, depth + 1) if left is not None and left.type == "member_expression" else None
+            return self.expr_type(left, depth + 1) if left is not None and left.type in ("member_expression", "identifier") else None
         if t == "arguments":
             call = parent.parent
             index = next((i for i, a in enumerate(parent.named_children) if a == obj), None)
