@@ -402,6 +402,11 @@ class Evaluator:
             if declared is not None and len([p for p in split_union(declared[0]) if p not in NULLISH]) > 1:
                 return None
             return self.types_of(expr.base, depth + 1)
+        if op == "returns" and self.language in _JS_LANGUAGES and _array_item_call(expr):
+            # `events.shift()!` with `events: Progress[]`: an item (lib.d.ts is not indexed)
+            item = self.element_types(TypeExpr("element", "index", expr.base.base), depth + 1)  # type: ignore[union-attr]
+            if item is not None:
+                return item
         if op == "returns":
             callees, receivers = self.callees_on(expr.base, depth + 1)
             if callees is EXTERNAL:
@@ -1283,6 +1288,15 @@ def _unique(items: list[StoredSymbol]) -> list[StoredSymbol]:
 
 
 _JS_LANGUAGES = frozenset({"typescript", "tsx", "javascript", "jsx"})
+
+
+# array methods that answer one of the array's items
+_ARRAY_ITEM_METHODS = frozenset({"shift", "pop", "at", "find", "findLast"})
+
+
+def _array_item_call(expr: TypeExpr) -> bool:
+    base = expr.base
+    return base is not None and base.op == "member" and base.arg in _ARRAY_ITEM_METHODS and base.base is not None
 
 
 def _holds(r: Range, at: Position) -> bool:

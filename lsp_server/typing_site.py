@@ -922,6 +922,18 @@ class _Js(_Language):
         holder = bound.parent
         if holder is None:
             return None
+        if (
+            holder.type == "array_pattern" and holder.parent is not None
+            and holder.parent.type == "for_in_statement" and holder.parent.child_by_field_name("left") == holder
+            and holder.named_child_count == 2 and holder.named_children[1] == bound
+        ):
+            # `for (const [index, event] of events.entries())`: the second is an item
+            entries = holder.parent.child_by_field_name("right")
+            fn = entries.child_by_field_name("function") if entries is not None and entries.type == "call_expression" else None
+            if fn is not None and fn.type == "member_expression" and self.text(fn.child_by_field_name("property")) == "entries":
+                base = self.expr_type(fn.child_by_field_name("object"), depth + 1)
+                return TypeExpr("element", "iter", base) if base is not None else None
+            return None
         if holder.type == "for_in_statement" and holder.child_by_field_name("left") == bound:
             # `for (const node of nodes)`: an element (`for … in` gives string keys)
             if holder.child_by_field_name("operator") is None or self.text(holder.child_by_field_name("operator")) != "of":
