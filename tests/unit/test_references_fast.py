@@ -113,3 +113,17 @@ def test_a_parameter_shadowing_an_import_is_not_a_reference_of_it(live: LiveInde
     assert ("pkg/shadow.py", 8) in py and ("pkg/shadow.py", 4) not in py
     ts = {(r.path, r.reference.start_line) for r in references_named(live, "got").resolved}
     assert ("web/use.ts", 2) in ts and ("web/use.ts", 4) not in ts
+
+
+def test_parsed_files_are_kept_by_count_and_by_source_size(live: LiveIndex, monkeypatch: pytest.MonkeyPatch):
+    # many small files stay parsed between requests (hono's tests: a few KB each, more
+    # than 32 of them per resolve run), but the kept source never exceeds the budget
+    monkeypatch.setattr(navigator, "_TREE_CACHE_BYTES", 1)
+    live.navigator._trees.clear()
+    for rel in ("pkg/more.py", "pkg/shadow.py"):
+        assert live.navigator.document(rel) is not None
+    assert list(live.navigator._trees) == ["pkg/shadow.py"]
+    monkeypatch.setattr(navigator, "_TREE_CACHE_BYTES", 10_000_000)
+    live.navigator.document("pkg/more.py")
+    assert list(live.navigator._trees) == ["pkg/shadow.py", "pkg/more.py"]
+    assert navigator._TREE_CACHE > 32
