@@ -883,6 +883,13 @@ class _Js(_Language):
         fn = call.child_by_field_name("function")
         if (
             call.type == "call_expression" and fn is not None and fn.type == "member_expression"
+            and self.text(fn.child_by_field_name("property")) == "then" and i == 0 and j == 0
+        ):
+            # `validator.validate(model).then(errors => …)`: what the promise resolves to
+            # (the evaluator unwraps `Promise<…>` as it does for `await`)
+            return self.expr_type(fn.child_by_field_name("object"), depth + 1)
+        if (
+            call.type == "call_expression" and fn is not None and fn.type == "member_expression"
             and self.text(fn.child_by_field_name("property")) in _ITEM_CALLBACKS and i == 0 and j == 0
         ):
             # `nodes.forEach((node) => …)`: an item of the array (lib.d.ts is not indexed)
