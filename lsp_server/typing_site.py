@@ -855,8 +855,10 @@ class _Js(_Language):
         elif holder.type in ("required_parameter", "optional_parameter") and holder.child_by_field_name("pattern") == bound:
             params = holder.parent
             func = params.parent if params is not None else None
-            if func is None or func.type not in ("arrow_function", "function_expression", "function"):
+            if func is None or func.type not in ("arrow_function", "function_expression", "function", "method_definition"):
                 return None
+            if func.type == "method_definition" and (func.parent is None or func.parent.type != "object"):
+                return None  # a class method's parameters are declared, not contextual
             j = next((i for i, p in enumerate(params.named_children) if p == holder), -1)  # type: ignore[union-attr]
         else:
             return None
@@ -875,6 +877,13 @@ class _Js(_Language):
             ann = holder.child_by_field_name("type")
             declared = TypeExpr("named", self.text(ann).lstrip(":").strip()) if ann is not None else None
             return TypeExpr("callback", str(j), declared) if declared is not None else None
+        member = _literal_member(func)
+        if member is not None:
+            # `validator: { validate: (value, args) => … }` in a literal checked against
+            # a declared type: parameter j of that type's `validate`
+            key, literal = member
+            ctx = self.literal_context(literal, depth + 1)
+            return TypeExpr("param", str(j), TypeExpr("member", self.text(key), ctx)) if ctx is not None else None
         args = func.parent
         call = args.parent if args is not None and args.type == "arguments" else None
         if call is None:
@@ -1047,6 +1056,21 @@ def _returned_values(body: tree_sitter.Node, function_types: frozenset[str]) -> 
             continue
         stack.extend(c for c in reversed(node.named_children) if c.type not in function_types)
     return out
+
+
+def _literal_member(func: tree_sitter.Node) -> tuple[tree_sitter.Node, tree_sitter.Node] | None:
+    """(key, object literal) when a function is the value of a literal's key
+    (`{validate: (v, args) => …}`) or a method written in a literal (`{validate(v, args) {…}}`)."""
+    if func.type == "method_definition":
+        key, literal = func.child_by_field_name("name"), func.parent
+    else:
+        pair = func.parent
+        if pair is None or pair.type != "pair" or pair.child_by_field_name("value") != func:
+            return None
+        key, literal = pair.child_by_field_name("key"), pair.parent
+    if key is None or key.type != "property_identifier" or literal is None or literal.type != "object":
+        return None
+    return key, literal
 
 
 def _literal_of_key(node: tree_sitter.Node) -> tree_sitter.Node | None:
