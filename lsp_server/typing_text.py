@@ -149,6 +149,9 @@ _PHP_ITERABLE = re.compile(
 )
 
 
+_INDEX_SIGNATURE = re.compile(r"\{\s*\[\s*\w+\s*:\s*(?:string|number)\s*\]\s*:\s*(.+?)\s*;?\s*\}", re.DOTALL)
+
+
 def _ts_element(t: str, iterating: bool) -> str | None:
     """TS: `Redis[]`, `(A | B)[]`, `Array<X>`, `ReadonlyArray<X>`, `Set<X>` (a loop),
     `Record<K, V>` (a subscript) -> the item type; "" for no item type known; None when
@@ -157,6 +160,10 @@ def _ts_element(t: str, iterating: bool) -> str | None:
     if len(parts) != 1:
         return None
     one = parts[0]
+    signature = _INDEX_SIGNATURE.fullmatch(one)
+    if signature is not None:
+        # `{ [propertyName: string]: ValidationMetadata[] }`: a subscript gives the value
+        return "" if iterating else signature.group(1).strip()
     if one.endswith("[]"):
         inner = one[:-2].strip()
         return inner[1:-1].strip() if inner.startswith("(") and inner.endswith(")") else inner
