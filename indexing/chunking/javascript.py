@@ -484,7 +484,7 @@ class JavaScriptStrategy(TreeSitterStrategy):
             fn = _function_value(value)
             body = fn.child_by_field_name("body") if fn is not None else None
             end = body.start_byte if body is not None else node.end_byte
-            text = doc.data[node.start_byte : end].decode("utf-8", errors="replace")
+            text = doc.data[_after_decorators(node) : end].decode("utf-8", errors="replace")
             if body is None:
                 text = text.split("\n", 1)[0][:200]
             keyword = _declaration_keyword(doc, node) if node.type == "variable_declarator" else ""
@@ -496,7 +496,13 @@ class JavaScriptStrategy(TreeSitterStrategy):
         long_header = self._long_class_header(doc, node)
         if long_header is not None:
             return long_header
-        return super().signature(doc, node).rstrip(";")
+        text = super().signature(doc, node).rstrip(";")
+        start = _after_decorators(node)
+        if start != node.start_byte:
+            # `@Get('/x') async find(a: A)`: the declaration, not its decorators' calls
+            prefix = " ".join(doc.data[node.start_byte : start].decode("utf-8", errors="replace").split())
+            text = text[len(prefix) :].lstrip() if text.startswith(prefix) else text
+        return text
 
     def _long_class_header(self, doc: SourceDocument, node: tree_sitter.Node) -> str | None:
         """A class or interface whose type parameters take more than a signature's 300
@@ -836,6 +842,21 @@ class TsxStrategy(TypeScriptStrategy):
 # A line that opens with `<` after indentation: a generic call signature's type parameters
 # (`  <I extends Input = {}>(handler: H<I>): R` in an interface, hono's `types.ts`).
 _GENERIC_SIGNATURE_LINE = re.compile(rb"(?m)^([ \t]*)[ \t]<")
+
+
+def _after_decorators(node: tree_sitter.Node) -> int:
+    """Where a declaration starts after its decorators (`@ValidateNested()` on the line
+    above a field: its signature is `mySubClasses: MySubClass[]`, not the decorator)."""
+    last = None
+    for child in node.children:
+        if child.type == "decorator":
+            last = child
+        elif last is not None or child.is_named:
+            break
+    if last is None:
+        return node.start_byte
+    nxt = last.next_sibling
+    return nxt.start_byte if nxt is not None else last.end_byte
 
 
 def repair_generic_signatures(data: bytes) -> bytes | None:

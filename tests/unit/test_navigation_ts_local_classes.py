@@ -126,3 +126,36 @@ def test_references_of_an_interface_property_list_the_implementing_class_propert
     }
     assert _line("this.name = 'Katana';") in lines
     assert _line("public name: string;") in lines
+
+
+DECORATED = (
+    "describe('nested validation', () => {\n"
+    "  it('should validate nested objects', () => {\n"
+    "    class MySubClass {\n"
+    "      @MinLength(5)\n"
+    "      name: string;\n"
+    "    }\n\n"
+    "    class MyClass {\n"
+    "      @ValidateNested()\n"
+    "      mySubClasses: MySubClass[];\n"
+    "    }\n\n"
+    "    const model = new MyClass();\n"
+    "    model.mySubClasses[0].name = 'my';\n"
+    "  });\n\n"
+    "  it('should validate again', () => {\n"
+    "    class MySubClass {\n      name: string;\n    }\n"
+    "  });\n"
+    "});\n"
+)
+
+
+def test_a_decorated_fields_declared_type_types_its_uses(tmp_path):
+    # class-validator: `@ValidateNested()` on the line above the field was stored as the
+    # field's whole signature, so `mySubClasses` had no type and `name` answered both classes
+    live = indexed_tree(tmp_path / "repo", {"test/nested.spec.ts": DECORATED})
+    lines = DECORATED.splitlines()
+    n = next(i for i, line in enumerate(lines) if "model.mySubClasses[0].name" in line)
+    _, found = live.resolve("test/nested.spec.ts", n, lines[n].rindex("name") + 1)
+    assert [s.symbol.selection_range.start.line for s in found] == [4]
+    fields = [s for s in live.file_symbols("test/nested.spec.ts") if s.symbol.name == "mySubClasses"]
+    assert [s.symbol.signature for s in fields] == ["mySubClasses: MySubClass[]"]
