@@ -1307,6 +1307,8 @@ def _within_declaration(owner: StoredSymbol, member: StoredSymbol) -> bool:
     """A member stored under the owner's name belongs to this declaration of it: another
     file's (a merged TS declaration) or inside this one's range, not another same-named
     class of the file (a test's own `class Ninja`, declared again in the next test)."""
+    if owner.symbol.kind not in CLASS_KINDS:
+        return True  # a module's members are its file's (its symbol has no range)
     return member.path != owner.path or _holds(owner.symbol.range, member.symbol.selection_range.start)
 
 

@@ -159,3 +159,4 @@ def test_a_decorated_fields_declared_type_types_its_uses(tmp_path):
     assert [s.symbol.selection_range.start.line for s in found] == [4]
     fields = [s for s in live.file_symbols("test/nested.spec.ts") if s.symbol.name == "mySubClasses"]
     assert [s.symbol.signature for s in fields] == ["mySubClasses: MySubClass[]"]
+
