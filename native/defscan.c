@@ -1,0 +1,375 @@
+/* The definitions pass's matching, compiled (included by refscan.c: same module, same
+ * vendored runtime, same BNode layout).
+ *
+ * Why: tree-sitter's query engine costs ~0.4x the parse on a large Python tree for the
+ * definitions query, almost all of it the engine's per-node walk (two patterns cost as
+ * much as thirteen). Each supported pattern is a path of ancestors above the definition
+ * node D and a small tree of children below it (indexing/chunking/defscan.py parses
+ * them); one cursor walk checks the ancestors from a stack and the children by a short
+ * search, and hands back py-tree-sitter Node objects for (D, name) only. When a pattern
+ * matches one D in two ways the walk answers None and the caller runs the engine, so
+ * the result never depends on the engine's match order.
+ */
+
+#define DEF_MAX_UP 8
+#define DEF_MAX_DOWN 16
+#define DEF_MAX_SLOTS 8
+#define DEF_MAX_PREDS 4
+
+typedef struct {
+    TSSymbol symbol;
+    TSFieldId field;   /* 0: any field */
+    int slot;          /* -1: not captured; 0: the name; 1..: a predicate's capture */
+    int n_kids;
+    int kids[DEF_MAX_DOWN];
+} DownNode;
+
+typedef struct {
+    uint32_t n_up; /* up[0] is D, up[i+1] its i+1-th ancestor */
+    TSSymbol up_symbols[DEF_MAX_UP];
+    TSFieldId up_fields[DEF_MAX_UP]; /* field of up[i] in up[i+1]; 0: any */
+    uint32_t n_down;                 /* down[0] is D */
+    DownNode down[DEF_MAX_DOWN];
+    uint32_t n_preds;
+    int pred_slot[DEF_MAX_PREDS];
+    int pred_positive[DEF_MAX_PREDS];
+    PyObject *pred_regex[DEF_MAX_PREDS];
+} DefRule;
+
+typedef struct {
+    uint32_t n_symbols;
+    unsigned char *kinds; /* symbol -> 1 when some rule's D has that type */
+    uint32_t n_rules;
+    DefRule *rules;
+} DefQuery;
+
+static const char *DEF_CAPSULE = "code_intel.refscan.defs";
+
+static void defs_free(DefQuery *q) {
+    if (q == NULL) return;
+    if (q->rules) {
+        for (uint32_t r = 0; r < q->n_rules; r++)
+            for (uint32_t k = 0; k < q->rules[r].n_preds; k++) Py_XDECREF(q->rules[r].pred_regex[k]);
+        free(q->rules);
+    }
+    free(q->kinds);
+    free(q);
+}
+
+static void defs_destructor(PyObject *capsule) {
+    defs_free((DefQuery *)PyCapsule_GetPointer(capsule, DEF_CAPSULE));
+}
+
+static int def_symbol(const TSLanguage *language, PyObject *name, TSSymbol *out) {
+    Py_ssize_t len;
+    const char *text = PyUnicode_AsUTF8AndSize(name, &len);
+    if (text == NULL) return 0;
+    *out = ts_language_symbol_for_name(language, text, (uint32_t)len, true);
+    if (*out == 0) {
+        PyErr_Format(PyExc_ValueError, "no node type %s in this grammar", text);
+        return 0;
+    }
+    return 1;
+}
+
+static int def_field(const TSLanguage *language, PyObject *name, TSFieldId *out) {
+    *out = 0;
+    if (name == Py_None) return 1;
+    Py_ssize_t len;
+    const char *text = PyUnicode_AsUTF8AndSize(name, &len);
+    if (text == NULL) return 0;
+    *out = ts_language_field_id_for_name(language, text, (uint32_t)len);
+    if (*out == 0) {
+        PyErr_Format(PyExc_ValueError, "no field %s in this grammar", text);
+        return 0;
+    }
+    return 1;
+}
+
+/* compile_defs(node, rules) -> handle. rules = [(up, down, preds)]: up = [(type, field)]
+ * from D upward; down = [(type, field, parent index, slot)] with D first and parents
+ * before children; preds = [(slot, compiled regex, positive)] (#match? / #not-match?). */
+static PyObject *refscan_compile_defs(PyObject *self, PyObject *args) {
+    PyObject *node_obj, *rules;
+    if (!PyArg_ParseTuple(args, "OO!:compile_defs", &node_obj, &PyList_Type, &rules)) return NULL;
+    if (!check_node(node_obj)) return NULL;
+    const TSLanguage *language = ts_node_language(((BNode *)node_obj)->node);
+    DefQuery *q = calloc(1, sizeof(DefQuery));
+    if (q == NULL) return PyErr_NoMemory();
+    q->n_symbols = ts_language_symbol_count(language);
+    q->kinds = calloc(q->n_symbols + 1, 1);
+    q->n_rules = (uint32_t)PyList_GET_SIZE(rules);
+    q->rules = calloc(q->n_rules + 1, sizeof(DefRule));
+    if (q->kinds == NULL || q->rules == NULL) {
+        defs_free(q);
+        return PyErr_NoMemory();
+    }
+    for (uint32_t r = 0; r < q->n_rules; r++) {
+        DefRule *rule = &q->rules[r];
+        PyObject *up, *down, *preds;
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(rules, r), "O!O!O!", &PyList_Type, &up, &PyList_Type, &down,
+                              &PyList_Type, &preds))
+            goto fail;
+        if (PyList_GET_SIZE(up) < 1 || PyList_GET_SIZE(up) > DEF_MAX_UP || PyList_GET_SIZE(down) < 1 ||
+            PyList_GET_SIZE(down) > DEF_MAX_DOWN || PyList_GET_SIZE(preds) > DEF_MAX_PREDS) {
+            PyErr_SetString(PyExc_ValueError, "a definition rule has 1-8 levels up, 1-16 nodes down, <= 4 predicates");
+            goto fail;
+        }
+        rule->n_up = (uint32_t)PyList_GET_SIZE(up);
+        for (uint32_t i = 0; i < rule->n_up; i++) {
+            PyObject *type, *field;
+            if (!PyArg_ParseTuple(PyList_GET_ITEM(up, i), "UO", &type, &field)) goto fail;
+            if (!def_symbol(language, type, &rule->up_symbols[i]) || !def_field(language, field, &rule->up_fields[i]))
+                goto fail;
+        }
+        rule->n_down = (uint32_t)PyList_GET_SIZE(down);
+        for (uint32_t i = 0; i < rule->n_down; i++) {
+            PyObject *type, *field;
+            int parent, slot;
+            if (!PyArg_ParseTuple(PyList_GET_ITEM(down, i), "UOii", &type, &field, &parent, &slot)) goto fail;
+            DownNode *d = &rule->down[i];
+            if (!def_symbol(language, type, &d->symbol) || !def_field(language, field, &d->field)) goto fail;
+            if (slot < -1 || slot >= DEF_MAX_SLOTS || (i == 0) != (parent < 0) || parent >= (int)i) {
+                PyErr_SetString(PyExc_ValueError, "bad slot or parent in a definition rule");
+                goto fail;
+            }
+            d->slot = slot;
+            if (parent >= 0) {
+                DownNode *p = &rule->down[parent];
+                p->kids[p->n_kids++] = (int)i;
+            }
+        }
+        if (rule->down[0].symbol != rule->up_symbols[0]) {
+            PyErr_SetString(PyExc_ValueError, "a definition rule's first up and down nodes differ");
+            goto fail;
+        }
+        rule->n_preds = (uint32_t)PyList_GET_SIZE(preds);
+        for (uint32_t k = 0; k < rule->n_preds; k++) {
+            PyObject *regex;
+            if (!PyArg_ParseTuple(PyList_GET_ITEM(preds, k), "iOp", &rule->pred_slot[k], &regex,
+                                  &rule->pred_positive[k]))
+                goto fail;
+            if (rule->pred_slot[k] < 1 || rule->pred_slot[k] >= DEF_MAX_SLOTS) {
+                PyErr_SetString(PyExc_ValueError, "bad predicate slot in a definition rule");
+                goto fail;
+            }
+            rule->pred_regex[k] = Py_NewRef(regex);
+        }
+        if (rule->up_symbols[0] < q->n_symbols) q->kinds[rule->up_symbols[0]] = 1;
+    }
+    PyObject *capsule = PyCapsule_New(q, DEF_CAPSULE, defs_destructor);
+    if (capsule == NULL) defs_free(q);
+    return capsule;
+fail:
+    defs_free(q);
+    return NULL;
+}
+
+static int def_node_match(const DefRule *r, int p, TSNode node, TSNode *caps);
+
+/* Ways the pattern children kids[j..] match node's children from index `from` on, in
+ * order (0, 1, or 2 = more than one); the first way's captures are left in caps. */
+static int def_kids_match(const DefRule *r, const DownNode *p, int j, const TSNode *children,
+                          const TSFieldId *fields, uint32_t n_children, uint32_t from, TSNode *caps) {
+    if (j == p->n_kids) return 1;
+    const DownNode *c = &r->down[p->kids[j]];
+    int total = 0;
+    TSNode scratch[DEF_MAX_SLOTS];
+    for (uint32_t t = from; t < n_children && total < 2; t++) {
+        if (ts_node_symbol(children[t]) != c->symbol) continue;
+        if (c->field && fields[t] != c->field) continue;
+        TSNode *target = caps;
+        if (total) {
+            memcpy(scratch, caps, sizeof(scratch));
+            target = scratch;
+        }
+        int here = def_node_match(r, p->kids[j], children[t], target);
+        if (here < 0) return -1;
+        if (here == 0) continue;
+        int rest = def_kids_match(r, p, j + 1, children, fields, n_children, t + 1, target);
+        if (rest < 0) return -1;
+        total += here * rest;
+    }
+    return total > 2 ? 2 : total;
+}
+
+/* Ways pattern node p matches `node` (whose type the caller checked); -1 on error. */
+static int def_node_match(const DefRule *r, int p, TSNode node, TSNode *caps) {
+    const DownNode *d = &r->down[p];
+    if (d->slot >= 0) caps[d->slot] = node;
+    if (d->n_kids == 0) return 1;
+    uint32_t n = ts_node_child_count(node);
+    if (n == 0) return 0;
+    TSNode local_nodes[32];
+    TSFieldId local_fields[32];
+    TSNode *children = local_nodes;
+    TSFieldId *fields = local_fields;
+    if (n > 32) {
+        children = malloc(n * sizeof(TSNode));
+        fields = malloc(n * sizeof(TSFieldId));
+        if (children == NULL || fields == NULL) {
+            free(children == local_nodes ? NULL : children);
+            free(fields == local_fields ? NULL : fields);
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    uint32_t count = 0;
+    TSTreeCursor cursor = ts_tree_cursor_new(node);
+    if (ts_tree_cursor_goto_first_child(&cursor)) {
+        do {
+            if (count == n) break;
+            children[count] = ts_tree_cursor_current_node(&cursor);
+            fields[count] = ts_tree_cursor_current_field_id(&cursor);
+            count++;
+        } while (ts_tree_cursor_goto_next_sibling(&cursor));
+    }
+    ts_tree_cursor_delete(&cursor);
+    int ways = def_kids_match(r, d, 0, children, fields, count, 0, caps);
+    if (children != local_nodes) {
+        free(children);
+        free(fields);
+    }
+    return ways;
+}
+
+/* #match? / #not-match?: regex.search(text of the capture) */
+static int def_preds_hold(const DefRule *r, const TSNode *caps, const char *data, Py_ssize_t data_len) {
+    for (uint32_t k = 0; k < r->n_preds; k++) {
+        TSNode n = caps[r->pred_slot[k]];
+        uint32_t s = ts_node_start_byte(n), t = ts_node_end_byte(n);
+        if (t > (uint32_t)data_len) t = (uint32_t)data_len;
+        if (s > t) s = t;
+        PyObject *text = PyUnicode_DecodeUTF8(data + s, t - s, "replace");
+        if (text == NULL) return -1;
+        PyObject *found = PyObject_CallMethod(r->pred_regex[k], "search", "O", text);
+        Py_DECREF(text);
+        if (found == NULL) return -1;
+        int hit = found != Py_None;
+        Py_DECREF(found);
+        if (hit != r->pred_positive[k]) return 0;
+    }
+    return 1;
+}
+
+static PyObject *def_new_node(PyTypeObject *type, TSNode node, PyObject *tree) {
+    BNode *b = (BNode *)type->tp_alloc(type, 0);
+    if (b == NULL) return NULL;
+    b->node = node;
+    b->children = NULL;
+    b->tree = Py_NewRef(tree);
+    return (PyObject *)b;
+}
+
+typedef struct {
+    TSSymbol symbol;
+    TSFieldId field;
+} DefLevel;
+
+/* defs(root, handle, data) -> [(rule index, D node, name node)] in walk order, or None
+ * when a rule matches one D in more than one way (the caller then runs the engine). */
+static PyObject *refscan_defs(PyObject *self, PyObject *args) {
+    PyObject *root_obj, *capsule;
+    const char *data;
+    Py_ssize_t data_len;
+    if (!PyArg_ParseTuple(args, "OOy#:defs", &root_obj, &capsule, &data, &data_len)) return NULL;
+    if (!check_node(root_obj)) return NULL;
+    DefQuery *q = PyCapsule_GetPointer(capsule, DEF_CAPSULE);
+    if (q == NULL) return NULL;
+    BNode *root = (BNode *)root_obj;
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
+    size_t levels_size = 64, depth = 0;
+    DefLevel *levels = malloc(levels_size * sizeof(DefLevel));
+    if (levels == NULL) {
+        Py_DECREF(out);
+        return PyErr_NoMemory();
+    }
+    TSTreeCursor walk = ts_tree_cursor_new(root->node);
+    int ambiguous = 0, failed = 0;
+    for (;;) {
+        TSNode node = ts_tree_cursor_current_node(&walk);
+        TSSymbol symbol = ts_node_symbol(node);
+        levels[depth].symbol = symbol;
+        levels[depth].field = ts_tree_cursor_current_field_id(&walk);
+        if (symbol < q->n_symbols && q->kinds[symbol]) {
+            for (uint32_t ri = 0; ri < q->n_rules && !failed && !ambiguous; ri++) {
+                const DefRule *r = &q->rules[ri];
+                if (r->up_symbols[0] != symbol || r->n_up > depth + 1) continue;
+                int ok = 1;
+                for (uint32_t i = 0; ok && i < r->n_up; i++) {
+                    const DefLevel *level = &levels[depth - i];
+                    if (i > 0 && level->symbol != r->up_symbols[i]) ok = 0;
+                    else if (r->up_fields[i] && level->field != r->up_fields[i]) ok = 0;
+                }
+                if (!ok) continue;
+                TSNode caps[DEF_MAX_SLOTS];
+                memset(caps, 0, sizeof(caps));
+                int ways = def_node_match(r, 0, node, caps);
+                if (ways < 0) {
+                    failed = 1;
+                    break;
+                }
+                if (ways == 0) continue;
+                if (ways > 1) {
+                    ambiguous = 1;
+                    break;
+                }
+                int holds = def_preds_hold(r, caps, data, data_len);
+                if (holds < 0) {
+                    failed = 1;
+                    break;
+                }
+                if (!holds) continue;
+                PyObject *d = def_new_node(Py_TYPE(root_obj), node, root->tree);
+                PyObject *name = d ? def_new_node(Py_TYPE(root_obj), caps[0], root->tree) : NULL;
+                PyObject *item = name ? Py_BuildValue("(INN)", ri, d, name) : NULL;
+                if (item == NULL) {
+                    if (name == NULL) Py_XDECREF(d);
+                    failed = 1;
+                    break;
+                }
+                int appended = PyList_Append(out, item);
+                Py_DECREF(item);
+                if (appended < 0) {
+                    failed = 1;
+                    break;
+                }
+            }
+            if (failed || ambiguous) break;
+        }
+        if (ts_tree_cursor_goto_first_child(&walk)) {
+            if (++depth == levels_size) {
+                levels_size *= 2;
+                DefLevel *more = realloc(levels, levels_size * sizeof(DefLevel));
+                if (more == NULL) {
+                    PyErr_NoMemory();
+                    failed = 1;
+                    break;
+                }
+                levels = more;
+            }
+            continue;
+        }
+        int more = 1;
+        while (!ts_tree_cursor_goto_next_sibling(&walk)) {
+            if (!ts_tree_cursor_goto_parent(&walk)) {
+                more = 0;
+                break;
+            }
+            depth--;
+        }
+        if (!more) break;
+    }
+    ts_tree_cursor_delete(&walk);
+    free(levels);
+    if (failed) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    if (ambiguous) {
+        Py_DECREF(out);
+        Py_RETURN_NONE;
+    }
+    return out;
+}
