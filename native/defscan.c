@@ -18,6 +18,7 @@
 
 typedef struct {
     TSSymbol symbol;
+    unsigned char super; /* a supertype: any named node it wraps (the engine's rule) */
     TSFieldId field;   /* 0: any field */
     int slot;          /* -1: not captured; 0: the name; 1..: a predicate's capture */
     int n_kids;
@@ -27,6 +28,7 @@ typedef struct {
 typedef struct {
     uint32_t n_up; /* up[0] is D, up[i+1] its i+1-th ancestor */
     TSSymbol up_symbols[DEF_MAX_UP];
+    unsigned char up_super[DEF_MAX_UP];
     TSFieldId up_fields[DEF_MAX_UP]; /* field of up[i] in up[i+1]; 0: any */
     uint32_t n_down;                 /* down[0] is D */
     DownNode down[DEF_MAX_DOWN];
@@ -121,6 +123,7 @@ static PyObject *refscan_compile_defs(PyObject *self, PyObject *args) {
             if (!PyArg_ParseTuple(PyList_GET_ITEM(up, i), "UO", &type, &field)) goto fail;
             if (!def_symbol(language, type, &rule->up_symbols[i]) || !def_field(language, field, &rule->up_fields[i]))
                 goto fail;
+            rule->up_super[i] = ts_language_symbol_metadata(language, rule->up_symbols[i]).supertype;
         }
         rule->n_down = (uint32_t)PyList_GET_SIZE(down);
         for (uint32_t i = 0; i < rule->n_down; i++) {
@@ -129,6 +132,7 @@ static PyObject *refscan_compile_defs(PyObject *self, PyObject *args) {
             if (!PyArg_ParseTuple(PyList_GET_ITEM(down, i), "UOii", &type, &field, &parent, &slot)) goto fail;
             DownNode *d = &rule->down[i];
             if (!def_symbol(language, type, &d->symbol) || !def_field(language, field, &d->field)) goto fail;
+            d->super = ts_language_symbol_metadata(language, d->symbol).supertype;
             if (slot < -1 || slot >= DEF_MAX_SLOTS || (i == 0) != (parent < 0) || parent >= (int)i) {
                 PyErr_SetString(PyExc_ValueError, "bad slot or parent in a definition rule");
                 goto fail;
@@ -138,6 +142,10 @@ static PyObject *refscan_compile_defs(PyObject *self, PyObject *args) {
                 DownNode *p = &rule->down[parent];
                 p->kids[p->n_kids++] = (int)i;
             }
+        }
+        if (rule->up_super[0]) { /* D by supertype: every named node a candidate; not worth it */
+            defs_free(q);
+            Py_RETURN_NONE;
         }
         if (rule->down[0].symbol != rule->up_symbols[0]) {
             PyErr_SetString(PyExc_ValueError, "a definition rule's first up and down nodes differ");
@@ -167,17 +175,42 @@ fail:
 
 static int def_node_match(const DefRule *r, int p, TSNode node, TSNode *caps);
 
+/* The hidden supertypes wrapping a cursor's node, and its field: the engine's view. */
+typedef struct {
+    TSFieldId field;
+    unsigned n_super;
+    TSSymbol super[8];
+} DefStatus;
+
+static void def_status(const TSTreeCursor *cursor, DefStatus *out) {
+    bool later, later_named, later_field;
+    out->n_super = 8;
+    out->field = 0;
+    ts_tree_cursor_current_status(cursor, &out->field, &later, &later_named, &later_field, out->super,
+                                  &out->n_super);
+}
+
+/* The engine's test of one step against a node: its type, or for a supertype step a
+ * named, non-error node wrapped in that supertype. */
+static int def_step_matches(TSSymbol symbol, unsigned char super, TSNode node, const DefStatus *st) {
+    if (!super) return ts_node_symbol(node) == symbol;
+    if (!ts_node_is_named(node) || ts_node_symbol(node) == ts_builtin_sym_error) return 0;
+    for (unsigned k = 0; k < st->n_super; k++)
+        if (st->super[k] == symbol) return 1;
+    return 0;
+}
+
 /* Ways the pattern children kids[j..] match node's children from index `from` on, in
  * order (0, 1, or 2 = more than one); the first way's captures are left in caps. */
 static int def_kids_match(const DefRule *r, const DownNode *p, int j, const TSNode *children,
-                          const TSFieldId *fields, uint32_t n_children, uint32_t from, TSNode *caps) {
+                          const DefStatus *status, uint32_t n_children, uint32_t from, TSNode *caps) {
     if (j == p->n_kids) return 1;
     const DownNode *c = &r->down[p->kids[j]];
     int total = 0;
     TSNode scratch[DEF_MAX_SLOTS];
     for (uint32_t t = from; t < n_children && total < 2; t++) {
-        if (ts_node_symbol(children[t]) != c->symbol) continue;
-        if (c->field && fields[t] != c->field) continue;
+        if (!def_step_matches(c->symbol, c->super, children[t], &status[t])) continue;
+        if (c->field && status[t].field != c->field) continue;
         TSNode *target = caps;
         if (total) {
             memcpy(scratch, caps, sizeof(scratch));
@@ -186,7 +219,7 @@ static int def_kids_match(const DefRule *r, const DownNode *p, int j, const TSNo
         int here = def_node_match(r, p->kids[j], children[t], target);
         if (here < 0) return -1;
         if (here == 0) continue;
-        int rest = def_kids_match(r, p, j + 1, children, fields, n_children, t + 1, target);
+        int rest = def_kids_match(r, p, j + 1, children, status, n_children, t + 1, target);
         if (rest < 0) return -1;
         total += here * rest;
     }
@@ -201,15 +234,15 @@ static int def_node_match(const DefRule *r, int p, TSNode node, TSNode *caps) {
     uint32_t n = ts_node_child_count(node);
     if (n == 0) return 0;
     TSNode local_nodes[32];
-    TSFieldId local_fields[32];
+    DefStatus local_status[32];
     TSNode *children = local_nodes;
-    TSFieldId *fields = local_fields;
+    DefStatus *status = local_status;
     if (n > 32) {
         children = malloc(n * sizeof(TSNode));
-        fields = malloc(n * sizeof(TSFieldId));
-        if (children == NULL || fields == NULL) {
-            free(children == local_nodes ? NULL : children);
-            free(fields == local_fields ? NULL : fields);
+        status = malloc(n * sizeof(DefStatus));
+        if (children == NULL || status == NULL) {
+            free(children);
+            free(status);
             PyErr_NoMemory();
             return -1;
         }
@@ -220,15 +253,15 @@ static int def_node_match(const DefRule *r, int p, TSNode node, TSNode *caps) {
         do {
             if (count == n) break;
             children[count] = ts_tree_cursor_current_node(&cursor);
-            fields[count] = ts_tree_cursor_current_field_id(&cursor);
+            def_status(&cursor, &status[count]);
             count++;
         } while (ts_tree_cursor_goto_next_sibling(&cursor));
     }
     ts_tree_cursor_delete(&cursor);
-    int ways = def_kids_match(r, d, 0, children, fields, count, 0, caps);
+    int ways = def_kids_match(r, d, 0, children, status, count, 0, caps);
     if (children != local_nodes) {
         free(children);
-        free(fields);
+        free(status);
     }
     return ways;
 }
@@ -263,7 +296,8 @@ static PyObject *def_new_node(PyTypeObject *type, TSNode node, PyObject *tree) {
 
 typedef struct {
     TSSymbol symbol;
-    TSFieldId field;
+    TSNode node;
+    DefStatus status;
 } DefLevel;
 
 /* defs(root, handle, data) -> [(rule index, D node, name node)] in walk order, or None
@@ -291,7 +325,8 @@ static PyObject *refscan_defs(PyObject *self, PyObject *args) {
         TSNode node = ts_tree_cursor_current_node(&walk);
         TSSymbol symbol = ts_node_symbol(node);
         levels[depth].symbol = symbol;
-        levels[depth].field = ts_tree_cursor_current_field_id(&walk);
+        levels[depth].node = node;
+        def_status(&walk, &levels[depth].status);
         if (symbol < q->n_symbols && q->kinds[symbol]) {
             for (uint32_t ri = 0; ri < q->n_rules && !failed && !ambiguous; ri++) {
                 const DefRule *r = &q->rules[ri];
@@ -299,8 +334,9 @@ static PyObject *refscan_defs(PyObject *self, PyObject *args) {
                 int ok = 1;
                 for (uint32_t i = 0; ok && i < r->n_up; i++) {
                     const DefLevel *level = &levels[depth - i];
-                    if (i > 0 && level->symbol != r->up_symbols[i]) ok = 0;
-                    else if (r->up_fields[i] && level->field != r->up_fields[i]) ok = 0;
+                    if (i > 0 && !def_step_matches(r->up_symbols[i], r->up_super[i], level->node, &level->status))
+                        ok = 0;
+                    else if (r->up_fields[i] && level->status.field != r->up_fields[i]) ok = 0;
                 }
                 if (!ok) continue;
                 TSNode caps[DEF_MAX_SLOTS];

@@ -34,7 +34,7 @@ class Unsupported(ValueError):
 @dataclass
 class _Node:
     type: str
-    field: str | None = None
+    field_name: str | None = None
     captures: list[str] = field(default_factory=list)
     kids: list[_Node] = field(default_factory=list)
 
@@ -101,7 +101,7 @@ def parse_rules(source: str) -> list[Rule]:
                 continue
             name = take("field") if peek() == "field" else None
             kid = item()
-            kid.field = name
+            kid.field_name = name
             node.kids.append(kid)
         take("close")
         while peek() == "capture":
@@ -147,7 +147,7 @@ def _rule(top: _Node, preds: list[tuple[str, str, str]], source: str) -> Rule | 
                 raise Unsupported(source)
             slot = slots.setdefault(wanted[0], len(slots) + 1)
         index = len(down)
-        down.append((node.type, node.field if parent >= 0 else None, parent, slot))
+        down.append((node.type, node.field_name if parent >= 0 else None, parent, slot))
         for kid in node.kids:
             flatten(kid, index)
 
@@ -158,7 +158,7 @@ def _rule(top: _Node, preds: list[tuple[str, str, str]], source: str) -> Rule | 
         return None
     if any(c not in slots for c in pred_captures) or len(down) > 16 or len(slots) > 7:
         raise Unsupported(source)
-    up = [(n.type, n.field if i < len(path) - 1 else None) for i, n in enumerate(reversed(path))]
+    up = [(n.type, n.field_name) for n in reversed(path)]
     if len(up) > 8:
         raise Unsupported(source)
     return Rule(
@@ -209,7 +209,7 @@ def _handle(root: tree_sitter.Node, grammar_name: str, source: str) -> tuple[Any
                 handle = refscan._refscan.compile_defs(  # type: ignore[union-attr]
                     root, [(r.up, r.down, r.preds) for r in rules]
                 )
-                _compiled[key] = (handle, [r.kind for r in rules])
+                _compiled[key] = None if handle is None else (handle, [r.kind for r in rules])
         return _compiled[key]
 
 
