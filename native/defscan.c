@@ -182,12 +182,35 @@ typedef struct {
     TSSymbol super[8];
 } DefStatus;
 
+/* ts_tree_cursor_current_status's field and supertypes, without the later-sibling
+ * scans the engine needs for anchors and quantifiers (not supported here). */
 static void def_status(const TSTreeCursor *cursor, DefStatus *out) {
-    bool later, later_named, later_field;
-    out->n_super = 8;
+    const TreeCursor *self = (const TreeCursor *)cursor;
+    const TSLanguage *language = self->tree->language;
     out->field = 0;
-    ts_tree_cursor_current_status(cursor, &out->field, &later, &later_named, &later_field, out->super,
-                                  &out->n_super);
+    out->n_super = 0;
+    for (unsigned i = self->stack.size - 1; i > 0; i--) {
+        const TreeCursorEntry *entry = array_get(&self->stack, i);
+        const TreeCursorEntry *parent_entry = array_get(&self->stack, i - 1);
+        const TSSymbol *aliases = ts_language_alias_sequence(language, parent_entry->subtree->ptr->production_id);
+        int extra = ts_subtree_extra(*entry->subtree);
+        TSSymbol symbol = (!extra && aliases && aliases[entry->structural_child_index])
+                              ? aliases[entry->structural_child_index]
+                              : ts_subtree_symbol(*entry->subtree);
+        TSSymbolMetadata metadata = ts_language_symbol_metadata(language, symbol);
+        if (i != self->stack.size - 1 && metadata.visible) break;
+        if (metadata.supertype && out->n_super < 8) out->super[out->n_super++] = symbol;
+        if (!extra && !out->field) {
+            const TSFieldMapEntry *map, *map_end;
+            ts_language_field_map(language, parent_entry->subtree->ptr->production_id, &map, &map_end);
+            for (; map < map_end; map++) {
+                if (!map->inherited && map->child_index == entry->structural_child_index) {
+                    out->field = map->field_id;
+                    break;
+                }
+            }
+        }
+    }
 }
 
 /* The engine's test of one step against a node: its type, or for a supertype step a

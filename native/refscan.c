@@ -25,6 +25,7 @@
 #include "length.h"
 #include "subtree.h"
 #include "tree.h"
+#include "tree_cursor.h"
 
 #define VENDORED_TREE_SITTER "0.26.1"
 
