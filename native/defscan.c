@@ -323,8 +323,64 @@ typedef struct {
     DefStatus status;
 } DefLevel;
 
+/* Every rule whose D is the visible node at levels[depth]: appends (rule, D, name) to
+ * out. Returns 0 on success, 1 when ambiguous, -1 on error. */
+static int def_visit(const DefQuery *q, const DefLevel *levels, size_t depth, PyObject *root_obj,
+                     const char *data, Py_ssize_t data_len, PyObject *out) {
+    TSSymbol symbol = levels[depth].symbol;
+    TSNode node = levels[depth].node;
+    if (symbol >= q->n_symbols || !q->kinds[symbol]) return 0;
+    for (uint32_t ri = 0; ri < q->n_rules; ri++) {
+        const DefRule *r = &q->rules[ri];
+        if (r->up_symbols[0] != symbol || r->n_up > depth + 1) continue;
+        int ok = 1;
+        for (uint32_t i = 0; ok && i < r->n_up; i++) {
+            const DefLevel *level = &levels[depth - i];
+            if (i > 0 && !def_step_matches(r->up_symbols[i], r->up_super[i], level->node, &level->status))
+                ok = 0;
+            else if (r->up_fields[i] && level->status.field != r->up_fields[i]) ok = 0;
+        }
+        if (!ok) continue;
+        TSNode caps[DEF_MAX_SLOTS];
+        memset(caps, 0, sizeof(caps));
+        int ways = def_node_match(r, 0, node, caps);
+        if (ways < 0) return -1;
+        if (ways == 0) continue;
+        if (ways > 1) return 1;
+        int holds = def_preds_hold(r, caps, data, data_len);
+        if (holds < 0) return -1;
+        if (!holds) continue;
+        PyObject *tree = ((BNode *)root_obj)->tree;
+        PyObject *d = def_new_node(Py_TYPE(root_obj), node, tree);
+        PyObject *name = d ? def_new_node(Py_TYPE(root_obj), caps[0], tree) : NULL;
+        PyObject *item = name ? Py_BuildValue("(INN)", ri, d, name) : NULL;
+        if (item == NULL) {
+            if (name == NULL) Py_XDECREF(d);
+            return -1;
+        }
+        int appended = PyList_Append(out, item);
+        Py_DECREF(item);
+        if (appended < 0) return -1;
+    }
+    return 0;
+}
+
+/* One subtree of the walk: WALK_KINDS's frame, plus what its visible descendants
+ * inherit from it when it is hidden (def_status's field and supertypes). */
+typedef struct {
+    Subtree parent;
+    const TSSymbol *aliases;
+    Length position;
+    uint32_t child;
+    uint32_t structural;
+    size_t level; /* the nearest visible ancestor's index in levels */
+    DefStatus inherited;
+} DefFrame;
+
 /* defs(root, handle, data) -> [(rule index, D node, name node)] in walk order, or None
- * when a rule matches one D in more than one way (the caller then runs the engine). */
+ * when a rule matches one D in more than one way (the caller then runs the engine).
+ * The walk reads the runtime's subtrees directly (as WALK_KINDS does): the cursor's
+ * bookkeeping cost more than the matching. */
 static PyObject *refscan_defs(PyObject *self, PyObject *args) {
     PyObject *root_obj, *capsule;
     const char *data;
@@ -333,100 +389,107 @@ static PyObject *refscan_defs(PyObject *self, PyObject *args) {
     if (!check_node(root_obj)) return NULL;
     DefQuery *q = PyCapsule_GetPointer(capsule, DEF_CAPSULE);
     if (q == NULL) return NULL;
-    BNode *root = (BNode *)root_obj;
+    TSNode root = ((BNode *)root_obj)->node;
     PyObject *out = PyList_New(0);
     if (out == NULL) return NULL;
-    size_t levels_size = 64, depth = 0;
+    size_t levels_size = 64, frames_size = 64, top = 0;
     DefLevel *levels = malloc(levels_size * sizeof(DefLevel));
-    if (levels == NULL) {
-        Py_DECREF(out);
-        return PyErr_NoMemory();
+    DefFrame *frames = malloc(frames_size * sizeof(DefFrame));
+    int status = 0; /* 1 ambiguous, -1 error */
+    if (levels == NULL || frames == NULL) {
+        PyErr_NoMemory();
+        status = -1;
+        goto done;
     }
-    TSTreeCursor walk = ts_tree_cursor_new(root->node);
-    int ambiguous = 0, failed = 0;
+    const TSTree *tree = root.tree;
+    const TSLanguage *lang = tree->language;
+    levels[0].symbol = ts_node_symbol(root);
+    levels[0].node = root;
+    memset(&levels[0].status, 0, sizeof(DefStatus));
+    status = def_visit(q, levels, 0, root_obj, data, data_len, out);
+    Subtree root_subtree = *(const Subtree *)root.id;
+    if (status || ts_subtree_child_count(root_subtree) == 0) goto done;
+    frames[0] = (DefFrame){root_subtree, ts_language_alias_sequence(lang, root_subtree.ptr->production_id),
+                           {ts_node_start_byte(root), ts_node_start_point(root)}, 0, 0, 0, {0}};
     for (;;) {
-        TSNode node = ts_tree_cursor_current_node(&walk);
-        TSSymbol symbol = ts_node_symbol(node);
-        levels[depth].symbol = symbol;
-        levels[depth].node = node;
-        def_status(&walk, &levels[depth].status);
-        if (symbol < q->n_symbols && q->kinds[symbol]) {
-            for (uint32_t ri = 0; ri < q->n_rules && !failed && !ambiguous; ri++) {
-                const DefRule *r = &q->rules[ri];
-                if (r->up_symbols[0] != symbol || r->n_up > depth + 1) continue;
-                int ok = 1;
-                for (uint32_t i = 0; ok && i < r->n_up; i++) {
-                    const DefLevel *level = &levels[depth - i];
-                    if (i > 0 && !def_step_matches(r->up_symbols[i], r->up_super[i], level->node, &level->status))
-                        ok = 0;
-                    else if (r->up_fields[i] && level->status.field != r->up_fields[i]) ok = 0;
-                }
-                if (!ok) continue;
-                TSNode caps[DEF_MAX_SLOTS];
-                memset(caps, 0, sizeof(caps));
-                int ways = def_node_match(r, 0, node, caps);
-                if (ways < 0) {
-                    failed = 1;
-                    break;
-                }
-                if (ways == 0) continue;
-                if (ways > 1) {
-                    ambiguous = 1;
-                    break;
-                }
-                int holds = def_preds_hold(r, caps, data, data_len);
-                if (holds < 0) {
-                    failed = 1;
-                    break;
-                }
-                if (!holds) continue;
-                PyObject *d = def_new_node(Py_TYPE(root_obj), node, root->tree);
-                PyObject *name = d ? def_new_node(Py_TYPE(root_obj), caps[0], root->tree) : NULL;
-                PyObject *item = name ? Py_BuildValue("(INN)", ri, d, name) : NULL;
-                if (item == NULL) {
-                    if (name == NULL) Py_XDECREF(d);
-                    failed = 1;
-                    break;
-                }
-                int appended = PyList_Append(out, item);
-                Py_DECREF(item);
-                if (appended < 0) {
-                    failed = 1;
+        DefFrame *f = &frames[top];
+        if (f->child == f->parent.ptr->child_count) {
+            if (top == 0) break;
+            top--;
+            continue;
+        }
+        const Subtree *child = &ts_subtree_children(f->parent)[f->child];
+        Length at = f->position;
+        TSSymbol alias = 0;
+        TSFieldId field = 0;
+        int extra = ts_subtree_extra(*child);
+        if (!extra) {
+            if (f->aliases) alias = f->aliases[f->structural];
+            const TSFieldMapEntry *map, *map_end;
+            ts_language_field_map(lang, f->parent.ptr->production_id, &map, &map_end);
+            for (; map < map_end; map++) {
+                if (!map->inherited && map->child_index == f->structural) {
+                    field = map->field_id;
                     break;
                 }
             }
-            if (failed || ambiguous) break;
+            f->structural++;
         }
-        if (ts_tree_cursor_goto_first_child(&walk)) {
-            if (++depth == levels_size) {
+        if (!field) field = f->inherited.field;
+        f->position = length_add(at, ts_subtree_size(*child));
+        f->child++;
+        if (f->child < f->parent.ptr->child_count)
+            f->position = length_add(f->position, ts_subtree_padding(ts_subtree_children(f->parent)[f->child]));
+        TSSymbol symbol = alias ? alias : ts_subtree_symbol(*child);
+        size_t level = f->level;
+        DefStatus inherit = {0};
+        if (alias || ts_subtree_visible(*child)) {
+            level = f->level + 1;
+            if (level == levels_size) {
                 levels_size *= 2;
                 DefLevel *more = realloc(levels, levels_size * sizeof(DefLevel));
                 if (more == NULL) {
                     PyErr_NoMemory();
-                    failed = 1;
-                    break;
+                    status = -1;
+                    goto done;
                 }
                 levels = more;
             }
-            continue;
+            levels[level].symbol = ts_language_public_symbol(lang, symbol);
+            levels[level].node = ts_node_new(tree, child, at, alias);
+            levels[level].status = f->inherited;
+            levels[level].status.field = field;
+            status = def_visit(q, levels, level, root_obj, data, data_len, out);
+            if (status) goto done;
+        } else {
+            inherit = f->inherited;
+            inherit.field = field;
+            if (ts_language_symbol_metadata(lang, symbol).supertype && inherit.n_super < 8)
+                inherit.super[inherit.n_super++] = symbol;
         }
-        int more = 1;
-        while (!ts_tree_cursor_goto_next_sibling(&walk)) {
-            if (!ts_tree_cursor_goto_parent(&walk)) {
-                more = 0;
-                break;
+        if (ts_subtree_child_count(*child) > 0) {
+            if (++top == frames_size) {
+                frames_size *= 2;
+                DefFrame *more = realloc(frames, frames_size * sizeof(DefFrame));
+                if (more == NULL) {
+                    PyErr_NoMemory();
+                    status = -1;
+                    goto done;
+                }
+                frames = more;
             }
-            depth--;
+            frames[top] = (DefFrame){*child, ts_language_alias_sequence(lang, child->ptr->production_id), at,
+                                     0, 0, level, inherit};
         }
-        if (!more) break;
     }
-    ts_tree_cursor_delete(&walk);
+done:
     free(levels);
-    if (failed) {
+    free(frames);
+    if (status < 0) {
         Py_DECREF(out);
         return NULL;
     }
-    if (ambiguous) {
+    if (status > 0) {
         Py_DECREF(out);
         Py_RETURN_NONE;
     }
