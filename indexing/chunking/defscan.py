@@ -95,6 +95,8 @@ def parse_rules(source: str) -> list[Rule]:
             return inner
         take("open")
         node = _Node(take("word"))
+        if node.type in ("_", "ERROR", "MISSING"):  # wildcard, error and missing steps
+            raise Unsupported(node.type)
         while peek() != "close":
             if peek() == "open" and peek(1) == "pred":
                 predicate()
