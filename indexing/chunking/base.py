@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise
 from operator import attrgetter
 from typing import Any, ClassVar, Protocol
 
@@ -479,7 +480,7 @@ class TreeSitterStrategy:
                 continue
             found[node.id] = (node, name_node, kind)
         ordered = sorted(found.values(), key=lambda t: (t[0].start_byte, -t[0].end_byte))
-        for a, b in zip(ordered, ordered[1:]):
+        for a, b in pairwise(ordered):
             if a[0].start_byte == b[0].start_byte and a[0].end_byte == b[0].end_byte:
                 return None
         return ordered

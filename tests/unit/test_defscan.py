@@ -35,7 +35,7 @@ def _both(strategy: TreeSitterStrategy, doc: SourceDocument):
     root = doc.tree.root_node
     compiled = strategy._definition_nodes_compiled(doc, root)
     engine = strategy._definition_nodes(doc, root, None)
-    key = lambda triples: [(n.id, m.id, k) for n, m, k in triples]  # noqa: E731
+    key = lambda triples: [(n.id, m.id, k) for n, m, k in triples]
     return (None if compiled is None else key(compiled)), key(engine)
 
 
