@@ -62,11 +62,11 @@ static void defs_destructor(PyObject *capsule) {
     defs_free((DefQuery *)PyCapsule_GetPointer(capsule, DEF_CAPSULE));
 }
 
-static int def_symbol(const TSLanguage *language, PyObject *name, TSSymbol *out) {
+static int def_symbol(const TSLanguage *language, PyObject *name, int named, TSSymbol *out) {
     Py_ssize_t len;
     const char *text = PyUnicode_AsUTF8AndSize(name, &len);
     if (text == NULL) return 0;
-    *out = ts_language_symbol_for_name(language, text, (uint32_t)len, true);
+    *out = ts_language_symbol_for_name(language, text, (uint32_t)len, named);
     if (*out == 0) {
         PyErr_Format(PyExc_ValueError, "no node type %s in this grammar", text);
         return 0;
@@ -89,7 +89,7 @@ static int def_field(const TSLanguage *language, PyObject *name, TSFieldId *out)
 }
 
 /* compile_defs(node, rules) -> handle. rules = [(up, down, preds)]: up = [(type, field)]
- * from D upward; down = [(type, field, parent index, slot)] with D first and parents
+ * from D upward; down = [(type, field, parent index, slot, named)] with D first and parents
  * before children; preds = [(slot, compiled regex, positive)] (#match? / #not-match?). */
 static PyObject *refscan_compile_defs(PyObject *self, PyObject *args) {
     PyObject *node_obj, *rules;
@@ -121,17 +121,18 @@ static PyObject *refscan_compile_defs(PyObject *self, PyObject *args) {
         for (uint32_t i = 0; i < rule->n_up; i++) {
             PyObject *type, *field;
             if (!PyArg_ParseTuple(PyList_GET_ITEM(up, i), "UO", &type, &field)) goto fail;
-            if (!def_symbol(language, type, &rule->up_symbols[i]) || !def_field(language, field, &rule->up_fields[i]))
+            if (!def_symbol(language, type, 1, &rule->up_symbols[i]) || !def_field(language, field, &rule->up_fields[i]))
                 goto fail;
             rule->up_super[i] = ts_language_symbol_metadata(language, rule->up_symbols[i]).supertype;
         }
         rule->n_down = (uint32_t)PyList_GET_SIZE(down);
         for (uint32_t i = 0; i < rule->n_down; i++) {
             PyObject *type, *field;
-            int parent, slot;
-            if (!PyArg_ParseTuple(PyList_GET_ITEM(down, i), "UOii", &type, &field, &parent, &slot)) goto fail;
+            int parent, slot, named;
+            if (!PyArg_ParseTuple(PyList_GET_ITEM(down, i), "UOiip", &type, &field, &parent, &slot, &named))
+                goto fail;
             DownNode *d = &rule->down[i];
-            if (!def_symbol(language, type, &d->symbol) || !def_field(language, field, &d->field)) goto fail;
+            if (!def_symbol(language, type, named, &d->symbol) || !def_field(language, field, &d->field)) goto fail;
             d->super = ts_language_symbol_metadata(language, d->symbol).supertype;
             if (slot < -1 || slot >= DEF_MAX_SLOTS || (i == 0) != (parent < 0) || parent >= (int)i) {
                 PyErr_SetString(PyExc_ValueError, "bad slot or parent in a definition rule");

@@ -35,6 +35,7 @@ class Unsupported(ValueError):
 class _Node:
     type: str
     field_name: str | None = None
+    named: bool = True  # False: a `"keyword"` step (an anonymous node)
     captures: list[str] = field(default_factory=list)
     kids: list[_Node] = field(default_factory=list)
 
@@ -42,12 +43,12 @@ class _Node:
 @dataclass(frozen=True)
 class Rule:
     """One pattern: `up` = (type, field in parent) from D upward; `down` = (type, field,
-    parent index, slot) with D first (slot 0 the name, 1.. predicate captures);
+    parent index, slot, named) with D first (slot 0 the name, 1.. predicate captures);
     `preds` = (slot, regex, positive); `kind` the `definition.*` capture."""
 
     kind: str
     up: list[tuple[str, str | None]]
-    down: list[tuple[str, str | None, int, int]]
+    down: list[tuple[str, str | None, int, int, bool]]
     preds: list[tuple[int, re.Pattern[str], bool]]
 
 
@@ -102,7 +103,15 @@ def parse_rules(source: str) -> list[Rule]:
                 predicate()
                 continue
             name = take("field") if peek() == "field" else None
-            kid = item()
+            if peek() == "text":  # `"class" @name`: an anonymous node
+                text = take("text")
+                if "\\" in text:
+                    raise Unsupported(text)
+                kid = _Node(text, named=False)
+                while peek() == "capture":
+                    kid.captures.append(take("capture")[1:])
+            else:
+                kid = item()
             kid.field_name = name
             node.kids.append(kid)
         take("close")
@@ -133,7 +142,7 @@ def _rule(top: _Node, preds: list[tuple[str, str, str]], source: str) -> Rule | 
     for ancestor in path[:-1]:
         if len(ancestor.kids) != 1:  # siblings of the path: the engine decides
             raise Unsupported(source)
-    down: list[tuple[str, str | None, int, int]] = []
+    down: list[tuple[str, str | None, int, int, bool]] = []
     slots: dict[str, int] = {}
     pred_captures = [c for _, c, _ in preds]
     has_name = False
@@ -149,7 +158,7 @@ def _rule(top: _Node, preds: list[tuple[str, str, str]], source: str) -> Rule | 
                 raise Unsupported(source)
             slot = slots.setdefault(wanted[0], len(slots) + 1)
         index = len(down)
-        down.append((node.type, node.field_name if parent >= 0 else None, parent, slot))
+        down.append((node.type, node.field_name if parent >= 0 else None, parent, slot, node.named))
         for kid in node.kids:
             flatten(kid, index)
 
@@ -208,9 +217,12 @@ def _handle(root: tree_sitter.Node, grammar_name: str, source: str) -> tuple[Any
             except Unsupported:
                 _compiled[key] = None
             else:
-                handle = refscan._refscan.compile_defs(  # type: ignore[union-attr]
-                    root, [(r.up, r.down, r.preds) for r in rules]
-                )
+                try:
+                    handle = refscan._refscan.compile_defs(  # type: ignore[union-attr]
+                        root, [(r.up, r.down, r.preds) for r in rules]
+                    )
+                except ValueError:  # a type or field this grammar lacks: the engine says so
+                    handle = None
                 _compiled[key] = None if handle is None else (handle, [r.kind for r in rules])
         return _compiled[key]
 

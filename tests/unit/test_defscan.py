@@ -39,11 +39,12 @@ def _both(strategy: TreeSitterStrategy, doc: SourceDocument):
     return (None if compiled is None else key(compiled)), key(engine)
 
 
-def test_the_python_and_java_definition_queries_run_compiled():
+def test_the_python_java_and_php_definition_queries_run_compiled():
     assert refscan.AVAILABLE, "code_intel.indexing._refscan did not build: `pip install -e .`"
-    for language, path in (("python", "m.py"), ("java", "M.java")):
+    sources = {"python": b"class A:\n    pass\n", "java": b"class A {}\n", "php": b"<?php class A {}\n"}
+    for language, path in (("python", "m.py"), ("java", "M.java"), ("php", "m.php")):
         strategy = strategy_for(language)
-        doc = _doc(language, b"class A:\n    pass\n" if language == "python" else b"class A {}\n", path)
+        doc = _doc(language, sources[language], path)
         assert defscan.definitions(doc.tree.root_node, strategy.grammar_name,
                                    strategy.definitions_query, doc.data) is not None, language
 
@@ -62,7 +63,17 @@ def test_every_fixture_file_gets_the_engines_definitions_in_its_order():
         if compiled is not None:
             assert compiled == engine, path
             compared.add(language)
-    assert {"python", "java"} <= compared
+    assert {"python", "java", "php"} <= compared
+
+
+def test_a_keyword_step_names_the_anonymous_class():
+    src = b"<?php\n$a = new class extends B { public function f() {} };\nclass C { public $p; }\n"
+    strategy = strategy_for("php")
+    doc = _doc("php", src, "m.php")
+    compiled, engine = _both(strategy, doc)
+    assert compiled is not None and compiled == engine
+    first, name, _ = strategy._definition_nodes_compiled(doc, doc.tree.root_node)[0]
+    assert (first.type, name.text) == ("anonymous_class", b"class")
 
 
 def test_chained_assignments_and_self_fields_follow_the_engine():
@@ -105,7 +116,7 @@ def test_a_pattern_matching_one_node_two_ways_leaves_it_to_the_engine():
     "(class_definition name: (identifier)? @name) @definition.class",
     '((identifier) @name @definition.x (#eq? @name "x"))',
     "(class_definition name: (identifier) @name body: (block (function_definition) @definition.function))",
-    '(class_definition name: "class" @name) @definition.class',
+    '(class_definition name: "cl\\ass" @name) @definition.class',
     "(ERROR (identifier) @name) @definition.x",
 ])
 def test_patterns_beyond_the_walk_are_refused(source):
