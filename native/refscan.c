@@ -11,6 +11,8 @@
  * tree_sitter.__version__ equals TREE_SITTER_VERSION before using it
  * (indexing/chunking/native_refs.py does). The semantics mirror
  * TreeSitterStrategy._references_py exactly; tests compare the two.
+ *
+ * The definitions pass's matching lives in defscan.c, included below (same module).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
