@@ -34,6 +34,11 @@ With the reference pass and its packing in C (native/refscan.c; 22:28-22:34, loa
 bench first): sympy CPU 5.1x -> 4.1x the parse alone, analysis 3.7x -> 2.2x, rows 0.33x ->
 0.17x; `--baseline-cli` (main's venv) sympy CPU 13.8 s -> 11.4 s; Laravel unchanged within
 noise (the PHP reference pass was already small).
+With the definitions query matched by a compiled walk (native/defscan.c; Python, Java and
+PHP queries; the query engine otherwise): the engine's matching 0.41-0.49x the parse ->
+0.19x on sympy; whole analysis + rows, interleaved per file in one process, -13 % CPU
+(2.37x -> 2.05x the parse; 23:33, machine shared with one other helper). Full `code-intel
+index` runs swing more than that between runs on a loaded machine.
 
 With `--laravel` (a checkout of laravel/framework; its `src/` is indexed) the PHP
 peer runs too: `code-intel index` from spawn to exit against Intelephense from spawn

@@ -11,6 +11,8 @@
  * tree_sitter.__version__ equals TREE_SITTER_VERSION before using it
  * (indexing/chunking/native_refs.py does). The semantics mirror
  * TreeSitterStrategy._references_py exactly; tests compare the two.
+ *
+ * The definitions pass's matching lives in defscan.c, included below (same module).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -25,6 +27,7 @@
 #include "length.h"
 #include "subtree.h"
 #include "tree.h"
+#include "tree_cursor.h"
 
 #define VENDORED_TREE_SITTER "0.26.1"
 
@@ -1051,7 +1054,13 @@ done:
     return rows;
 }
 
+#include "defscan.c"
+
 static PyMethodDef methods[] = {
+    {"compile_defs", refscan_compile_defs, METH_VARARGS,
+     "compile_defs(node, rules) -> handle matching definition patterns (see native/defscan.c)."},
+    {"defs", refscan_defs, METH_VARARGS,
+     "defs(root, handle, data) -> [(rule, definition node, name node)], or None when ambiguous."},
     {"pack", refscan_pack, METH_VARARGS,
      "pack(path, refs, sep) -> the store's packed rows, one per name (store.pack_references)."},
     {"compile", refscan_compile, METH_VARARGS,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise
 from operator import attrgetter
 from typing import Any, ClassVar, Protocol
 
@@ -19,7 +20,7 @@ import tree_sitter
 from ..languages import parser_for, query
 from ..model import Chunk, FileAnalysis, Reference, Symbol, SymbolKind
 from ..source import SourceDocument
-from . import refscan
+from . import defscan, refscan
 
 WINDOW_LINES = 50
 MIN_WINDOW_LINES = 5  # fewer non-blank lines outside every chunk are not worth a window
@@ -402,27 +403,9 @@ class TreeSitterStrategy:
     ) -> list[_Def]:
         """`span` (bytes lo..hi, whole top-level statements) limits the pass to the
         definitions inside it: an edited buffer re-reads only the statements it changed."""
-        cursor = tree_sitter.QueryCursor(query(self.grammar_name, self.definitions_query))
-        if span is not None:
-            cursor.set_byte_range(*span)
-        lo, hi = span or (0, len(doc.data))
-        found: dict[int, tuple[tree_sitter.Node, tree_sitter.Node, SymbolKind]] = {}
-        for _, captures in cursor.matches(root):
-            def_key = next((k for k in captures if k.startswith("definition.")), None)
-            if def_key is None or "name" not in captures:
-                continue
-            node = captures[def_key][0]
-            if node.id in found:
-                continue
-            # patterns anchored at the root match outside a span too
-            if span is not None and (node.start_byte < lo or node.end_byte > hi):
-                continue
-            try:
-                kind = SymbolKind(def_key.split(".", 1)[1])
-            except ValueError:
-                continue
-            found[node.id] = (node, captures["name"][0], kind)
-        ordered = sorted(found.values(), key=lambda t: (t[0].start_byte, -t[0].end_byte))
+        ordered = (self._definition_nodes_compiled(doc, root) if span is None else None)
+        if ordered is None:
+            ordered = self._definition_nodes(doc, root, span)
         stack: list[_Def] = []
         defs: list[_Def] = []
         for node, name_node, kind in ordered:
@@ -446,6 +429,61 @@ class TreeSitterStrategy:
             defs.append(d)
             stack.append(d)
         return defs
+
+    def _definition_nodes(
+        self, doc: SourceDocument, root: tree_sitter.Node, span: tuple[int, int] | None
+    ) -> list[tuple[tree_sitter.Node, tree_sitter.Node, SymbolKind]]:
+        """(definition, name, kind) from the query engine, outermost first at a start."""
+        cursor = tree_sitter.QueryCursor(query(self.grammar_name, self.definitions_query))
+        if span is not None:
+            cursor.set_byte_range(*span)
+        lo, hi = span or (0, len(doc.data))
+        found: dict[int, tuple[tree_sitter.Node, tree_sitter.Node, SymbolKind]] = {}
+        for _, captures in cursor.matches(root):
+            def_key = next((k for k in captures if k.startswith("definition.")), None)
+            if def_key is None or "name" not in captures:
+                continue
+            node = captures[def_key][0]
+            if node.id in found:
+                continue
+            # patterns anchored at the root match outside a span too
+            if span is not None and (node.start_byte < lo or node.end_byte > hi):
+                continue
+            try:
+                kind = SymbolKind(def_key.split(".", 1)[1])
+            except ValueError:
+                continue
+            found[node.id] = (node, captures["name"][0], kind)
+        return sorted(found.values(), key=lambda t: (t[0].start_byte, -t[0].end_byte))
+
+    def _definition_nodes_compiled(
+        self, doc: SourceDocument, root: tree_sitter.Node
+    ) -> list[tuple[tree_sitter.Node, tree_sitter.Node, SymbolKind]] | None:
+        """`_definition_nodes` from the compiled walk (`defscan`), or None where its
+        answer could differ from the engine's: one node matched as two definitions, or
+        two definitions over the same bytes (their order would be the engine's)."""
+        matches = defscan.definitions(root, self.grammar_name, self.definitions_query, doc.data)
+        if matches is None:
+            return None
+        found: dict[int, tuple[tree_sitter.Node, tree_sitter.Node, SymbolKind]] = {}
+        keys: dict[int, str] = {}
+        for def_key, node, name_node in matches:
+            seen = keys.get(node.id)
+            if seen is not None:
+                if seen != def_key or found[node.id][1].id != name_node.id:
+                    return None
+                continue
+            keys[node.id] = def_key
+            try:
+                kind = SymbolKind(def_key.split(".", 1)[1])
+            except ValueError:
+                continue
+            found[node.id] = (node, name_node, kind)
+        ordered = sorted(found.values(), key=lambda t: (t[0].start_byte, -t[0].end_byte))
+        for a, b in pairwise(ordered):
+            if a[0].start_byte == b[0].start_byte and a[0].end_byte == b[0].end_byte:
+                return None
+        return ordered
 
     def _references(
         self, doc: SourceDocument, root: tree_sitter.Node, defs: list[_Def]

@@ -1,0 +1,498 @@
+/* The definitions pass's matching, compiled (included by refscan.c: same module, same
+ * vendored runtime, same BNode layout).
+ *
+ * Why: tree-sitter's query engine costs ~0.4x the parse on a large Python tree for the
+ * definitions query, almost all of it the engine's per-node walk (two patterns cost as
+ * much as thirteen). Each supported pattern is a path of ancestors above the definition
+ * node D and a small tree of children below it (indexing/chunking/defscan.py parses
+ * them); one cursor walk checks the ancestors from a stack and the children by a short
+ * search, and hands back py-tree-sitter Node objects for (D, name) only. When a pattern
+ * matches one D in two ways the walk answers None and the caller runs the engine, so
+ * the result never depends on the engine's match order.
+ */
+
+#define DEF_MAX_UP 8
+#define DEF_MAX_DOWN 16
+#define DEF_MAX_SLOTS 8
+#define DEF_MAX_PREDS 4
+
+typedef struct {
+    TSSymbol symbol;
+    unsigned char super; /* a supertype: any named node it wraps (the engine's rule) */
+    TSFieldId field;   /* 0: any field */
+    int slot;          /* -1: not captured; 0: the name; 1..: a predicate's capture */
+    int n_kids;
+    int kids[DEF_MAX_DOWN];
+} DownNode;
+
+typedef struct {
+    uint32_t n_up; /* up[0] is D, up[i+1] its i+1-th ancestor */
+    TSSymbol up_symbols[DEF_MAX_UP];
+    unsigned char up_super[DEF_MAX_UP];
+    TSFieldId up_fields[DEF_MAX_UP]; /* field of up[i] in up[i+1]; 0: any */
+    uint32_t n_down;                 /* down[0] is D */
+    DownNode down[DEF_MAX_DOWN];
+    uint32_t n_preds;
+    int pred_slot[DEF_MAX_PREDS];
+    int pred_positive[DEF_MAX_PREDS];
+    PyObject *pred_regex[DEF_MAX_PREDS];
+} DefRule;
+
+typedef struct {
+    uint32_t n_symbols;
+    unsigned char *kinds; /* symbol -> 1 when some rule's D has that type */
+    uint32_t n_rules;
+    DefRule *rules;
+} DefQuery;
+
+static const char *DEF_CAPSULE = "code_intel.refscan.defs";
+
+static void defs_free(DefQuery *q) {
+    if (q == NULL) return;
+    if (q->rules) {
+        for (uint32_t r = 0; r < q->n_rules; r++)
+            for (uint32_t k = 0; k < q->rules[r].n_preds; k++) Py_XDECREF(q->rules[r].pred_regex[k]);
+        free(q->rules);
+    }
+    free(q->kinds);
+    free(q);
+}
+
+static void defs_destructor(PyObject *capsule) {
+    defs_free((DefQuery *)PyCapsule_GetPointer(capsule, DEF_CAPSULE));
+}
+
+static int def_symbol(const TSLanguage *language, PyObject *name, int named, TSSymbol *out) {
+    Py_ssize_t len;
+    const char *text = PyUnicode_AsUTF8AndSize(name, &len);
+    if (text == NULL) return 0;
+    *out = ts_language_symbol_for_name(language, text, (uint32_t)len, named);
+    if (*out == 0) {
+        PyErr_Format(PyExc_ValueError, "no node type %s in this grammar", text);
+        return 0;
+    }
+    return 1;
+}
+
+static int def_field(const TSLanguage *language, PyObject *name, TSFieldId *out) {
+    *out = 0;
+    if (name == Py_None) return 1;
+    Py_ssize_t len;
+    const char *text = PyUnicode_AsUTF8AndSize(name, &len);
+    if (text == NULL) return 0;
+    *out = ts_language_field_id_for_name(language, text, (uint32_t)len);
+    if (*out == 0) {
+        PyErr_Format(PyExc_ValueError, "no field %s in this grammar", text);
+        return 0;
+    }
+    return 1;
+}
+
+/* compile_defs(node, rules) -> handle. rules = [(up, down, preds)]: up = [(type, field)]
+ * from D upward; down = [(type, field, parent index, slot, named)] with D first and parents
+ * before children; preds = [(slot, compiled regex, positive)] (#match? / #not-match?). */
+static PyObject *refscan_compile_defs(PyObject *self, PyObject *args) {
+    PyObject *node_obj, *rules;
+    if (!PyArg_ParseTuple(args, "OO!:compile_defs", &node_obj, &PyList_Type, &rules)) return NULL;
+    if (!check_node(node_obj)) return NULL;
+    const TSLanguage *language = ts_node_language(((BNode *)node_obj)->node);
+    DefQuery *q = calloc(1, sizeof(DefQuery));
+    if (q == NULL) return PyErr_NoMemory();
+    q->n_symbols = ts_language_symbol_count(language);
+    q->kinds = calloc(q->n_symbols + 1, 1);
+    q->n_rules = (uint32_t)PyList_GET_SIZE(rules);
+    q->rules = calloc(q->n_rules + 1, sizeof(DefRule));
+    if (q->kinds == NULL || q->rules == NULL) {
+        defs_free(q);
+        return PyErr_NoMemory();
+    }
+    for (uint32_t r = 0; r < q->n_rules; r++) {
+        DefRule *rule = &q->rules[r];
+        PyObject *up, *down, *preds;
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(rules, r), "O!O!O!", &PyList_Type, &up, &PyList_Type, &down,
+                              &PyList_Type, &preds))
+            goto fail;
+        if (PyList_GET_SIZE(up) < 1 || PyList_GET_SIZE(up) > DEF_MAX_UP || PyList_GET_SIZE(down) < 1 ||
+            PyList_GET_SIZE(down) > DEF_MAX_DOWN || PyList_GET_SIZE(preds) > DEF_MAX_PREDS) {
+            PyErr_SetString(PyExc_ValueError, "a definition rule has 1-8 levels up, 1-16 nodes down, <= 4 predicates");
+            goto fail;
+        }
+        rule->n_up = (uint32_t)PyList_GET_SIZE(up);
+        for (uint32_t i = 0; i < rule->n_up; i++) {
+            PyObject *type, *field;
+            if (!PyArg_ParseTuple(PyList_GET_ITEM(up, i), "UO", &type, &field)) goto fail;
+            if (!def_symbol(language, type, 1, &rule->up_symbols[i]) || !def_field(language, field, &rule->up_fields[i]))
+                goto fail;
+            rule->up_super[i] = ts_language_symbol_metadata(language, rule->up_symbols[i]).supertype;
+        }
+        rule->n_down = (uint32_t)PyList_GET_SIZE(down);
+        for (uint32_t i = 0; i < rule->n_down; i++) {
+            PyObject *type, *field;
+            int parent, slot, named;
+            if (!PyArg_ParseTuple(PyList_GET_ITEM(down, i), "UOiip", &type, &field, &parent, &slot, &named))
+                goto fail;
+            DownNode *d = &rule->down[i];
+            if (!def_symbol(language, type, named, &d->symbol) || !def_field(language, field, &d->field)) goto fail;
+            d->super = ts_language_symbol_metadata(language, d->symbol).supertype;
+            if (slot < -1 || slot >= DEF_MAX_SLOTS || (i == 0) != (parent < 0) || parent >= (int)i) {
+                PyErr_SetString(PyExc_ValueError, "bad slot or parent in a definition rule");
+                goto fail;
+            }
+            d->slot = slot;
+            if (parent >= 0) {
+                DownNode *p = &rule->down[parent];
+                p->kids[p->n_kids++] = (int)i;
+            }
+        }
+        if (rule->up_super[0]) { /* D by supertype: every named node a candidate; not worth it */
+            defs_free(q);
+            Py_RETURN_NONE;
+        }
+        if (rule->down[0].symbol != rule->up_symbols[0]) {
+            PyErr_SetString(PyExc_ValueError, "a definition rule's first up and down nodes differ");
+            goto fail;
+        }
+        rule->n_preds = (uint32_t)PyList_GET_SIZE(preds);
+        for (uint32_t k = 0; k < rule->n_preds; k++) {
+            PyObject *regex;
+            if (!PyArg_ParseTuple(PyList_GET_ITEM(preds, k), "iOp", &rule->pred_slot[k], &regex,
+                                  &rule->pred_positive[k]))
+                goto fail;
+            if (rule->pred_slot[k] < 1 || rule->pred_slot[k] >= DEF_MAX_SLOTS) {
+                PyErr_SetString(PyExc_ValueError, "bad predicate slot in a definition rule");
+                goto fail;
+            }
+            rule->pred_regex[k] = Py_NewRef(regex);
+        }
+        if (rule->up_symbols[0] < q->n_symbols) q->kinds[rule->up_symbols[0]] = 1;
+    }
+    PyObject *capsule = PyCapsule_New(q, DEF_CAPSULE, defs_destructor);
+    if (capsule == NULL) defs_free(q);
+    return capsule;
+fail:
+    defs_free(q);
+    return NULL;
+}
+
+static int def_node_match(const DefRule *r, int p, TSNode node, TSNode *caps);
+
+/* The hidden supertypes wrapping a cursor's node, and its field: the engine's view. */
+typedef struct {
+    TSFieldId field;
+    unsigned n_super;
+    TSSymbol super[8];
+} DefStatus;
+
+/* ts_tree_cursor_current_status's field and supertypes, without the later-sibling
+ * scans the engine needs for anchors and quantifiers (not supported here). */
+static void def_status(const TSTreeCursor *cursor, DefStatus *out) {
+    const TreeCursor *self = (const TreeCursor *)cursor;
+    const TSLanguage *language = self->tree->language;
+    out->field = 0;
+    out->n_super = 0;
+    for (unsigned i = self->stack.size - 1; i > 0; i--) {
+        const TreeCursorEntry *entry = array_get(&self->stack, i);
+        const TreeCursorEntry *parent_entry = array_get(&self->stack, i - 1);
+        const TSSymbol *aliases = ts_language_alias_sequence(language, parent_entry->subtree->ptr->production_id);
+        int extra = ts_subtree_extra(*entry->subtree);
+        TSSymbol symbol = (!extra && aliases && aliases[entry->structural_child_index])
+                              ? aliases[entry->structural_child_index]
+                              : ts_subtree_symbol(*entry->subtree);
+        TSSymbolMetadata metadata = ts_language_symbol_metadata(language, symbol);
+        if (i != self->stack.size - 1 && metadata.visible) break;
+        if (metadata.supertype && out->n_super < 8) out->super[out->n_super++] = symbol;
+        if (!extra && !out->field) {
+            const TSFieldMapEntry *map, *map_end;
+            ts_language_field_map(language, parent_entry->subtree->ptr->production_id, &map, &map_end);
+            for (; map < map_end; map++) {
+                if (!map->inherited && map->child_index == entry->structural_child_index) {
+                    out->field = map->field_id;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/* The engine's test of one step against a node: its type, or for a supertype step a
+ * named, non-error node wrapped in that supertype. */
+static int def_step_matches(TSSymbol symbol, unsigned char super, TSNode node, const DefStatus *st) {
+    if (!super) return ts_node_symbol(node) == symbol;
+    if (!ts_node_is_named(node) || ts_node_symbol(node) == ts_builtin_sym_error) return 0;
+    for (unsigned k = 0; k < st->n_super; k++)
+        if (st->super[k] == symbol) return 1;
+    return 0;
+}
+
+/* Ways the pattern children kids[j..] match node's children from index `from` on, in
+ * order (0, 1, or 2 = more than one); the first way's captures are left in caps. */
+static int def_kids_match(const DefRule *r, const DownNode *p, int j, const TSNode *children,
+                          const DefStatus *status, uint32_t n_children, uint32_t from, TSNode *caps) {
+    if (j == p->n_kids) return 1;
+    const DownNode *c = &r->down[p->kids[j]];
+    int total = 0;
+    TSNode scratch[DEF_MAX_SLOTS];
+    for (uint32_t t = from; t < n_children && total < 2; t++) {
+        if (!def_step_matches(c->symbol, c->super, children[t], &status[t])) continue;
+        if (c->field && status[t].field != c->field) continue;
+        TSNode *target = caps;
+        if (total) {
+            memcpy(scratch, caps, sizeof(scratch));
+            target = scratch;
+        }
+        int here = def_node_match(r, p->kids[j], children[t], target);
+        if (here < 0) return -1;
+        if (here == 0) continue;
+        int rest = def_kids_match(r, p, j + 1, children, status, n_children, t + 1, target);
+        if (rest < 0) return -1;
+        total += here * rest;
+    }
+    return total > 2 ? 2 : total;
+}
+
+/* Ways pattern node p matches `node` (whose type the caller checked); -1 on error. */
+static int def_node_match(const DefRule *r, int p, TSNode node, TSNode *caps) {
+    const DownNode *d = &r->down[p];
+    if (d->slot >= 0) caps[d->slot] = node;
+    if (d->n_kids == 0) return 1;
+    uint32_t n = ts_node_child_count(node);
+    if (n == 0) return 0;
+    TSNode local_nodes[32];
+    DefStatus local_status[32];
+    TSNode *children = local_nodes;
+    DefStatus *status = local_status;
+    if (n > 32) {
+        children = malloc(n * sizeof(TSNode));
+        status = malloc(n * sizeof(DefStatus));
+        if (children == NULL || status == NULL) {
+            free(children);
+            free(status);
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    uint32_t count = 0;
+    TSTreeCursor cursor = ts_tree_cursor_new(node);
+    if (ts_tree_cursor_goto_first_child(&cursor)) {
+        do {
+            if (count == n) break;
+            children[count] = ts_tree_cursor_current_node(&cursor);
+            def_status(&cursor, &status[count]);
+            count++;
+        } while (ts_tree_cursor_goto_next_sibling(&cursor));
+    }
+    ts_tree_cursor_delete(&cursor);
+    int ways = def_kids_match(r, d, 0, children, status, count, 0, caps);
+    if (children != local_nodes) {
+        free(children);
+        free(status);
+    }
+    return ways;
+}
+
+/* #match? / #not-match?: regex.search(text of the capture) */
+static int def_preds_hold(const DefRule *r, const TSNode *caps, const char *data, Py_ssize_t data_len) {
+    for (uint32_t k = 0; k < r->n_preds; k++) {
+        TSNode n = caps[r->pred_slot[k]];
+        uint32_t s = ts_node_start_byte(n), t = ts_node_end_byte(n);
+        if (t > (uint32_t)data_len) t = (uint32_t)data_len;
+        if (s > t) s = t;
+        PyObject *text = PyUnicode_DecodeUTF8(data + s, t - s, "replace");
+        if (text == NULL) return -1;
+        PyObject *found = PyObject_CallMethod(r->pred_regex[k], "search", "O", text);
+        Py_DECREF(text);
+        if (found == NULL) return -1;
+        int hit = found != Py_None;
+        Py_DECREF(found);
+        if (hit != r->pred_positive[k]) return 0;
+    }
+    return 1;
+}
+
+static PyObject *def_new_node(PyTypeObject *type, TSNode node, PyObject *tree) {
+    BNode *b = (BNode *)type->tp_alloc(type, 0);
+    if (b == NULL) return NULL;
+    b->node = node;
+    b->children = NULL;
+    b->tree = Py_NewRef(tree);
+    return (PyObject *)b;
+}
+
+typedef struct {
+    TSSymbol symbol;
+    TSNode node;
+    DefStatus status;
+} DefLevel;
+
+/* Every rule whose D is the visible node at levels[depth]: appends (rule, D, name) to
+ * out. Returns 0 on success, 1 when ambiguous, -1 on error. */
+static int def_visit(const DefQuery *q, const DefLevel *levels, size_t depth, PyObject *root_obj,
+                     const char *data, Py_ssize_t data_len, PyObject *out) {
+    TSSymbol symbol = levels[depth].symbol;
+    TSNode node = levels[depth].node;
+    if (symbol >= q->n_symbols || !q->kinds[symbol]) return 0;
+    for (uint32_t ri = 0; ri < q->n_rules; ri++) {
+        const DefRule *r = &q->rules[ri];
+        if (r->up_symbols[0] != symbol || r->n_up > depth + 1) continue;
+        int ok = 1;
+        for (uint32_t i = 0; ok && i < r->n_up; i++) {
+            const DefLevel *level = &levels[depth - i];
+            if (i > 0 && !def_step_matches(r->up_symbols[i], r->up_super[i], level->node, &level->status))
+                ok = 0;
+            else if (r->up_fields[i] && level->status.field != r->up_fields[i]) ok = 0;
+        }
+        if (!ok) continue;
+        TSNode caps[DEF_MAX_SLOTS];
+        memset(caps, 0, sizeof(caps));
+        int ways = def_node_match(r, 0, node, caps);
+        if (ways < 0) return -1;
+        if (ways == 0) continue;
+        if (ways > 1) return 1;
+        int holds = def_preds_hold(r, caps, data, data_len);
+        if (holds < 0) return -1;
+        if (!holds) continue;
+        PyObject *tree = ((BNode *)root_obj)->tree;
+        PyObject *d = def_new_node(Py_TYPE(root_obj), node, tree);
+        PyObject *name = d ? def_new_node(Py_TYPE(root_obj), caps[0], tree) : NULL;
+        PyObject *item = name ? Py_BuildValue("(INN)", ri, d, name) : NULL;
+        if (item == NULL) {
+            if (name == NULL) Py_XDECREF(d);
+            return -1;
+        }
+        int appended = PyList_Append(out, item);
+        Py_DECREF(item);
+        if (appended < 0) return -1;
+    }
+    return 0;
+}
+
+/* One subtree of the walk: WALK_KINDS's frame, plus what its visible descendants
+ * inherit from it when it is hidden (def_status's field and supertypes). */
+typedef struct {
+    Subtree parent;
+    const TSSymbol *aliases;
+    Length position;
+    uint32_t child;
+    uint32_t structural;
+    size_t level; /* the nearest visible ancestor's index in levels */
+    DefStatus inherited;
+} DefFrame;
+
+/* defs(root, handle, data) -> [(rule index, D node, name node)] in walk order, or None
+ * when a rule matches one D in more than one way (the caller then runs the engine).
+ * The walk reads the runtime's subtrees directly (as WALK_KINDS does): the cursor's
+ * bookkeeping cost more than the matching. */
+static PyObject *refscan_defs(PyObject *self, PyObject *args) {
+    PyObject *root_obj, *capsule;
+    const char *data;
+    Py_ssize_t data_len;
+    if (!PyArg_ParseTuple(args, "OOy#:defs", &root_obj, &capsule, &data, &data_len)) return NULL;
+    if (!check_node(root_obj)) return NULL;
+    DefQuery *q = PyCapsule_GetPointer(capsule, DEF_CAPSULE);
+    if (q == NULL) return NULL;
+    TSNode root = ((BNode *)root_obj)->node;
+    PyObject *out = PyList_New(0);
+    if (out == NULL) return NULL;
+    size_t levels_size = 64, frames_size = 64, top = 0;
+    DefLevel *levels = malloc(levels_size * sizeof(DefLevel));
+    DefFrame *frames = malloc(frames_size * sizeof(DefFrame));
+    int status = 0; /* 1 ambiguous, -1 error */
+    if (levels == NULL || frames == NULL) {
+        PyErr_NoMemory();
+        status = -1;
+        goto done;
+    }
+    const TSTree *tree = root.tree;
+    const TSLanguage *lang = tree->language;
+    levels[0].symbol = ts_node_symbol(root);
+    levels[0].node = root;
+    memset(&levels[0].status, 0, sizeof(DefStatus));
+    status = def_visit(q, levels, 0, root_obj, data, data_len, out);
+    Subtree root_subtree = *(const Subtree *)root.id;
+    if (status || ts_subtree_child_count(root_subtree) == 0) goto done;
+    frames[0] = (DefFrame){root_subtree, ts_language_alias_sequence(lang, root_subtree.ptr->production_id),
+                           {ts_node_start_byte(root), ts_node_start_point(root)}, 0, 0, 0, {0}};
+    for (;;) {
+        DefFrame *f = &frames[top];
+        if (f->child == f->parent.ptr->child_count) {
+            if (top == 0) break;
+            top--;
+            continue;
+        }
+        const Subtree *child = &ts_subtree_children(f->parent)[f->child];
+        Length at = f->position;
+        TSSymbol alias = 0;
+        TSFieldId field = 0;
+        int extra = ts_subtree_extra(*child);
+        if (!extra) {
+            if (f->aliases) alias = f->aliases[f->structural];
+            const TSFieldMapEntry *map, *map_end;
+            ts_language_field_map(lang, f->parent.ptr->production_id, &map, &map_end);
+            for (; map < map_end; map++) {
+                if (!map->inherited && map->child_index == f->structural) {
+                    field = map->field_id;
+                    break;
+                }
+            }
+            f->structural++;
+        }
+        if (!field) field = f->inherited.field;
+        f->position = length_add(at, ts_subtree_size(*child));
+        f->child++;
+        if (f->child < f->parent.ptr->child_count)
+            f->position = length_add(f->position, ts_subtree_padding(ts_subtree_children(f->parent)[f->child]));
+        TSSymbol symbol = alias ? alias : ts_subtree_symbol(*child);
+        size_t level = f->level;
+        DefStatus inherit = {0};
+        if (alias || ts_subtree_visible(*child)) {
+            level = f->level + 1;
+            if (level == levels_size) {
+                levels_size *= 2;
+                DefLevel *more = realloc(levels, levels_size * sizeof(DefLevel));
+                if (more == NULL) {
+                    PyErr_NoMemory();
+                    status = -1;
+                    goto done;
+                }
+                levels = more;
+            }
+            levels[level].symbol = ts_language_public_symbol(lang, symbol);
+            levels[level].node = ts_node_new(tree, child, at, alias);
+            levels[level].status = f->inherited;
+            levels[level].status.field = field;
+            status = def_visit(q, levels, level, root_obj, data, data_len, out);
+            if (status) goto done;
+        } else {
+            inherit = f->inherited;
+            inherit.field = field;
+            if (ts_language_symbol_metadata(lang, symbol).supertype && inherit.n_super < 8)
+                inherit.super[inherit.n_super++] = symbol;
+        }
+        if (ts_subtree_child_count(*child) > 0) {
+            if (++top == frames_size) {
+                frames_size *= 2;
+                DefFrame *more = realloc(frames, frames_size * sizeof(DefFrame));
+                if (more == NULL) {
+                    PyErr_NoMemory();
+                    status = -1;
+                    goto done;
+                }
+                frames = more;
+            }
+            frames[top] = (DefFrame){*child, ts_language_alias_sequence(lang, child->ptr->production_id), at,
+                                     0, 0, level, inherit};
+        }
+    }
+done:
+    free(levels);
+    free(frames);
+    if (status < 0) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    if (status > 0) {
+        Py_DECREF(out);
+        Py_RETURN_NONE;
+    }
+    return out;
+}
