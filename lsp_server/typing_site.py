@@ -703,13 +703,7 @@ class _Js(_Language):
             index = next((i for i, a in enumerate(parent.named_children) if a == obj), None)
             if call is None or index is None:
                 return None
-            if call.type == "call_expression":
-                callee = self.expr_type(call.child_by_field_name("function"), depth + 1)
-            elif call.type == "new_expression":
-                ctor = call.child_by_field_name("constructor")
-                callee = TypeExpr("named", self.text(ctor)) if ctor is not None else None
-            else:
-                return None
+            callee = self.callee_type(call, depth)
             return TypeExpr("param", str(index), callee) if callee is not None else None
         return None
 
@@ -890,30 +884,32 @@ class _Js(_Language):
             return None
         i = next(k for k, a in enumerate(args.named_children) if a == func)  # type: ignore[union-attr]
         fn = call.child_by_field_name("function")
-        if (
-            call.type == "call_expression" and fn is not None and fn.type == "member_expression"
-            and self.text(fn.child_by_field_name("property")) == "then" and i == 0 and j == 0
-        ):
+        method = (
+            self.text(fn.child_by_field_name("property"))
+            if call.type == "call_expression" and fn is not None and fn.type == "member_expression"
+            and i == 0 and j == 0 else None
+        )
+        if method == "then":
             # `validator.validate(model).then(errors => …)`: what the promise resolves to
             # (the evaluator unwraps `Promise<…>` as it does for `await`)
-            return self.expr_type(fn.child_by_field_name("object"), depth + 1)
-        if (
-            call.type == "call_expression" and fn is not None and fn.type == "member_expression"
-            and self.text(fn.child_by_field_name("property")) in _ITEM_CALLBACKS and i == 0 and j == 0
-        ):
+            return self.expr_type(fn.child_by_field_name("object"), depth + 1)  # type: ignore[union-attr]
+        if method in _ITEM_CALLBACKS:
             # `nodes.forEach((node) => …)`: an item of the array (lib.d.ts is not indexed)
-            items = self.expr_type(fn.child_by_field_name("object"), depth + 1)
+            items = self.expr_type(fn.child_by_field_name("object"), depth + 1)  # type: ignore[union-attr]
             return TypeExpr("element", "iter", items) if items is not None else None
-        if call.type == "call_expression":
-            callee = self.expr_type(call.child_by_field_name("function"), depth + 1)
-        elif call.type == "new_expression":
-            ctor = call.child_by_field_name("constructor")
-            callee = TypeExpr("named", self.text(ctor)) if ctor is not None else None
-        else:
-            return None
+        callee = self.callee_type(call, depth)
         if callee is None:
             return None
         return TypeExpr("callback", str(j), TypeExpr("param", str(i), callee, args=self.call_args(call)))
+
+    def callee_type(self, call: tree_sitter.Node, depth: int) -> TypeExpr | None:
+        """What a call or `new` calls: the function expression's type, or the class."""
+        if call.type == "call_expression":
+            return self.expr_type(call.child_by_field_name("function"), depth + 1)
+        if call.type == "new_expression":
+            ctor = call.child_by_field_name("constructor")
+            return TypeExpr("named", self.text(ctor)) if ctor is not None else None
+        return None
 
     def assigned_later(self, bound: tree_sitter.Node, depth: int) -> TypeExpr | None:
         """`let client` declared bare, assigned in a hook or a test (`beforeEach(() => {

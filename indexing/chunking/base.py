@@ -9,7 +9,6 @@ Queries run in C, so no Python walk over every node is needed on the hot path.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
 from operator import attrgetter
@@ -252,11 +251,6 @@ def _reference_name(raw: bytes, sigil: bool) -> tuple[str, int] | None:
     return (name.lstrip("$") if sigil else name), (-1 if b"\n" in raw else len(raw))
 
 
-def _utf16_columns(doc: SourceDocument) -> Callable[[int, int], int]:
-    """(row, byte column) -> UTF-16 column, for rows holding non-ASCII text."""
-    return doc.utf16_column
-
-
 _COMMENT_PREFIX = re.compile(r"^\s*(/\*\*?|\*/|\*|//+|#+|--)\s?")
 
 
@@ -421,7 +415,7 @@ class TreeSitterStrategy:
                 range=doc.node_range(node),
                 selection_range=doc.node_range(name_node),
                 qualified_name=self.qualify(container, name, kind),
-                container=parent.qualified_name if parent else prefix,
+                container=container,
                 signature=self.signature(doc, node),
                 doc=self.docstring(doc, node),
             )
@@ -524,7 +518,7 @@ class TreeSitterStrategy:
         nodes.sort(key=_START_BYTE)
         skip = {d.name_node.start_byte for d in defs}  # definition names, then seen
         non_ascii = doc.non_ascii_rows
-        utf16 = _utf16_columns(doc) if non_ascii else None
+        utf16 = doc.utf16_column if non_ascii else None
         data = doc.data
         names: dict[bytes, tuple[str, int] | None] = {}  # raw text -> (name, length) or None: not a name
         refs: list[Reference] = []
