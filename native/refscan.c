@@ -109,6 +109,28 @@ static int check_node(PyObject *obj) {
     return 1;
 }
 
+/* A handle for a walk over node types of `language` (compile_kinds, compile_rules),
+ * with its per-symbol table; NULL with MemoryError set. */
+static RefQuery *new_walk_query(const TSLanguage *language) {
+    RefQuery *q = calloc(1, sizeof(RefQuery));
+    if (q == NULL) return (RefQuery *)PyErr_NoMemory();
+    q->language = language;
+    q->n_symbols = ts_language_symbol_count(language);
+    q->kinds = calloc(q->n_symbols + 1, 1);
+    if (q->kinds == NULL) {
+        query_free(q);
+        return (RefQuery *)PyErr_NoMemory();
+    }
+    return q;
+}
+
+/* The Python handle owning `q` (freed here if that fails). */
+static PyObject *wrap_query(RefQuery *q) {
+    PyObject *capsule = PyCapsule_New(q, QUERY_CAPSULE, capsule_destructor);
+    if (capsule == NULL) query_free(q);
+    return capsule;
+}
+
 /* compile(node, source) -> capsule, or None when a predicate is one this module does
  * not evaluate (only #eq? / #not-eq? between a capture and a string are). */
 static PyObject *refscan_compile(PyObject *self, PyObject *args) {
@@ -179,9 +201,7 @@ static PyObject *refscan_compile(PyObject *self, PyObject *args) {
         }
     }
     q->first[q->n_patterns] = count;
-    PyObject *capsule = PyCapsule_New(q, QUERY_CAPSULE, capsule_destructor);
-    if (capsule == NULL) query_free(q);
-    return capsule;
+    return wrap_query(q);
 }
 
 /* compile_kinds(node, names) -> handle for a query that is only an alternation of
@@ -192,15 +212,8 @@ static PyObject *refscan_compile_kinds(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OO!:compile_kinds", &node_obj, &PyList_Type, &names)) return NULL;
     if (!check_node(node_obj)) return NULL;
     const TSLanguage *language = ts_node_language(((BNode *)node_obj)->node);
-    RefQuery *q = calloc(1, sizeof(RefQuery));
-    if (q == NULL) return PyErr_NoMemory();
-    q->language = language;
-    q->n_symbols = ts_language_symbol_count(language);
-    q->kinds = calloc(q->n_symbols + 1, 1);
-    if (q->kinds == NULL) {
-        query_free(q);
-        return PyErr_NoMemory();
-    }
+    RefQuery *q = new_walk_query(language);
+    if (q == NULL) return NULL;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(names); i++) {
         Py_ssize_t len;
         const char *name = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(names, i), &len);
@@ -215,9 +228,7 @@ static PyObject *refscan_compile_kinds(PyObject *self, PyObject *args) {
         }
         q->kinds[symbol] = 1;
     }
-    PyObject *capsule = PyCapsule_New(q, QUERY_CAPSULE, capsule_destructor);
-    if (capsule == NULL) query_free(q);
-    return capsule;
+    return wrap_query(q);
 }
 
 /* compile_rules(node, rules) -> handle for a query made of single-path patterns (the
@@ -229,14 +240,11 @@ static PyObject *refscan_compile_rules(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OO!:compile_rules", &node_obj, &PyList_Type, &rules)) return NULL;
     if (!check_node(node_obj)) return NULL;
     const TSLanguage *language = ts_node_language(((BNode *)node_obj)->node);
-    RefQuery *q = calloc(1, sizeof(RefQuery));
-    if (q == NULL) return PyErr_NoMemory();
-    q->language = language;
-    q->n_symbols = ts_language_symbol_count(language);
-    q->kinds = calloc(q->n_symbols + 1, 1);
+    RefQuery *q = new_walk_query(language);
+    if (q == NULL) return NULL;
     q->n_rules = (uint32_t)PyList_GET_SIZE(rules);
     q->rules = calloc(q->n_rules + 1, sizeof(Rule));
-    if (q->kinds == NULL || q->rules == NULL) {
+    if (q->rules == NULL) {
         query_free(q);
         return PyErr_NoMemory();
     }
@@ -289,9 +297,7 @@ static PyObject *refscan_compile_rules(PyObject *self, PyObject *args) {
             rule->preds[k].positive = positive;
         }
     }
-    PyObject *capsule = PyCapsule_New(q, QUERY_CAPSULE, capsule_destructor);
-    if (capsule == NULL) query_free(q);
-    return capsule;
+    return wrap_query(q);
 fail:
     query_free(q);
     return NULL;
