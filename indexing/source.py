@@ -32,6 +32,7 @@ class SourceDocument:
     data: bytes
     tree: tree_sitter.Tree | None = None
     _line_starts: list[int] | None = field(default=None, repr=False)
+    _utf16_mark: tuple[int, int, int] | None = field(default=None, repr=False)  # row, byte, unit
 
     @cached_property
     def text(self) -> str:
@@ -70,13 +71,22 @@ class SourceDocument:
 
     def utf16_column(self, row: int, col: int) -> int:
         """A byte column of `row` as a UTF-16 column: only the bytes right of the row's
-        first non-ASCII byte are decoded."""
+        first non-ASCII byte are decoded, and a later column on the same row continues
+        from the last one converted. Identifiers come in document order, so one long
+        non-ASCII line with many names costs one pass over it, not one per name."""
         first = self.first_non_ascii.get(row)
         if first is None or col <= first:
             return col
         begin = self.line_starts[row]
-        tail = self.data[begin + first : begin + col].decode("utf-8", errors="replace")
-        return first + len(tail.encode("utf-16-le")) // 2
+        from_byte, from_unit = first, first
+        mark = self._utf16_mark
+        if mark is not None and mark[0] == row and first < mark[1] <= col:
+            from_byte, from_unit = mark[1], mark[2]
+        tail = self.data[begin + from_byte : begin + col].decode("utf-8", errors="replace")
+        units = from_unit + len(tail.encode("utf-16-le")) // 2
+        if col < len(self.data) - begin and not 0x80 <= self.data[begin + col] < 0xC0:
+            self._utf16_mark = (row, col, units)  # only a character boundary resumes cleanly
+        return units
 
     def position(self, point: tuple[int, int]) -> Position:
         """tree-sitter (row, byte column) -> LSP position (line, UTF-16 column)."""
