@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .analyze import analyze_source
-from .chunking import ChunkSettings
+from .chunking import ChunkSettings, strategy_for
 from .config import Config
 from .discovery import Candidate, discover
 from .languages import detect_language
@@ -116,8 +116,15 @@ def _run(jobs: list[_Job], workers: int) -> Iterator[_Result]:
     if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
         yield from map(_process, jobs)
         return
-    with parser_pool(workers) as pool:
+    with parser_pool(workers, warm=lambda: _warm(jobs)) as pool:
         yield from pool.map(_process, jobs, chunksize=8)
+
+
+def _warm(jobs: list[_Job]) -> None:
+    """Build, in this process, each language's strategy (grammar and queries compiled)
+    once, so forked workers start with them instead of each compiling its own."""
+    for language in {detect_language(job.candidate.rel_path) for job in jobs}:
+        strategy_for(language)
 
 
 def sync_workspace(

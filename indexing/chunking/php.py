@@ -374,8 +374,11 @@ class PhpStrategy(TreeSitterStrategy):
     comment_types = frozenset({"comment"})
 
     def __init__(self) -> None:
+        from .laravel_links import _LINKS_QUERY  # builds on this module
+
         super().__init__()
         query(self.grammar_name, _RELATED_QUERY)
+        query(self.grammar_name, _LINKS_QUERY)
 
     def analyze(
         self, doc: SourceDocument, settings: ChunkSettings, lazy: bool = False

@@ -86,7 +86,8 @@ def test_kill_9_of_index_leaves_no_worker(tmp_path, reap):
     deadline = time.monotonic() + 60
     workers: list[psutil.Process] = []
     while time.monotonic() < deadline and proc.poll() is None:
-        workers = [c for c in parent.children() if "spawn_main" in " ".join(c.cmdline())]
+        # forked workers carry the parent's command line, spawned ones `spawn_main`
+        workers = [c for c in parent.children() if "resource_tracker" not in " ".join(c.cmdline())]
         if len(workers) >= 2:
             break
         time.sleep(0.05)
