@@ -9,6 +9,7 @@ parent alone writes, in per-batch transactions.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import time
@@ -196,26 +197,29 @@ def sync_workspace(
             pending_skip.clear()
         last_flush = time.monotonic()
 
-    for done, result in enumerate(_run(jobs, workers), 1):
-        prev = stored.get(result.rel_path)
-        if result.indexed is not None:
-            pending_files.append(result.indexed)
-            was_indexed = prev is not None and prev.skip_reason is None
-            (report.modified if was_indexed else report.added).append(result.rel_path)
-        elif result.skip_reason is not None:
-            pending_skip.append((result.rel_path, result.skip_reason, result.size, result.mtime_ns))
-            if prev is None or prev.skip_reason != result.skip_reason:
-                report.skipped[result.rel_path] = result.skip_reason
-            if prev is not None and prev.skip_reason is None:
-                report.deleted.append(result.rel_path)
-        else:
-            pending_touch.append((result.rel_path, result.size, result.mtime_ns))
-            report.touched += 1
-        if len(pending_files) >= BATCH_FILES or time.monotonic() - last_flush > BATCH_SECONDS:
-            flush()
-        if progress:
-            progress(done, len(jobs), result.rel_path)
-    flush()
+    # a first build of a tree worth a pool loads the rows, then indexes their names
+    bulk = store.bulk_load() if len(jobs) >= PARALLEL_THRESHOLD else contextlib.nullcontext()
+    with bulk:
+        for done, result in enumerate(_run(jobs, workers), 1):
+            prev = stored.get(result.rel_path)
+            if result.indexed is not None:
+                pending_files.append(result.indexed)
+                was_indexed = prev is not None and prev.skip_reason is None
+                (report.modified if was_indexed else report.added).append(result.rel_path)
+            elif result.skip_reason is not None:
+                pending_skip.append((result.rel_path, result.skip_reason, result.size, result.mtime_ns))
+                if prev is None or prev.skip_reason != result.skip_reason:
+                    report.skipped[result.rel_path] = result.skip_reason
+                if prev is not None and prev.skip_reason is None:
+                    report.deleted.append(result.rel_path)
+            else:
+                pending_touch.append((result.rel_path, result.size, result.mtime_ns))
+                report.touched += 1
+            if len(pending_files) >= BATCH_FILES or time.monotonic() - last_flush > BATCH_SECONDS:
+                flush()
+            if progress:
+                progress(done, len(jobs), result.rel_path)
+        flush()
 
     report.elapsed = time.perf_counter() - started
     store.set_meta("last_sync", str(time.time()))

@@ -3,14 +3,12 @@ one thread, spawned (nothing inherited) when other threads could hold a lock."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 
 import pytest
 from code_intel.indexing import workers
-from code_intel.indexing.chunking import ChunkSettings, strategy_for
-from code_intel.indexing.discovery import Candidate
-from code_intel.indexing.languages import query
-from code_intel.indexing.sync import _Job, _warm
 
 WARMED: list[str] = []
 
@@ -48,12 +46,35 @@ def test_another_thread_means_spawn_and_no_warm_up_in_this_process():
         other.join()
 
 
-def test_warm_up_compiles_the_languages_of_the_jobs(tmp_path):
-    (tmp_path / "a.php").write_text("<?php\n")
-    cand = Candidate(rel_path="a.php", abs_path=str(tmp_path / "a.php"), size=6, mtime_ns=0)
-    query.cache_clear()
-    _warm([_Job(cand, None, ChunkSettings())])
-    compiled = query.cache_info().currsize
-    assert compiled >= 4  # definitions, references, related classes, Laravel links
-    strategy_for("php")  # what a worker does first: nothing left to compile
-    assert query.cache_info().currsize == compiled
+_AFTER_WARM_UP = r"""
+import sys
+import tree_sitter
+from code_intel.indexing.analyze import analyze_source
+from code_intel.indexing.chunking import ChunkSettings
+from code_intel.indexing.discovery import Candidate
+from code_intel.indexing.sync import _Job, _warm
+
+path = sys.argv[1]
+_warm([_Job(Candidate("app/Post.php", path, 0, 0), None, ChunkSettings())])
+compiled = []
+real = tree_sitter.Query
+tree_sitter.Query = lambda *a: compiled.append(a) or real(*a)
+analysis = analyze_source("app/Post.php", open(path, "rb").read())
+print(len(compiled), len(analysis.symbols))
+"""
+
+
+def test_after_the_warm_up_a_php_file_compiles_no_query(tmp_path):
+    """What a forked worker inherits is all it needs: analysing a PHP class with a
+    typed method, a relation and a route() call compiles nothing more."""
+    php = tmp_path / "Post.php"
+    php.write_text(
+        "<?php\nnamespace App;\nuse Illuminate\\Database\\Eloquent\\Model;\n"
+        "class Post extends Model {\n"
+        "    /** @return \\Illuminate\\Support\\Collection */\n"
+        "    public function author(User $u) { return $this->belongsTo(User::class); }\n"
+        "    public function url() { return route('posts.show', $this); }\n}\n"
+    )
+    out = subprocess.run([sys.executable, "-c", _AFTER_WARM_UP, str(php)],
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert out[0] == "0" and int(out[1]) >= 3
