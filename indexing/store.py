@@ -148,6 +148,11 @@ class ChunkSpan:
     qualified_name: str  # "" when the chunker gave none
 
 
+#: `json.dumps(m, ensure_ascii=False, default=str)` with its encoder built once: dumps
+#: builds a new encoder for every call that passes options, once per chunk.
+_metadata_json = json.JSONEncoder(ensure_ascii=False, default=str).encode
+
+
 @dataclass(frozen=True, slots=True)
 class FileRows:
     """A file's analysis flattened into the store's rows.
@@ -179,7 +184,7 @@ class FileRows:
                 (
                     cid, path, c.language, c.symbol_name, c.symbol_type, c.start_line,
                     c.end_line, c.content, c.fingerprint,
-                    json.dumps(c.metadata, ensure_ascii=False, default=str),
+                    _metadata_json(c.metadata),
                 )
             )
         symbol_rows = [
