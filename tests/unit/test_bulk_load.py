@@ -32,6 +32,7 @@ def table(store: IndexStore, name: str) -> list[tuple]:
 
 def test_first_build_answers_lookups_while_loading_and_indexes_names_after(tmp_path, monkeypatch):
     monkeypatch.setattr(sync, "BATCH_FILES", 5)
+    monkeypatch.setattr(sync, "start_method", lambda: "fork")  # `code-intel index`: one thread
     root = tree(tmp_path / "ws")
     store = IndexStore(tmp_path / "index.db")
     seen = []
@@ -97,6 +98,17 @@ def test_a_store_with_files_keeps_its_indexes_during_a_sync(tmp_path):
     store = IndexStore(tmp_path / "index.db")
     sync_workspace(root, store, Config(workers=1))
     tree(root, files=60)  # 30 more files: a pool-sized sync, but not a first build
+    seen = []
+    sync_workspace(root, store, Config(workers=1),
+                   progress=lambda done, total, path: seen.append(name_indexes(store)))
+    assert seen and all(s == set(_NAME_INDEXES) for s in seen)
+
+
+def test_a_process_with_threads_keeps_its_name_indexes_during_a_first_build(tmp_path, monkeypatch):
+    """A language server answers lookups while it builds: they must not scan."""
+    monkeypatch.setattr(sync, "start_method", lambda: "spawn")
+    root = tree(tmp_path / "ws")
+    store = IndexStore(tmp_path / "index.db")
     seen = []
     sync_workspace(root, store, Config(workers=1),
                    progress=lambda done, total, path: seen.append(name_indexes(store)))
