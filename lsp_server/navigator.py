@@ -533,7 +533,10 @@ class Navigator:
             for line in self._memoized("lines", rel, lambda: self._read_lines(rel)):
                 m = (_PY_STAR_IMPORT if python else _STAR_EXPORT).match(line)
                 if m:
-                    out.append(absolute_module(m.group(1), rel) if python else resolve_specifier(m.group(1), rel))
+                    if python:
+                        out.append(absolute_module(m.group(1), rel))
+                    else:  # `export * from '@libs/ddd/x'` under tsconfig `paths` too
+                        out.append(self.live.ts_paths.module_of(m.group(1), rel) or resolve_specifier(m.group(1), rel))
             return out
         return self._memoized("stars", rel, find)
 
