@@ -883,7 +883,12 @@ class Evaluator:
         if target is not None:
             module = self.lookup.module_symbol(target, self.language)
             if module is not None and not self.named_import(target, module, name, path):
-                return [module]
+                # `import Maybe from 'true-myth/maybe'` (a package specifier the tsconfig
+                # maps to a file): what its `export default Maybe;` names, not the file
+                exported = self.default_export(f"{target}.{name}", name, path) if (
+                    module.symbol.qualified_name == target and self.language in _JS_LANGUAGES
+                ) else None
+                return exported or [module]
         # `import make_user as build`: the definition carries the imported name
         candidates = self.defs(target.replace("/", ".").rsplit(".", 1)[-1] if target else name)
         if classes_only:

@@ -352,7 +352,16 @@ def value_type(signature: str, name: str, language: str) -> str | None:
     m = re.search(r"=\s*(?:new\s+|await\s+)?([A-Za-z_$][\w.$]*)\s*\(", sig)
     if m and (m.group(1)[:1].isupper() or "new " in sig) and _call_ends_value(sig, m.end() - 1):
         return m.group(1)
+    if language in ("typescript", "tsx"):
+        # `export const Task = TaskImpl as TaskConstructor;`: the asserted type
+        m = _AS_CAST.search(sig)
+        if m and m.group(1) != "const":
+            return m.group(1)
     return None
+
+
+# `= value as Type;` ending a declaration (the value's type is what is asserted)
+_AS_CAST = re.compile(r"=[^=].*?\bas\s+([A-Za-z_$][\w$.]*(?:<.*>)?)\s*;?\s*$", re.DOTALL)
 
 
 def _call_ends_value(sig: str, open_paren: int) -> bool:
