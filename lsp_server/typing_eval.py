@@ -24,6 +24,7 @@ from code_intel.indexing.chunking.php import resolve_name
 from code_intel.indexing.model import Position, Range, SymbolKind
 from code_intel.indexing.store import StoredSymbol
 
+from .ts_generics import applied, declared_parameters, exposed, heritage, mentions
 from .typing_site import Arg, ArgShape, Site, TypeExpr, doc_param_type
 from .typing_text import (
     NOT_STRING,
@@ -37,6 +38,7 @@ from .typing_text import (
     parameter_list,
     parameter_type,
     return_type,
+    split_top_level,
     split_union,
     spread_tuples,
     type_names,
@@ -421,7 +423,12 @@ class Evaluator:
                 if c.symbol.kind in CLASS_KINDS:
                     out.append(c)
                 elif c.symbol.kind in CALLABLE_KINDS:
-                    text = self.unbound_generics(self.returns_of(c), c)
+                    declared = self.returns_of(c)
+                    bound = self.bound_type(declared, c, receivers, depth) if declared and receivers else None
+                    if isinstance(bound, list):
+                        out.extend(bound)
+                        continue
+                    text = self.unbound_generics(declared, c)
                     late = [r for r in receivers if r.symbol.kind in CLASS_KINDS]
                     if text and late and _late_bound(text, c.language):
                         # `@return static` on a base method called on a subclass: the subclass
@@ -565,6 +572,56 @@ class Evaluator:
             lambda m: bound[m.group(1)], text,
         )
 
+    def bound_type(self, text: str, member: StoredSymbol, receivers: list[StoredSymbol], depth: int) -> Result:
+        """TS: a member's declared type that names a type parameter of its class, read on
+        a receiver whose class binds it through `extends Base<Args>` (`this.props` typed
+        `T` in `ValueObject<T>`, read in `class Address extends ValueObject<AddressProps>`):
+        the argument, resolved where it is written, with the rest of the type. None when
+        no binding applies (the caller reads the type as usual)."""
+        if member.language not in ("typescript", "tsx") or depth > _MAX_EVAL_DEPTH:
+            return None
+        owner = self.owner_class(member)
+        if owner is None:
+            return None
+        for r in receivers:
+            if r.symbol.kind not in CLASS_KINDS or _same_decl(r, owner):
+                continue
+            bindings = self.inherited_bindings(r, owner, 0)
+            used = [p for p in bindings or {} if mentions(text, p)]
+            if not used or bindings is None:
+                continue
+            results: list[Result] = [self.named(bindings[p][0], bindings[p][1], bindings[p][2]) for p in used]
+            rest = text
+            for p in used:  # what the member's own file says of the rest (`ValueObjectProps<…>`)
+                rest = re.sub(r"(?<![\w$.])" + re.escape(p) + r"(?![\w$])", "unknown", rest)
+            if type_names(rest, member.language):
+                results.append(self.named(rest, member.path, owner))
+            found = _combine([x for x in results if isinstance(x, list)])
+            if found:
+                return found
+        return None
+
+    def inherited_bindings(self, cls: StoredSymbol, owner: StoredSymbol, depth: int) -> dict[str, tuple[str, str, StoredSymbol]] | None:
+        """TS: what `owner`'s type parameters stand for in `cls`, which extends it (maybe
+        through other classes) with type arguments: name -> (argument as written, the
+        file it is written in, the class there). None when `owner` is not reached."""
+        if depth > 6:
+            return None
+        for base, args in heritage(cls.symbol.signature or ""):
+            found = self.named(base, cls.path, cls)
+            for b in found if isinstance(found, list) else []:
+                if _same_decl(b, cls):
+                    continue
+                here = {p: (args[i], cls.path, cls) for i, p in enumerate(declared_parameters(b.symbol.signature or "")) if i < len(args)}
+                if _same_decl(b, owner):
+                    return here
+                deeper = self.inherited_bindings(b, owner, depth + 1)
+                if deeper is not None:
+                    # `class AggregateRoot<P> extends Entity<P>`: Entity's parameter is
+                    # whatever P is bound to below
+                    return {k: here.get(v[0], v) for k, v in deeper.items()}
+        return None
+
     def keyed_listener(self, fn: StoredSymbol, index: int, args: tuple[Arg, ...]) -> tuple[str, str, StoredSymbol | None] | None:
         """TS event emitters typed by a listener map: `on<U extends keyof WorkerListener>(
         event: U, listener: WorkerListener[U])` called as `on('failed', (job) => …)`
@@ -706,9 +763,18 @@ class Evaluator:
             elif kind in CALLABLE_KINDS and e.language != "php":
                 # read, not called: a Python @property or a TS getter
                 text = self.returns_of(e)
+                bound = self.bound_type(text, e, owners, depth) if text and owners else None
+                if bound is not None:
+                    results.append(bound)
+                    continue
                 results.append(self.named(text, e.path, self.owner_class(e)) if text else None)
             elif kind in VALUE_KINDS:
-                text = self.unbound_generics(value_type(e.symbol.signature or "", e.symbol.name, e.language), e)
+                declared = value_type(e.symbol.signature or "", e.symbol.name, e.language)
+                bound = self.bound_type(declared, e, owners, depth) if declared and owners else None
+                if bound is not None:
+                    results.append(bound)
+                    continue
+                text = self.unbound_generics(declared, e)
                 if not text and e.language == "python":
                     text = self.lookup.assigned_type(e)
                 if not text:
@@ -813,7 +879,34 @@ class Evaluator:
                 if found is None and self.language == "python":
                     found = self.type_alias(n, path, self_cls)
                 results.append(found)
+        if self.language in ("typescript", "tsx") and "<" in text:
+            results.extend(self.alias_arguments(text, path, self_cls))
         return _combine(results)
+
+    def alias_arguments(self, text: str, path: str, self_cls: StoredSymbol | None) -> list[Result]:
+        """TS: `DomainEventProps<UserCreatedEvent>` with `type DomainEventProps<T> =
+        Omit<T, 'id'> & {…}`: the alias exposes its argument's members, so the argument's
+        types count too (resolved where the text is written)."""
+        out: list[Result] = []
+        if self._aliases > 3:
+            return out
+        for part in (p for u in split_union(text) for p in split_top_level(u, "&")):
+            got = applied(part)
+            decl = self.global_name(got[0], path, classes_only=True) if got is not None and "." not in got[0] else None
+            for alias in decl if isinstance(decl, list) else []:
+                if alias.symbol.kind is not SymbolKind.TYPE or alias.language not in ("typescript", "tsx"):
+                    continue
+                params = declared_parameters(alias.symbol.signature or "")
+                value = self.lookup.alias_value(alias) if params else None
+                for p in exposed(value or "", params):
+                    i = params.index(p)
+                    if got is not None and i < len(got[1]):
+                        self._aliases += 1
+                        try:
+                            out.append(self.named(got[1][i], path, self_cls))
+                        finally:
+                            self._aliases -= 1
+        return out
 
     def type_alias(self, name: str, path: str, self_cls: StoredSymbol | None) -> Result:
         """Python: a name declared as a type alias (`HTTPProtocol: TypeAlias =
@@ -1302,6 +1395,10 @@ _ARRAY_ITEM_METHODS = frozenset({"shift", "pop", "at", "find", "findLast"})
 def _array_item_call(expr: TypeExpr) -> bool:
     base = expr.base
     return base is not None and base.op == "member" and base.arg in _ARRAY_ITEM_METHODS and base.base is not None
+
+
+def _same_decl(a: StoredSymbol, b: StoredSymbol) -> bool:
+    return a.path == b.path and a.symbol.qualified_name == b.symbol.qualified_name and a.symbol.selection_range == b.symbol.selection_range
 
 
 def _holds(r: Range, at: Position) -> bool:
