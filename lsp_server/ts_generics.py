@@ -17,7 +17,7 @@ _DECLARED = re.compile(r"\b(?:class|interface|type)\s+[A-Za-z_$][\w$]*\s*<")
 _APPLIED = re.compile(r"([A-Za-z_$][\w$.]*)\s*<(.*)>", re.DOTALL)
 _PARAM = re.compile(r"\s*(?:const\s+|in\s+|out\s+)*([A-Za-z_$][\w$]*)")
 # utility types whose members are (some of) their first argument's
-_PASS_THROUGH = frozenset({"Omit", "Pick", "Partial", "Required", "Readonly", "NonNullable", "Mutable", "Writable"})
+PASS_THROUGH = frozenset({"Omit", "Pick", "Partial", "Required", "Readonly", "NonNullable", "Mutable", "Writable"})
 
 
 def _closing(text: str, at: int) -> int | None:
@@ -103,7 +103,7 @@ def exposed(value: str, params: list[str]) -> list[str]:
             out.append(part)
             continue
         got = applied(part)
-        if got is not None and got[0] in _PASS_THROUGH and got[1]:
+        if got is not None and got[0] in PASS_THROUGH and got[1]:
             parts.append(got[1][0])
     return [p for p in params if p in out]
 

@@ -24,7 +24,7 @@ from code_intel.indexing.chunking.php import resolve_name
 from code_intel.indexing.model import Position, Range, SymbolKind
 from code_intel.indexing.store import StoredSymbol
 
-from .ts_generics import applied, declared_parameters, exposed, heritage, mentions
+from .ts_generics import PASS_THROUGH, applied, declared_parameters, exposed, heritage, mentions
 from .typing_site import Arg, ArgShape, Site, TypeExpr, doc_param_type
 from .typing_text import (
     NOT_STRING,
@@ -1263,6 +1263,13 @@ class Evaluator:
         names = base_names(cls.symbol.signature or "", cls.language, parent_only)
         if cls.language == "php" and not parent_only:
             names += self.lookup.class_traits(cls)
+        if cls.language in ("typescript", "tsx") and any(n in PASS_THROUGH for n in names):
+            # `interface Pending<T, E> extends Omit<TaskImpl<T, E>, 'value'>`: the members
+            # are TaskImpl's (less a few), so TaskImpl is the base
+            names = [n for n in names if n not in PASS_THROUGH] + [
+                n for head, args in heritage(cls.symbol.signature or "") if head in PASS_THROUGH and args
+                for n in type_names(args[0], cls.language)[:1]
+            ]
         if cls.symbol.kind is SymbolKind.TYPE and cls.language != "php":
             # `type Internal = Required<Omit<Options, 'x'>> & {…}`: the aliased types'
             # members are the alias's (its own `{…}` members are indexed under it)

@@ -101,3 +101,35 @@ def test_type_argument_text():
     assert exposed("Partial<Omit<T, 'a'>> & U", ["T", "U", "V"]) == ["T", "U"]
     assert exposed("Ok<T, E> | Err<T, E>", ["T", "E"]) == []
     assert applied("Map<K, Array<V>>") == ("Map", ["K", "Array<V>"])
+
+
+TASK = {
+    "src/task.ts": (
+        "class TaskImpl<T, E> {\n"
+        "  get state(): string {\n    return 'x';\n  }\n"
+        "  orElse(f: (e: E) => T): Task<T, E> {\n    return this as Task<T, E>;\n  }\n}\n"
+        "export interface Pending<T, E> extends Omit<TaskImpl<T, E>, 'value'> {\n  get isPending(): true;\n}\n"
+        "export interface Resolved<T, E> extends Omit<TaskImpl<T, E>, 'reason'> {\n  get value(): T;\n}\n"
+        "export type Task<T, E> = Pending<T, E> | Resolved<T, E>;\n"
+        "export function resolved<T>(v: T): Task<T, never> {\n  return new TaskImpl() as Task<T, never>;\n}\n"
+    ),
+    "src/other.ts": "export class Other {\n  orElse(): void {}\n}\n",
+    "test/task.test.ts": (
+        "import { resolved, Task } from '../src/task';\n"
+        "const t: Task<number, string> = resolved(1);\n"
+        "t.orElse(() => 2);\n"
+        "resolved(2).orElse(() => 3);\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def task_live(tmp_path_factory: pytest.TempPathFactory) -> LiveIndex:
+    return indexed_tree(tmp_path_factory.mktemp("tsomit") / "repo", TASK)
+
+
+def test_an_interface_built_with_omit_has_the_omitted_type_s_members(task_live: LiveIndex):
+    lines = TASK["test/task.test.ts"].splitlines()
+    for n in (2, 3):
+        _, found = task_live.resolve("test/task.test.ts", n, lines[n].index("orElse") + 1)
+        assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("src/task.ts", 4)]
