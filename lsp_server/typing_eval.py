@@ -419,7 +419,10 @@ class Evaluator:
             if not callees:
                 return callees
             out: list[StoredSymbol] = []
-            for c in callees:  # type: ignore[union-attr]
+            # `export const err = ResultImpl.err;`, `err: typeof ResultImpl.err`: what is
+            # called is the function the value stands for
+            callees = [a for c in callees for a in (self.aliased(c) or [c])]  # type: ignore[union-attr]
+            for c in callees:
                 if c.symbol.kind in CLASS_KINDS:
                     out.append(c)
                 elif c.symbol.kind in CALLABLE_KINDS:
@@ -571,6 +574,28 @@ class Evaluator:
             r"(?<![\w$.])(" + "|".join(map(re.escape, bound)) + r")(?![\w$])(?!\s*<)",
             lambda m: bound[m.group(1)], text,
         )
+
+    def aliased(self, value: StoredSymbol) -> list[StoredSymbol]:
+        """TS/JS: the functions a value is another name for: `const err = ResultImpl.err`
+        (a standalone version of a static method), a property typed `typeof
+        ResultImpl.err`; [] for anything else."""
+        if value.language not in _JS_LANGUAGES or value.symbol.kind not in VALUE_KINDS:
+            return []
+        sig = value.symbol.signature or ""
+        m = _ALIAS_VALUE.search(sig)
+        path = m.group(1) if m else None
+        if path is None:
+            declared = value_type(sig, value.symbol.name, value.language) or ""
+            t = re.fullmatch(r"typeof\s+([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)", declared.strip())
+            path = t.group(1) if t else None
+        if not path or path == value.symbol.name or self._aliases > 3:
+            return []
+        self._aliases += 1
+        try:
+            found = self.elsewhere(value).global_name(path)
+        finally:
+            self._aliases -= 1
+        return [f for f in found if f.symbol.kind in CALLABLE_KINDS] if isinstance(found, list) else []
 
     def bound_type(self, text: str, member: StoredSymbol, receivers: list[StoredSymbol], depth: int) -> Result:
         """TS: a member's declared type that names a type parameter of its class, read on
@@ -1293,6 +1318,8 @@ _PY_ALIAS = re.compile(
     r"|=\s*((?:typing\.)?(?:Union|Optional)\[.+))$", re.DOTALL
 )
 _TYPE_GUARD = re.compile(r"^(?:typing\.|typing_extensions\.)?Type(?:Guard|Is)\[(.+)\]$", re.DOTALL)
+# `const err = ResultImpl.err` (the value is another name, nothing is called)
+_ALIAS_VALUE = re.compile(r"^(?:export\s+)?(?:const|let|var)\s+[\w$]+\s*=\s*([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+)\s*;?\s*$")
 _CALLED = re.compile(r"=\s*(?:await\s+)?([A-Za-z_$][\w$]*)\s*\(")
 
 _PY_TYPES = frozenset({
