@@ -1423,7 +1423,9 @@ _JS_LANGUAGES = frozenset({"typescript", "tsx", "javascript", "jsx"})
 
 
 # array methods that answer one of the array's items
-_ARRAY_ITEM_METHODS = frozenset({"shift", "pop", "at", "find", "findLast"})
+# calls that give an item of their receiver: an array's (`shift`, `at`, …) or a Map's
+# value (`get`); a receiver that is no container falls through to its declared method
+_ARRAY_ITEM_METHODS = frozenset({"shift", "pop", "at", "find", "findLast", "get"})
 
 
 def _array_item_call(expr: TypeExpr) -> bool:
