@@ -303,6 +303,7 @@ class WorkspaceTsPaths:
         self._paths: TsPaths | None = None
         self._stamps: dict[str, float] = {}
         self._exists: dict[str, bool] = {}
+        self._rewritten: dict[tuple[str, tuple[tuple[str, str], ...]], dict[str, str]] = {}
         self._checked = 0.0
 
     def _current(self) -> TsPaths:
@@ -317,6 +318,7 @@ class WorkspaceTsPaths:
             if paths:
                 log.info("tsconfig paths/baseUrl mapped for %d config(s)", len(files))
         self._exists = {}
+        self._rewritten = {}
         self._checked = now
         return self._paths
 
@@ -331,7 +333,15 @@ class WorkspaceTsPaths:
         if not imports or not _JS_FILE.search(importer):
             return imports
         paths = self._current()
-        return paths.rewrite(imports, importer, self._is_file) if paths else imports
+        if not paths:
+            return imports
+        key = (importer, tuple(imports.items()))
+        cache = self._rewritten
+        if key not in cache:  # a definition request reads a file's imports several times
+            if len(cache) > 4096:
+                cache.clear()
+            cache[key] = paths.rewrite(imports, importer, self._is_file)
+        return dict(cache[key])
 
     def module_of(self, specifier: str, importer: str) -> str | None:
         paths = self._current()

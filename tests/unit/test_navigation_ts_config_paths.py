@@ -94,3 +94,21 @@ def test_the_nearest_config_and_the_longest_pattern_decide():
     assert paths.resolve("util", "app/main.ts", files.__contains__) is None  # no baseUrl at the root
     assert paths.resolve("react", "packages/a/b.ts", files.__contains__) is None  # a package
     assert PathPattern("jotai", "", False, ()).match("jotai/vanilla") is None
+
+
+def test_an_edited_tsconfig_is_read_again_and_a_broken_one_maps_nothing(tmp_path):
+    import os
+
+    from code_intel.lsp_server.ts_paths import WorkspaceTsPaths
+
+    (tmp_path / "src" / "a").mkdir(parents=True)
+    (tmp_path / "src" / "a" / "x.ts").write_text("export const x = 1\n")
+    config = tmp_path / "tsconfig.json"
+    config.write_text('{"compilerOptions": {"paths": {"@a/*": ["src/a/*"]}}}')
+    paths = WorkspaceTsPaths(tmp_path)
+    assert paths.rewrite({"x": "@a/x.x"}, "src/main.ts") == {"x": "a.x.x"}
+    config.write_text('{"compilerOptions": {"paths": {"#a/*": ["src/a/*"]}}, oops')
+    os.utime(config, (1, 1))
+    paths._checked = 0.0  # as if the recheck interval had passed
+    assert paths.rewrite({"x": "@a/x.x"}, "src/main.ts") == {"x": "@a/x.x"}
+    assert paths.rewrite({"x": "@a/x.x"}, "README.md") == {"x": "@a/x.x"}
