@@ -363,7 +363,7 @@ class Evaluator:
             found, open_ = self.find_member(owners, expr.arg)  # type: ignore[arg-type]
             if not found:
                 return EXTERNAL if open_ else None
-            return self.value_types(found, depth, owners)  # type: ignore[arg-type]
+            return self.value_types(found, depth, owners, expr.base)  # type: ignore[arg-type]
         if op == "either":
             # the latest binding first; what an outside function returned there is
             # unknown rather than outside, so the earlier binding gets its say
@@ -427,7 +427,8 @@ class Evaluator:
                     out.append(c)
                 elif c.symbol.kind in CALLABLE_KINDS:
                     declared = self.returns_of(c)
-                    bound = self.bound_type(declared, c, receivers, depth) if declared and receivers else None
+                    on = expr.base.base if expr.base is not None and expr.base.op == "member" else None
+                    bound = self.bound_type(declared, c, receivers, depth, on) if declared and receivers else None
                     if isinstance(bound, list):
                         out.extend(bound)
                         continue
@@ -597,23 +598,34 @@ class Evaluator:
             self._aliases -= 1
         return [f for f in found if f.symbol.kind in CALLABLE_KINDS] if isinstance(found, list) else []
 
-    def bound_type(self, text: str, member: StoredSymbol, receivers: list[StoredSymbol], depth: int) -> Result:
+    def bound_type(
+        self, text: str, member: StoredSymbol, receivers: list[StoredSymbol], depth: int, base: TypeExpr | None = None
+    ) -> Result:
         """TS: a member's declared type that names a type parameter of its class, read on
         a receiver whose class binds it through `extends Base<Args>` (`this.props` typed
-        `T` in `ValueObject<T>`, read in `class Address extends ValueObject<AddressProps>`):
-        the argument, resolved where it is written, with the rest of the type. None when
-        no binding applies (the caller reads the type as usual)."""
+        `T` in `ValueObject<T>`, read in `class Address extends ValueObject<AddressProps>`)
+        or whose declared type writes the arguments (`page: Paginated<UserEntity>`, the
+        receiver expression `base`): the argument, resolved where it is written, with the
+        rest of the type. None when no binding applies (the caller reads the type as usual)."""
         if member.language not in ("typescript", "tsx") or depth > _MAX_EVAL_DEPTH:
             return None
         owner = self.owner_class(member)
         if owner is None:
             return None
         for r in receivers:
-            if r.symbol.kind not in CLASS_KINDS or _same_decl(r, owner):
+            if r.symbol.kind not in CLASS_KINDS:
                 continue
-            bindings = self.inherited_bindings(r, owner, 0)
-            used = [p for p in bindings or {} if mentions(text, p)]
-            if not used or bindings is None:
+            bindings = {} if _same_decl(r, owner) else self.inherited_bindings(r, owner, 0)
+            if bindings is None:
+                continue
+            own = declared_parameters(r.symbol.signature or "")
+            open_params = [p for p in declared_parameters(owner.symbol.signature or "") if p not in bindings]
+            if base is not None and own and (
+                any(mentions(text, p) for p in open_params) or any(v[0] in own for v in bindings.values())
+            ):
+                bindings = self.written_bindings(base, r, own, bindings, depth)
+            used = [p for p in bindings if mentions(text, p)]
+            if not used:
                 continue
             results: list[Result] = [self.named(bindings[p][0], bindings[p][1], bindings[p][2]) for p in used]
             rest = text
@@ -626,7 +638,22 @@ class Evaluator:
                 return found
         return None
 
-    def inherited_bindings(self, cls: StoredSymbol, owner: StoredSymbol, depth: int) -> dict[str, tuple[str, str, StoredSymbol]] | None:
+    def written_bindings(
+        self, base: TypeExpr, cls: StoredSymbol, params: list[str],
+        bindings: dict[str, tuple[str, str, StoredSymbol | None]], depth: int,
+    ) -> dict[str, tuple[str, str, StoredSymbol | None]]:
+        """`bindings` completed by the type arguments the receiver's declared type writes
+        for `cls` (`Paginated<UserEntity>` binds Paginated's `T`), where they are written."""
+        written = self.declared_text(base, depth + 1)
+        got = applied(written[0]) if written is not None else None
+        if written is None or got is None or got[0].rsplit(".", 1)[-1] != cls.symbol.name:
+            return bindings
+        explicit = {p: (got[1][i], written[1], written[2]) for i, p in enumerate(params) if i < len(got[1])}
+        if not bindings:
+            return explicit
+        return {k: explicit.get(v[0], v) for k, v in bindings.items()}
+
+    def inherited_bindings(self, cls: StoredSymbol, owner: StoredSymbol, depth: int) -> dict[str, tuple[str, str, StoredSymbol | None]] | None:
         """TS: what `owner`'s type parameters stand for in `cls`, which extends it (maybe
         through other classes) with type arguments: name -> (argument as written, the
         file it is written in, the class there). None when `owner` is not reached."""
@@ -776,7 +803,8 @@ class Evaluator:
         return None, []
 
     def value_types(
-        self, ents: list[StoredSymbol], depth: int, owners: list[StoredSymbol] | None = None
+        self, ents: list[StoredSymbol], depth: int, owners: list[StoredSymbol] | None = None,
+        base: TypeExpr | None = None,
     ) -> Result:
         """Classes/modules stand for themselves; a field, property or variable for its
         declared (or assigned) type; a method for nothing (it is not called here)."""
@@ -788,14 +816,14 @@ class Evaluator:
             elif kind in CALLABLE_KINDS and e.language != "php":
                 # read, not called: a Python @property or a TS getter
                 text = self.returns_of(e)
-                bound = self.bound_type(text, e, owners, depth) if text and owners else None
+                bound = self.bound_type(text, e, owners, depth, base) if text and owners else None
                 if bound is not None:
                     results.append(bound)
                     continue
                 results.append(self.named(text, e.path, self.owner_class(e)) if text else None)
             elif kind in VALUE_KINDS:
                 declared = value_type(e.symbol.signature or "", e.symbol.name, e.language)
-                bound = self.bound_type(declared, e, owners, depth) if declared and owners else None
+                bound = self.bound_type(declared, e, owners, depth, base) if declared and owners else None
                 if bound is not None:
                     results.append(bound)
                     continue

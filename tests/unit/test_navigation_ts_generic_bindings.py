@@ -133,3 +133,47 @@ def test_an_interface_built_with_omit_has_the_omitted_type_s_members(task_live: 
     for n in (2, 3):
         _, found = task_live.resolve("test/task.test.ts", n, lines[n].index("orElse") + 1)
         assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("src/task.ts", 4)]
+
+
+WRITTEN = {
+    "src/ddd/repository.port.ts": (
+        "export class Paginated<T> {\n"
+        "  readonly first: T;\n"
+        "  constructor(first: T) {\n    this.first = first;\n  }\n"
+        "}\n"
+        "export interface RepositoryPort<Entity> {\n"
+        "  findOneById(id: string): Promise<Entity>;\n"
+        "  findAllPaginated(): Promise<Paginated<Entity>>;\n"
+        "}\n"
+    ),
+    "src/user/user.entity.ts": "export class UserEntity {\n  email = '';\n  delete(): void {}\n}\n",
+    "src/user/user.service.ts": (
+        "import { Paginated, RepositoryPort } from '../ddd/repository.port';\n"
+        "import { UserEntity } from './user.entity';\n"
+        "export class UserService {\n"
+        "  constructor(private readonly repo: RepositoryPort<UserEntity>) {}\n"
+        "  async remove(id: string, page: Paginated<UserEntity>): Promise<string> {\n"
+        "    const user = await this.repo.findOneById(id);\n"
+        "    user.delete();\n"
+        "    return page.first.email;\n"
+        "  }\n}\n"
+    ),
+    "src/other.ts": "export class Other {\n  email = '';\n  delete(): void {}\n}\n",
+}
+
+
+@pytest.fixture(scope="module")
+def written_live(tmp_path_factory: pytest.TempPathFactory) -> LiveIndex:
+    return indexed_tree(tmp_path_factory.mktemp("tswritten") / "repo", WRITTEN)
+
+
+def test_type_arguments_written_in_the_receiver_s_declared_type(written_live: LiveIndex):
+    lines = WRITTEN["src/user/user.service.ts"].splitlines()
+
+    def at(needle: str, word: str) -> list[tuple[str, int]]:
+        n = next(i for i, line in enumerate(lines) if needle in line)
+        _, found = written_live.resolve("src/user/user.service.ts", n, lines[n].index(needle) + needle.rindex(word) + 1)
+        return [(s.path, s.symbol.selection_range.start.line) for s in found]
+
+    assert at("page.first.email", "email") == [("src/user/user.entity.ts", 1)]  # a field typed `T`
+    assert at("user.delete", "delete") == [("src/user/user.entity.ts", 2)]  # a method returning Promise<Entity>
