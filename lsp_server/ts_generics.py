@@ -126,3 +126,18 @@ def _conditional_branches(text: str) -> list[str] | None:
 
 def mentions(text: str, name: str) -> bool:
     return re.search(r"(?<![\w$.])" + re.escape(name) + r"(?![\w$])", text) is not None
+
+
+def branches(value: str) -> list[str]:
+    """The result types of a (nested) conditional type, `[value]` when it is none:
+    `IsAny<T> extends true ? Job<T> : T extends Job ? T : Job<T>` -> Job<T>, T, Job<T>."""
+    out: list[str] = []
+    pending = [value]
+    while pending and len(out) < 16:
+        part = pending.pop(0).strip()
+        cond = _conditional_branches(part)
+        if cond is None:
+            out.append(part)
+        else:
+            pending.extend(cond)
+    return out

@@ -24,7 +24,15 @@ from code_intel.indexing.chunking.php import resolve_name
 from code_intel.indexing.model import Position, Range, SymbolKind
 from code_intel.indexing.store import StoredSymbol
 
-from .ts_generics import PASS_THROUGH, applied, declared_parameters, exposed, heritage, mentions
+from .ts_generics import (
+    PASS_THROUGH,
+    applied,
+    branches,
+    declared_parameters,
+    exposed,
+    heritage,
+    mentions,
+)
 from .typing_site import Arg, ArgShape, Site, TypeExpr, doc_param_type
 from .typing_text import (
     NOT_STRING,
@@ -1328,7 +1336,9 @@ class Evaluator:
             # members are the alias's (its own `{…}` members are indexed under it)
             value = self.lookup.alias_value(cls)
             if value:
-                names += [n for n in type_names(value, cls.language) if n != cls.symbol.name]
+                # a conditional type's members are its results' (`T extends X ? A : B`)
+                parts = branches(value) if cls.language in ("typescript", "tsx") else [value]
+                names += [n for part in parts for n in type_names(part, cls.language) if n != cls.symbol.name]
         out: list[StoredSymbol] = []
         open_ = False
         for n in names:

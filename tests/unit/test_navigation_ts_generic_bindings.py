@@ -177,3 +177,40 @@ def test_type_arguments_written_in_the_receiver_s_declared_type(written_live: Li
 
     assert at("page.first.email", "email") == [("src/user/user.entity.ts", 1)]  # a field typed `T`
     assert at("user.delete", "delete") == [("src/user/user.entity.ts", 2)]  # a method returning Promise<Entity>
+
+
+CONDITIONAL = {
+    "src/job.ts": "export class Job<T = any> {\n  getState(): string {\n    return '';\n  }\n}\n",
+    "src/queue-getters.ts": (
+        "import { Job } from './job';\n"
+        "export class QueueGetters<JobBase extends Job = Job> {\n"
+        "  getJob(id: string): Promise<JobBase | undefined> {\n    return Promise.resolve(undefined);\n  }\n}\n"
+    ),
+    "src/queue.ts": (
+        "import { Job } from './job';\n"
+        "import { QueueGetters } from './queue-getters';\n"
+        "type IsAny<T> = 0 extends 1 & T ? true : false;\n"
+        "export type JobBase<T> = IsAny<T> extends true\n  ? Job<T>\n  : T extends Job<any>\n    ? T\n    : Job<T>;\n"
+        "export class Queue<D = any> extends QueueGetters<JobBase<D>> {}\n"
+    ),
+    "src/other.ts": "export class Other {\n  getState(): string {\n    return '';\n  }\n}\n",
+    "test/queue.test.ts": (
+        "import { Queue } from '../src/queue';\n"
+        "async function f(queue: Queue) {\n"
+        "  const job = await queue.getJob('1');\n"
+        "  job!.getState();\n"
+        "}\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def conditional_live(tmp_path_factory: pytest.TempPathFactory) -> LiveIndex:
+    return indexed_tree(tmp_path_factory.mktemp("tscond") / "repo", CONDITIONAL)
+
+
+def test_a_parameter_bound_to_a_conditional_alias_has_its_results_members(conditional_live: LiveIndex):
+    # bullmq: `Queue extends QueueGetters<JobBase<…>>` with a conditional `JobBase`
+    lines = CONDITIONAL["test/queue.test.ts"].splitlines()
+    _, found = conditional_live.resolve("test/queue.test.ts", 3, lines[3].index("getState") + 1)
+    assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("src/job.ts", 1)]
