@@ -1342,7 +1342,9 @@ class Evaluator:
         out: list[StoredSymbol] = []
         open_ = False
         for n in names:
-            got = self.named(n, cls.path, cls) if self.language == cls.language else None
+            # a .tsx test reaches .ts declarations: one language family, one name space
+            same = self.language == cls.language or {self.language, cls.language} <= _JS_LANGUAGES
+            got = self.named(n, cls.path, cls) if same else None
             if isinstance(got, list):
                 out.extend(g for g in got if g.symbol.qualified_name != cls.symbol.qualified_name)
             else:
