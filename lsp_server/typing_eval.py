@@ -242,6 +242,8 @@ class Evaluator:
         a workspace class or interface for a function."""
         if depth > 3:
             return True
+        if shape is ArgShape.VALUE:
+            return not self.only_functions(text, path, depth)
         for part in split_union(text):
             if part in NULLISH or part in NOT_STRING - {"Function"} or part == "string":
                 continue
@@ -269,6 +271,26 @@ class Evaluator:
             if shape is ArgShape.OBJECT or decl.symbol.kind not in (SymbolKind.CLASS, SymbolKind.INTERFACE):
                 return True
         return False
+
+    def only_functions(self, text: str, path: str, depth: int) -> bool:
+        """Whether every type a union names is a function type, written in place or
+        through workspace aliases (`read: Read<Value>` with `type Read<V> = (get: Getter)
+        => V`): then a number, `null` or an array cannot be passed."""
+        if depth > 3:
+            return False
+        parts = split_union(text)
+        for part in parts:
+            if part.startswith("(") and "=>" in part or part.startswith("new ") or part == "Function":
+                continue
+            name = re.match(r"[A-Za-z_$][\w$.]*", part)
+            if name is None or name.end() != len(part) and part[name.end()] != "<":
+                return False
+            found = self.global_name(name.group(), path, classes_only=True)
+            alias = found[0] if isinstance(found, list) and len(found) == 1 else None
+            value = self.lookup.alias_value(alias) if alias is not None and alias.symbol.kind is SymbolKind.TYPE else None
+            if not value or not self.only_functions(value, alias.path, depth + 1):  # type: ignore[union-attr]
+                return False
+        return bool(parts)
 
     def fits_string(self, value: str, text: str, path: str, depth: int = 0) -> bool:
         """Whether the string literal `value` may be passed where `text` is declared;
