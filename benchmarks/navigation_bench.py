@@ -304,6 +304,33 @@ PROJECTS = [
         ("src",),  # its tests sit beside the code (*Test.php)
         held_out=True,
     ),
+    # held out, sixth round (nav6ts): pinned and measured on main be2fb6e before any change.
+    # domain-driven-hexagon (an app) and true-myth (a generic-heavy library) are then looked
+    # at; jotai is the control, its misses unread until the final build is measured
+    Project(
+        "domain-driven-hexagon",
+        "typescript",
+        "https://github.com/Sairyss/domain-driven-hexagon",
+        "5c2d15a7e2d69e83dfddf28468ee9f30e02c30de",
+        ("src", "tests"),
+        held_out=True,
+    ),
+    Project(
+        "true-myth",
+        "typescript",
+        "https://github.com/true-myth/true-myth",
+        "9db690420634d06ee15ef3b570173936293eefa6",
+        ("src", "test"),
+        held_out=True,
+    ),
+    Project(
+        "jotai",
+        "typescript",
+        "https://github.com/pmndrs/jotai",
+        "1fae77247ae72ab5f2f002dc82a876e61ce26f56",
+        ("src", "tests"),
+        held_out=True,
+    ),
 ]
 
 EXTENSIONS = {"python": (".py",), "typescript": (".ts", ".tsx"), "php": (".php",)}

@@ -25,6 +25,7 @@ from code_intel.indexing.source import SourceDocument
 from code_intel.indexing.store import StoredSymbol
 
 from .documents import utf16_to_byte
+from .ts_literals import literal_key
 from .typing_eval import EXTERNAL, Evaluator, absolute_module
 from .typing_site import Site, TypeExpr, handler_for, has_reader, site_at
 
@@ -161,12 +162,35 @@ class Navigator:
         result = ev.resolve()
         if result is None and site.receiver is None:
             result = ev.global_name(site.name) if self._decidable(ev, site.name) else None
+        if result is None and site.receiver is not None and language in JS_FAMILY:
+            result = self._literal_member(ev, site)
         if result is EXTERNAL:
             return Answer(site.name, [], True, "external")
         if result:
             result = ev.narrow(result)  # type: ignore[arg-type]
             return Answer(site.name, result, True, "member" if site.receiver else "name")
         return Answer(site.name, [], False, "undecided", member=site.receiver is not None, call=site.call)
+
+    def _literal_member(self, ev: Evaluator, site: Site) -> list[StoredSymbol] | None:
+        """`routesV1.user.root` where `routesV1` is a `const` holding an object literal,
+        declared in this file or imported: the key in that literal."""
+        chain: list[str] = []
+        receiver = site.receiver
+        while receiver is not None and receiver.op == "member" and len(chain) < 8:
+            chain.append(receiver.arg)
+            receiver = receiver.base
+        if receiver is None or receiver.op != "global":
+            return None
+        found = ev.global_name(receiver.arg)
+        if not isinstance(found, list) or len(found) != 1 or found[0].symbol.kind not in (SymbolKind.VARIABLE, SymbolKind.CONSTANT):
+            return None
+        var = found[0]
+        doc = self.document(var.path)
+        key = literal_key(doc, var.symbol.selection_range.start, chain[::-1], site.name) if doc is not None else None
+        if key is None:
+            return None
+        qualified = ".".join([var.symbol.qualified_name, *chain[::-1], site.name])
+        return [StoredSymbol(var.path, var.language, Symbol(site.name, SymbolKind.PROPERTY, key, key, qualified))]
 
     def _shorthand(self, rel: str, language: str, site: Site) -> Answer:
         """`{host}`: the value read (a local or a file-level name), then the property of
@@ -533,7 +557,10 @@ class Navigator:
             for line in self._memoized("lines", rel, lambda: self._read_lines(rel)):
                 m = (_PY_STAR_IMPORT if python else _STAR_EXPORT).match(line)
                 if m:
-                    out.append(absolute_module(m.group(1), rel) if python else resolve_specifier(m.group(1), rel))
+                    if python:
+                        out.append(absolute_module(m.group(1), rel))
+                    else:  # `export * from '@libs/ddd/x'` under tsconfig `paths` too
+                        out.append(self.live.ts_paths.module_of(m.group(1), rel) or resolve_specifier(m.group(1), rel))
             return out
         return self._memoized("stars", rel, find)
 

@@ -34,6 +34,9 @@ class ArgShape(Enum):
 
     OBJECT = "object"
     FUNCTION = "function"
+    # a literal that is neither: a number, `true`, `null`, an array (`atom(0)` is not
+    # the overload taking a read function)
+    VALUE = "value"
 
 
 # one argument of a call: a string literal's value, a shape, or None (anything else)
@@ -1031,6 +1034,8 @@ _ITEM_CALLBACKS = frozenset({"forEach", "map", "filter", "find", "findLast", "so
 _ARG_SHAPES = {
     "object": ArgShape.OBJECT, "arrow_function": ArgShape.FUNCTION,
     "function_expression": ArgShape.FUNCTION, "function": ArgShape.FUNCTION,
+    "number": ArgShape.VALUE, "true": ArgShape.VALUE, "false": ArgShape.VALUE,
+    "null": ArgShape.VALUE, "array": ArgShape.VALUE, "template_string": ArgShape.VALUE,
 }
 
 

@@ -167,12 +167,14 @@ def _ts_element(t: str, iterating: bool) -> str | None:
     if one.endswith("[]"):
         inner = one[:-2].strip()
         return inner[1:-1].strip() if inner.startswith("(") and inner.endswith(")") else inner
-    m = re.fullmatch(r"(Array|ReadonlyArray|Set|ReadonlySet|Iterable|IterableIterator|Record)<(.*)>", one)
+    m = re.fullmatch(r"(Array|ReadonlyArray|Set|ReadonlySet|Iterable|IterableIterator|Record|Map|ReadonlyMap|WeakMap)<(.*)>", one, re.DOTALL)
     if m is None:
         php = _PHP_ITERABLE.fullmatch(one)  # PHP docblocks: `list<Foo>`, `array<int, Foo>`
         return [a.strip() for a in split_top_level(php.group(1), ",")][-1] if php else None
     args = [a.strip() for a in split_top_level(m.group(2), ",")]
-    if m.group(1) == "Record":
+    if m.group(1) in ("Record", "Map", "ReadonlyMap", "WeakMap"):
+        # a subscript (`Record`) or `map.get(k)`: the value; a loop over a Map gives
+        # `[key, value]` pairs, not one item type
         return "" if iterating or len(args) < 2 else args[1]
     if m.group(1) in ("Set", "ReadonlySet") and not iterating:
         return ""
@@ -349,10 +351,20 @@ def value_type(signature: str, name: str, language: str) -> str | None:
     m = re.search(re.escape(name) + r"[?!]?\s*:\s*([^=;]+?)\s*(?:=|;|$)", sig)
     if m and not m.group(1).startswith(("(", "{")):
         return m.group(1)
-    m = re.search(r"=\s*(?:new\s+|await\s+)?([A-Za-z_$][\w.$]*)\s*\(", sig)
+    m = re.search(r"=\s*(?:new\s+|await\s+)?([A-Za-z_$][\w.$]*)\s*(<[^()=;]*>)?\s*\(", sig)
     if m and (m.group(1)[:1].isupper() or "new " in sig) and _call_ends_value(sig, m.end() - 1):
-        return m.group(1)
+        # `new Map<string, Session>()`: the type arguments too (a Map's `get` gives a Session)
+        return m.group(1) + (m.group(2) or "" if language in ("typescript", "tsx") else "")
+    if language in ("typescript", "tsx"):
+        # `export const Task = TaskImpl as TaskConstructor;`: the asserted type
+        m = _AS_CAST.search(sig)
+        if m and m.group(1) != "const":
+            return m.group(1)
     return None
+
+
+# `= value as Type;` ending a declaration (the value's type is what is asserted)
+_AS_CAST = re.compile(r"=[^=].*?\bas\s+([A-Za-z_$][\w$.]*(?:<.*>)?)\s*;?\s*$", re.DOTALL)
 
 
 def _call_ends_value(sig: str, open_paren: int) -> bool:
