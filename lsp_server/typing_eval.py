@@ -300,7 +300,7 @@ class Evaluator:
             return EXTERNAL
         if not types:
             return None
-        found, open_ = self.find_member(types, name)  # type: ignore[arg-type]
+        found, open_ = self.find_member(types, name, self.site.call)  # type: ignore[arg-type]
         if found and receiver.op == "self" and self.language in ("typescript", "tsx") and len(found) > 1:
             # `this.rootPlugin` in `static get rootPlugin()` is the static member, in an
             # instance method the instance one
@@ -358,7 +358,7 @@ class Evaluator:
             owners = self.types_of(expr.base, depth + 1)
             if owners is EXTERNAL or not owners:
                 return owners
-            found, open_ = self.find_member(owners, expr.arg)  # type: ignore[arg-type]
+            found, open_ = self.find_member(owners, expr.arg, False)  # type: ignore[arg-type]
             if not found:
                 return EXTERNAL if open_ else None
             return self.value_types(found, depth, owners)  # type: ignore[arg-type]
@@ -395,6 +395,14 @@ class Evaluator:
             ] or None
         if op == "element":
             return self.element_types(expr, depth)
+        if op == "narrowed":
+            return self.narrowed_types(expr, depth)
+        if op == "excluding":
+            declared = self.types_of(expr.base, depth + 1)
+            if not isinstance(declared, list):
+                return declared
+            short = expr.arg.rsplit("\\", 1)[-1]
+            return [d for d in declared if d.symbol.name != short] or None
         if op == "context":
             # a literal checked against a union of several types (`string | URL |
             # OptionsInit`): tsserver links its keys to no declaration
@@ -443,6 +451,34 @@ class Evaluator:
             return _unique(out) or None
         return None
 
+    def narrowed_types(self, expr: TypeExpr, depth: int) -> Result:
+        """PHP `$x instanceof C` before the use: C when it is the declared type or below
+        it; a class or interface unrelated to the declared type adds to it (`$this
+        instanceof RedirectableUrlMatcherInterface` in a UrlMatcher keeps `$this->context`)."""
+        checked = self.named(expr.arg, self.rel, self.enclosing_class())
+        declared = self.types_of(expr.base, depth + 1) if expr.base is not None else None
+        if not isinstance(checked, list) or not checked or not isinstance(declared, list) or not declared:
+            return checked if checked else declared
+        wanted = {d.symbol.qualified_name for d in declared}
+        if any(wanted & self.ancestor_names(c) for c in checked):
+            return checked
+        return _unique(checked + declared)
+
+    def ancestor_names(self, cls: StoredSymbol) -> set[str]:
+        """Qualified names of a class and of everything above it."""
+        names: set[str] = set()
+        level = [cls]
+        for _ in range(12):
+            nxt: list[StoredSymbol] = []
+            for c in level:
+                if c.symbol.qualified_name not in names:
+                    names.add(c.symbol.qualified_name)
+                    nxt.extend(self.bases(c)[0])
+            if not nxt:
+                break
+            level = nxt
+        return names
+
     def element_types(self, expr: TypeExpr, depth: int) -> Result:
         """An item of a container: from the container's declared type (`List[Span]`,
         `Dict[str, Layout]`, `Optional[Sequence[X]]`), else from a workspace class's
@@ -462,6 +498,8 @@ class Evaluator:
         owners = self.types_of(expr.base, depth + 1)
         if not isinstance(owners, list) or not owners:
             return owners
+        if self.language == "php":
+            return self.php_items(owners, expr.arg) if expr.arg == "iter" else None  # type: ignore[arg-type]
         dunder = "__getitem__" if expr.arg == "index" else "__iter__"
         found, _ = self.find_member(owners, dunder)
         out: list[Result] = []
@@ -474,12 +512,27 @@ class Evaluator:
             out.append(self.named(text, fn.path, self.owner_class(fn)) if text else None)
         return _combine(out)
 
+    def php_items(self, owners: list[StoredSymbol], how: str) -> Result:
+        """PHP `foreach` over an object: an `IteratorAggregate`'s items are what its
+        `getIterator()` documents (`@return \\ArrayIterator<string, Route>`), an
+        `Iterator`'s what its `current()` returns."""
+        out: list[Result] = []
+        for method in ("getIterator", "current"):
+            found, _ = self.find_member(owners, method, True)
+            for fn in found:
+                text = doc_type(fn.symbol.doc, "return") or self.returns_of(fn)
+                inner = item_text(text, how) if text and method == "getIterator" else text
+                out.append(self.named(inner, fn.path, self.owner_class(fn)) if inner else None)
+            if found:
+                break
+        return _combine(out)
+
     def declared_text(self, expr: TypeExpr | None, depth: int) -> tuple[str, str, StoredSymbol | None] | None:
         """The type of a value as written where it is declared (with its type arguments,
         which `types_of` drops): (text, file it is written in, class around it)."""
         if expr is None or depth > _MAX_EVAL_DEPTH:
             return None
-        if expr.op == "named":
+        if expr.op in ("named", "narrowed"):
             return expr.arg, self.rel, self.enclosing_class()
         if expr.op == "inherited":
             return self.inherited_param(expr) or self.declared_text(expr.base, depth + 1)
@@ -687,7 +740,7 @@ class Evaluator:
             owners = self.types_of(expr.base, depth + 1)
             if owners is EXTERNAL or not owners:
                 return owners, []
-            found, open_ = self.find_member(owners, expr.arg)  # type: ignore[arg-type]
+            found, open_ = self.find_member(owners, expr.arg, True)  # type: ignore[arg-type]
             return found or (EXTERNAL if open_ else None), owners  # type: ignore[return-value]
         if expr.op in ("named", "self", "defined"):
             return self.types_of(expr, depth), []
@@ -1075,10 +1128,24 @@ class Evaluator:
 
     # ---- members ----------------------------------------------------------------------
 
-    def find_member(self, owners: list[StoredSymbol], name: str) -> tuple[list[StoredSymbol], bool]:
+    def find_member(
+        self, owners: list[StoredSymbol], name: str, call: bool | None = None
+    ) -> tuple[list[StoredSymbol], bool]:
         """Members called `name` of the owners, nearest class of the hierarchy first.
         The flag says the hierarchy reaches outside the workspace (a vendor base), where
-        an unfound member may well live."""
+        an unfound member may well live. PHP keeps properties and methods apart: with
+        `call` known, `$this->collection` is a property (a trait's) before the class's own
+        `collection()` method; a hierarchy with only the other kind (Eloquent's
+        `$post->author` relation method) still answers."""
+        if call is not None and self.language == "php":
+            found, open_ = self._find_member(owners, name, call)
+            if found:
+                return found, open_
+        return self._find_member(owners, name, None)
+
+    def _find_member(
+        self, owners: list[StoredSymbol], name: str, call: bool | None
+    ) -> tuple[list[StoredSymbol], bool]:
         for owner in owners:
             if owner.symbol.kind is SymbolKind.MODULE and owner.language not in ("typescript", "tsx", "javascript"):
                 if owner.path.endswith(".pyi"):
@@ -1094,6 +1161,8 @@ class Evaluator:
                 if sub is not None:
                     return [sub], False
         candidates = self.defs(name)
+        if call is not None:
+            candidates = [c for c in candidates if (c.symbol.kind in CALLABLE_KINDS) == call]
         if not candidates:
             return [], False
         by_container: dict[str, list[StoredSymbol]] = {}

@@ -56,7 +56,9 @@ class TypeExpr:
     `name:line` of its name), `guard` (Python: narrowed by `if f(x):` where `f`
     returns `TypeGuard[T]` / `TypeIs[T]`, `arg` names `f`; else `base`), `inherited`
     (PHP: parameter `$v` of method `m`, `arg` `m $v`, as the method it overrides
-    documents it; else `base`, its declared type).
+    documents it; else `base`, its declared type), `narrowed` (PHP: checked by
+    `instanceof arg`, declared `base`), `excluding` (PHP: `base` but not `arg`, inside
+    `if (!$x instanceof arg) {…}`).
     """
 
     op: str
@@ -1250,7 +1252,26 @@ class _Php(_Language):
         found = None
         for found in re.finditer(written + rb"\s+instanceof\s+([\\\w]+)", head):
             pass
-        return TypeExpr("named", found.group(1).decode()) if found else None
+        if found is None:
+            return None
+        checked = found.group(1).decode()
+        # what the receiver is without the check (never narrowed again: no recursion)
+        declared = TypeExpr("self") if obj.type == "variable_name" and self.text(obj) == "$this" else (
+            self.expr_type(obj, 1) if obj.type == "variable_name" else
+            self.expr_type(obj, 0) if obj.type != "subscript_expression" else None
+        )
+        if re.search(rb"!\s*\(?\s*$", head[: found.start()]) and self._inside_if_body(start + found.start(), obj):
+            # `if (!$m instanceof RequestMatcherInterface) { $m->match(…) }`: not that one
+            return TypeExpr("excluding", checked, declared) if declared is not None else None
+        # an unrelated class or interface adds to what the receiver is (an intersection)
+        return TypeExpr("narrowed", checked, declared)
+
+    def _inside_if_body(self, at: int, obj: tree_sitter.Node) -> bool:
+        """Whether `obj` lies in the body of the `if` whose condition holds byte `at`."""
+        node = self.doc.tree.root_node.descendant_for_byte_range(at, at)  # type: ignore[union-attr]
+        stmt = nearest_ancestor(node, frozenset({"if_statement"})) if node is not None else None
+        body = stmt.child_by_field_name("body") if stmt is not None else None
+        return body is not None and body.start_byte <= obj.start_byte < body.end_byte
 
     def scope_type(self, scope: tree_sitter.Node | None) -> TypeExpr | None:
         if scope is None:
@@ -1275,7 +1296,18 @@ class _Php(_Language):
             if narrowed is not None:
                 return narrowed
             bound = self.binding(node, name)
-            return self.binding_type(bound, depth) if bound is not None else None
+            found = self.binding_type(bound, depth) if bound is not None else None
+            for _ in range(3):
+                # `$imported = [$imported];` says nothing of the items: the earlier
+                # `/** @var RouteCollection[] $imported */` binding still does
+                if found is not None or bound is None or bound.parent is None or bound.parent.type != "assignment_expression":
+                    break
+                earlier = self.binding(node, name, bound.start_byte - 1)
+                if earlier is None or earlier.start_byte >= bound.start_byte:
+                    break
+                bound = earlier
+                found = self.binding_type(bound, depth)
+            return found
         if t in ("member_access_expression", "nullsafe_member_access_expression"):
             base = self.expr_type(node.child_by_field_name("object"), depth)
             name = self.text(node.child_by_field_name("name"))
@@ -1299,7 +1331,8 @@ class _Php(_Language):
             if fn is not None and fn.type in ("name", "qualified_name"):
                 return TypeExpr("returns", base=TypeExpr("global", self.text(fn)))
             return None
-        if t == "parenthesized_expression" and node.named_child_count:
+        if t in ("parenthesized_expression", "clone_expression") and node.named_child_count:
+            # `clone $route` is another of what `$route` is
             return self.expr_type(node.named_children[0], depth)
         if t == "subscript_expression" and node.named_child_count:
             # `if (!($options['cookies'] instanceof CookieJar)) { throw …; }` before it
