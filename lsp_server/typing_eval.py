@@ -42,6 +42,7 @@ from .typing_text import (
     type_names,
     type_parameters,
     value_type,
+    view_text,
 )
 
 CLASS_KINDS = frozenset({
@@ -106,6 +107,8 @@ class Lookup(Protocol):
     def export_alias(self, rel: str, name: str) -> str | None: ...
     def call_signatures(self, iface: StoredSymbol) -> list[StoredSymbol]: ...
     def block_scopes(self, s: StoredSymbol) -> tuple[Range, ...]: ...
+    def runtime_only(self, s: StoredSymbol) -> bool: ...
+    def class_scopes_at(self, rel: str, pos: Position) -> frozenset[int]: ...
 
 
 Ranker = Callable[[list[StoredSymbol], str, dict[str, str], str, str], list[StoredSymbol]]
@@ -395,6 +398,12 @@ class Evaluator:
             ] or None
         if op == "element":
             return self.element_types(expr, depth)
+        if op == "view":
+            declared = self.declared_text(expr, depth + 1)
+            if declared is not None:
+                return self.named(*declared)
+            # no builtin container: a workspace class's own `items()` / `get()`
+            return self.types_of(_as_call(expr), depth + 1)
         if op == "narrowed":
             return self.narrowed_types(expr, depth)
         if op == "excluding":
@@ -580,6 +589,12 @@ class Evaluator:
                 if text:
                     return text, fn.path, self.owner_class(fn)
             return None
+        if expr.op == "view":
+            outer = self.declared_text(expr.base, depth + 1)
+            text = view_text(outer[0], expr.arg) if outer is not None else None
+            if text is not None and outer is not None:
+                return text, outer[1], outer[2]
+            return self.declared_text(_as_call(expr), depth + 1)
         if expr.op == "element":
             outer = self.declared_text(expr.base, depth + 1)
             inner = item_text(outer[0], expr.arg) if outer is not None else None
@@ -768,7 +783,8 @@ class Evaluator:
                     text = _doc_tag(e.symbol.doc, "var")
                 if text:
                     results.append(self.named(text, e.path, self.owner_class(e)))
-                elif depth < 4 and e.language == "python" and e.symbol.kind is SymbolKind.FIELD:
+                elif depth < 4 and e.language == "python" and e.symbol.kind in (SymbolKind.FIELD, SymbolKind.VARIABLE):
+                    # a module-level `app = typer.Typer()` as much as a field's value
                     results.append(self.assigned_value(e, depth))
                 elif depth < 4 and e.language != "php":
                     results.append(self.called_value(e, depth))
@@ -956,7 +972,7 @@ class Evaluator:
                 or self.package_reexport(target, 0)
             )
             if exported:
-                return exported
+                return self.checker_view(exported)
             return None if self.in_workspace(target) else EXTERNAL
         same_file = [c for c in candidates if c.path == path]
         if same_file and path == self.rel and self.language == "python":
@@ -978,23 +994,39 @@ class Evaluator:
         definition (pyright answers so)."""
         if self.language != "python" or len(found) < 2:
             return found
+        found = self.checker_view(found)
         declared = [f for f in found if f.symbol.kind in CLASS_KINDS or f.symbol.kind in CALLABLE_KINDS]
         return _implementations(declared or found, self.lookup)
+
+    def checker_view(self, found: list[StoredSymbol]) -> list[StoredSymbol]:
+        """Python: of `if TYPE_CHECKING: Path = Annotated[…]` and `else: Path =
+        ParamShortcut(…)`, the checker's definition (pyright answers only that one)."""
+        if self.language != "python" or len(found) < 2:
+            return found
+        return [f for f in found if not self.lookup.runtime_only(f)] or found
 
     def visible_here(self, found: list[StoredSymbol]) -> list[StoredSymbol]:
         """Python: of a file's same-named definitions, those the position can see. A class
         or helper defined inside a function (every attrs test defines its own `C`) is
         seen only inside that function, and the innermost one shadows the rest."""
         line = self.site.range.start.line
-        functions = {
-            s.symbol.qualified_name: s for s in self.lookup.file_symbols(self.rel)
-            if s.symbol.kind in CALLABLE_KINDS
-        }
+        symbols = self.lookup.file_symbols(self.rel)
+        functions = {s.symbol.qualified_name: s for s in symbols if s.symbol.kind in CALLABLE_KINDS}
+        classes = {s.symbol.qualified_name: s for s in symbols if s.symbol.kind in CLASS_KINDS}
+        scopes: frozenset[int] | None = None
         depth: dict[int, int] = {}  # candidate index -> how deep its enclosing function sits
         for i, c in enumerate(found):
             fn = functions.get(c.symbol.container or "")
-            if fn is None:
-                depth[i] = 0  # module or class level
+            cls = classes.get(c.symbol.container or "")
+            if cls is not None:
+                # a nested class is seen in its class's body and the methods' signatures
+                # (`def paginate(self, p: Input)`), not in method bodies nor elsewhere
+                if scopes is None:
+                    scopes = self.lookup.class_scopes_at(self.rel, self.site.range.start)
+                if cls.symbol.selection_range.start.line in scopes:
+                    depth[i] = cls.symbol.qualified_name.count(".") + 1
+            elif fn is None:
+                depth[i] = 0  # module level
             elif fn.symbol.range.start.line <= line <= fn.symbol.range.end.line:
                 depth[i] = fn.symbol.qualified_name.count(".") + 1
         if not depth:
@@ -1312,6 +1344,11 @@ def absolute_module(written: str, importer: str) -> str:
     anchor = package[: max(len(package) - (dots - 1), 0)]
     rest = written.lstrip(".")
     return ".".join([p for p in anchor if p] + ([rest] if rest else []))
+
+
+def _as_call(view: TypeExpr) -> TypeExpr:
+    """`d.items()` read as an ordinary method call (when `d` is no builtin container)."""
+    return TypeExpr("returns", base=TypeExpr("member", view.arg, view.base))
 
 
 def _implementations(found: list[StoredSymbol], lookup: Lookup) -> list[StoredSymbol]:

@@ -22,6 +22,8 @@ from code_intel.indexing.languages import GRAMMARS, query
 from code_intel.indexing.model import Range
 from code_intel.indexing.source import SourceDocument, nearest_ancestor
 
+from .typing_text import PY_VIEWS
+
 # How far a chain of assignments (`a = b; b = c.d()`) is followed: only following a
 # binding counts, not the nesting of one expression (`await httpx.AsyncClient().get()`).
 _MAX_DEPTH = 6
@@ -56,7 +58,8 @@ class TypeExpr:
     `name:line` of its name), `guard` (Python: narrowed by `if f(x):` where `f`
     returns `TypeGuard[T]` / `TypeIs[T]`, `arg` names `f`; else `base`), `inherited`
     (PHP: parameter `$v` of method `m`, `arg` `m $v`, as the method it overrides
-    documents it; else `base`, its declared type), `narrowed` (PHP: checked by
+    documents it; else `base`, its declared type), `view` (Python: what the builtin
+    container method `arg` of `base` returns, `d.items()`), `narrowed` (PHP: checked by
     `instanceof arg`, declared `base`), `excluding` (PHP: `base` but not `arg`, inside
     `if (!$x instanceof arg) {…}`).
     """
@@ -257,6 +260,8 @@ def _python_module_ref(doc: SourceDocument, node: tree_sitter.Node) -> str | Non
 
 
 _PY_ASSIGNMENTS = frozenset({"assignment", "augmented_assignment"})
+# builtins that copy an iterable's items into a new container
+_PY_COPIES = frozenset({"list", "tuple", "sorted", "reversed", "set", "frozenset", "iter"})
 
 
 class _Python(_Language):
@@ -359,13 +364,28 @@ class _Python(_Language):
             fn = node.child_by_field_name("function")
             if fn is not None and fn.type == "identifier" and self.text(fn) == "super":
                 return TypeExpr("super")
+            args = node.child_by_field_name("arguments")
+            positional = [a for a in args.named_children if a.type != "comment"] if args is not None else []
+            if (
+                fn is not None and fn.type == "identifier" and self.text(fn) in _PY_COPIES
+                and len(positional) == 1 and positional[0].type not in ("keyword_argument", "list_splat", "dictionary_splat")
+                and self.binding(fn, self.text(fn)) is None
+            ):
+                # `list(params.values())`, `sorted(routes)`: the same items as what is copied
+                return self.expr_type(positional[0], depth)
             callee = self.expr_type(fn, depth)
+            if callee is not None and callee.op == "member" and callee.arg in PY_VIEWS:
+                # `params.items()`: from `params`' declared container type when it has one
+                return TypeExpr("view", callee.arg, callee.base)
             return TypeExpr("returns", base=callee) if callee is not None else None
         if t in ("parenthesized_expression", "await", "conditional_expression") and node.named_child_count:
             # `await c.get()`: an async def's declared type is what await gives;
             # `A() if c else b`: the first branch
             return self.expr_type(node.named_children[0], depth)
         if t == "subscript":
+            if any(c.type == "slice" for c in node.children_by_field_name("subscript")):
+                # `unassigned[:]`: a copy of the container
+                return self.expr_type(node.child_by_field_name("value"), depth)
             # `self._spans[0]`, `layout["left"]`: an item of the container's type
             base = self.expr_type(node.child_by_field_name("value"), depth)
             return TypeExpr("element", "index", base) if base is not None else None

@@ -135,6 +135,40 @@ def element_text(text: str, iterating: bool) -> str | None:
     return args[0] or None
 
 
+_MAPPINGS = frozenset({"Dict", "dict", "Mapping", "MutableMapping", "DefaultDict", "defaultdict", "OrderedDict"})
+# Python container methods whose result the container's own type arguments say
+PY_VIEWS = frozenset({"items", "values", "keys", "get", "pop", "setdefault", "copy"})
+
+
+def view_text(text: str, method: str) -> str | None:
+    """What a builtin container's method returns, written from the container's type:
+    `dict[str, ParamMeta]` `.items()` -> `list[tuple[str, ParamMeta]]`, `.values()` ->
+    `list[ParamMeta]`, `.get(k)` -> `ParamMeta`; `List[X]` `.pop()` -> `X`. None when the
+    text is no such container (a workspace class's own `items()` decides then)."""
+    t = text.strip().strip("'\"")
+    m = re.fullmatch(r"(?:typing\.)?Optional\[(.*)\]", t)
+    if m:
+        t = m.group(1).strip()
+    parts = [p.strip() for p in re.split(r"\|(?![^\[]*\])", t)]
+    parts = [p for p in parts if p not in ("None", "")]
+    m = _CONTAINERS.fullmatch(parts[0]) if len(parts) == 1 else None
+    if m is None:
+        return None
+    kind, args = m.group(1), [a.strip() for a in split_top_level(m.group(2), ",")]
+    if method == "copy":
+        return parts[0]
+    if kind in _MAPPINGS:
+        if len(args) != 2:
+            return None
+        key, value = args
+        return {
+            "items": f"list[tuple[{key}, {value}]]", "values": f"list[{value}]", "keys": f"list[{key}]",
+        }.get(method, value)
+    if method == "pop" and kind in ("List", "list", "MutableSequence", "Set", "set", "Deque", "deque"):
+        return args[0] or None
+    return None
+
+
 def doc_type(doc: str | None, tag: str) -> str | None:
     """A docblock tag's type with its generic arguments (`@var array<int, Foo>`)."""
     if not doc or "@" + tag not in doc:
