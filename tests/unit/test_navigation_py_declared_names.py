@@ -123,3 +123,15 @@ def test_the_values_of_a_declared_dict(live: LiveIndex):
     # before: `.items()` / `.values()` / `list(…)` / `[:]` lost the value type
     assert defs(live, "ninja/main.py", "if param.annotation", "annotation") == ["ninja/main.py:7"]
     assert defs(live, "ninja/main.py", "param_sig.name", "name") == ["ninja/main.py:6"]
+
+
+def test_the_run_time_definition_is_among_the_references(live: LiveIndex):
+    # pyright lists the `else:` rebinding with the uses of the checker's `Query`
+    from code_intel.lsp_server.references import references_at
+
+    lines = FILES["tests/test_params.py"].splitlines()
+    n = next(i for i, line in enumerate(lines) if "Query(None)" in line)
+    answer = references_at(live, "tests/test_params.py", n, lines[n].index("Query(None)") + 1)
+    declared = {(t.path, t.symbol.selection_range.start.line + 1) for t in answer.targets}
+    assert declared == {("ninja/params/__init__.py", 9), ("ninja/params/__init__.py", 17)}
+    assert ("tests/test_params.py", n + 1) in {(r.path, r.reference.start_line + 1) for r in answer.resolved}
