@@ -1149,6 +1149,7 @@ _PHP_CLASS_POSITIONS = frozenset({
 class _Php(_Language):
     binding_query = """
     (assignment_expression left: (variable_name) @t)
+    (assignment_expression left: (list_literal (variable_name) @t))
     (foreach_statement) @f
     """
     identifiers = frozenset({"name"})
@@ -1380,6 +1381,9 @@ class _Php(_Language):
                 # documented only on the method it overrides or implements
                 return TypeExpr("inherited", f"{self.text(name)} {self.text(bound)}", declared)
             return doc or declared
+        if holder.type == "list_literal" and holder.parent is not None and holder.parent.type == "assignment_expression":
+            # `/** @var FilesystemOperator $filesystem */ [$filesystem, $path] = …`
+            return self.docblock_type(holder.parent, bound)
         if holder.type == "assignment_expression":
             doc_type = self.docblock_type(holder, bound)
             if doc_type is not None:

@@ -100,6 +100,16 @@ FILES = {
         "            $subCollection->setSchemes($schemes);\n        }\n    }\n\n"
         "    public function import(mixed $resource): mixed\n    {\n        return null;\n    }\n}\n"
     ),
+    # flysystem's MountManager: a documented variable bound by list destructuring
+    "src/MountManager.php": (
+        NS + "class MountManager\n{\n"
+        "    public function fileExists(string $location): bool\n    {\n"
+        "        /** @var UrlMatcherInterface $matcher */\n"
+        "        [$matcher, $path] = $this->determine($location);\n\n"
+        "        return [] !== $matcher->match($path);\n    }\n\n"
+        "    private function determine(string $location): array\n    {\n        return [];\n    }\n\n"
+        "    public function match(string $path): array\n    {\n        return [];\n    }\n}\n"
+    ),
 }
 
 
@@ -149,3 +159,9 @@ def test_a_var_docblock_outlives_a_rebinding_that_says_nothing(live: LiveIndex):
     # `$imported = [$imported];` in between: the items are still RouteCollections
     got = defs(live, "src/Loader/XmlLoader.php", "$subCollection->setSchemes", "setSchemes")
     assert got == ["src/RouteCollection.php:setSchemes"]
+
+
+def test_a_var_docblock_types_a_variable_bound_by_list_destructuring(live: LiveIndex):
+    # before: `$matcher` had no type and every `match` (MountManager's own too) was listed
+    got = defs(live, "src/MountManager.php", "->match($path)", "match")
+    assert got == ["src/UrlMatcherInterface.php:match"]
