@@ -260,6 +260,7 @@ def _python_module_ref(doc: SourceDocument, node: tree_sitter.Node) -> str | Non
 
 
 _PY_ASSIGNMENTS = frozenset({"assignment", "augmented_assignment"})
+_PY_COMPREHENSIONS = frozenset({"list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression"})
 # builtins that copy an iterable's items into a new container
 _PY_COPIES = frozenset({"list", "tuple", "sorted", "reversed", "set", "frozenset", "iter"})
 
@@ -433,6 +434,9 @@ class _Python(_Language):
 
     def binding(self, node: tree_sitter.Node, name: str, before: int | None = None) -> tree_sitter.Node | None:
         """The binding in effect at `node` (or at byte `before` of its function)."""
+        own = self.comprehension_binding(node, name) if before is None else None
+        if own is not None:
+            return own
         scope = nearest_ancestor(node, self.function_types)
         while scope is not None:
             found = self._bound_in(scope, name, node.start_byte if before is None else before)
@@ -449,6 +453,24 @@ class _Python(_Language):
                     return self.binding(node, name, stmt.start_byte - 1)  # type: ignore[union-attr]
                 return found
             scope = nearest_ancestor(scope, self.function_types)
+        return None
+
+    def comprehension_binding(self, node: tree_sitter.Node, name: str) -> tree_sitter.Node | None:
+        """`tuple(rev.revision for rev in heads)`: a comprehension's `for` binds its
+        variable for the whole comprehension, the expression written before it included
+        (an earlier `for rev in …` loop of the function is another variable)."""
+        cur = node.parent
+        while cur is not None and cur.type not in self.function_types:
+            if cur.type in _PY_COMPREHENSIONS:
+                for clause in cur.named_children:
+                    left = clause.child_by_field_name("left") if clause.type == "for_in_clause" else None
+                    right = clause.child_by_field_name("right") if left is not None else None
+                    if right is not None and right.start_byte <= node.start_byte < right.end_byte:
+                        continue  # `for x in x.items` reads the outer `x`
+                    for ident in _identifiers(left) if left is not None else []:
+                        if self.text(ident) == name:
+                            return ident
+            cur = cur.parent
         return None
 
     def _bound_in(self, scope: tree_sitter.Node, name: str, before: int) -> tree_sitter.Node | None:

@@ -63,6 +63,14 @@ FILES = {
         "        self.command = command\n        self.name = name\n        self.annotation = annotation\n\n\n"
         "class Input:\n    pass\n"
     ),
+    "ninja/revisions.py": (
+        "class Revision:\n    def __init__(self, name: str) -> None:\n        self.name = name\n\n\n"
+        "from ninja.other import Context\n\n\n"
+        "def heads(contexts: list[Context], revisions: set[Revision]) -> tuple[str, ...]:\n"
+        "    for rev in contexts:\n        print(rev.name)\n"
+        "    names = [r.name for r in revisions]\n"
+        "    return tuple(rev.name for rev in revisions)\n"
+    ),
     "tests/test_pagination.py": (
         "from ninja.pagination import PaginationBase, Schema\n\n\n"
         "class CustomPagination(PaginationBase):\n"
@@ -135,3 +143,9 @@ def test_the_run_time_definition_is_among_the_references(live: LiveIndex):
     declared = {(t.path, t.symbol.selection_range.start.line + 1) for t in answer.targets}
     assert declared == {("ninja/params/__init__.py", 9), ("ninja/params/__init__.py", 17)}
     assert ("tests/test_params.py", n + 1) in {(r.path, r.reference.start_line + 1) for r in answer.resolved}
+
+
+def test_a_comprehension_variable_is_bound_by_its_own_for(live: LiveIndex):
+    # before: the earlier loop's `rev` (a Context) decided the generator's `rev`
+    assert defs(live, "ninja/revisions.py", "tuple(rev.name for rev", "name") == ["ninja/revisions.py:3"]
+    assert defs(live, "ninja/revisions.py", "[r.name for r in", "name") == ["ninja/revisions.py:3"]
