@@ -410,7 +410,7 @@ class Evaluator:
             declared = self.types_of(expr.base, depth + 1)
             if not isinstance(declared, list):
                 return declared
-            short = expr.arg.rsplit("\\", 1)[-1]
+            short = re.split(r"[\\.]", expr.arg)[-1]
             return [d for d in declared if d.symbol.name != short] or None
         if op == "context":
             # a literal checked against a union of several types (`string | URL |

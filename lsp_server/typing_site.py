@@ -60,8 +60,8 @@ class TypeExpr:
     (PHP: parameter `$v` of method `m`, `arg` `m $v`, as the method it overrides
     documents it; else `base`, its declared type), `view` (Python: what the builtin
     container method `arg` of `base` returns, `d.items()`), `narrowed` (PHP: checked by
-    `instanceof arg`, declared `base`), `excluding` (PHP: `base` but not `arg`, inside
-    `if (!$x instanceof arg) {…}`).
+    `instanceof arg`, declared `base`), `excluding` (`base` but not `arg`: inside
+    `if (!$x instanceof arg) {…}`, in the `else:` of `if isinstance(x, arg):`).
     """
 
     op: str
@@ -197,6 +197,22 @@ class _Language:
     def same_name(self, ident: tree_sitter.Node, name: str) -> bool:
         return self.text(ident) == name
 
+    def branch_at(self, at: int, obj: tree_sitter.Node) -> str | None:
+        """Where `obj` lies relative to the `if` whose condition holds byte `at`: `then`
+        (its body), `else` (an `else`/`elif` branch), or None (elsewhere: after it)."""
+        node = self.doc.tree.root_node.descendant_for_byte_range(at, at)  # type: ignore[union-attr]
+        stmt = nearest_ancestor(node, frozenset({"if_statement"})) if node is not None else None
+        cond = stmt.child_by_field_name("condition") if stmt is not None else None
+        if stmt is None or cond is None or not cond.start_byte <= at < cond.end_byte:
+            return None
+        body = stmt.child_by_field_name("consequence") or stmt.child_by_field_name("body")
+        if body is not None and body.start_byte <= obj.start_byte < body.end_byte:
+            return "then"
+        for alt in stmt.children_by_field_name("alternative"):
+            if alt.start_byte <= obj.start_byte < alt.end_byte:
+                return "else"
+        return None
+
     def bound_in_body(self, scope: tree_sitter.Node, name: str, before: int) -> tree_sitter.Node | None:
         """The binding of `name` directly in `scope`'s body (not in nested functions).
         The query runs in C; only binding sites reach Python, not every node of a
@@ -327,7 +343,14 @@ class _Python(_Language):
             pass
         if guard is not None and (found is None or guard.start() > found.start()):
             return TypeExpr("guard", guard.group(1).decode(), self.expr_type(obj, 0))
-        return TypeExpr("named", found.group(1).decode()) if found else None
+        if found is None:
+            return None
+        negated = re.search(rb"\bnot\s+\(?\s*$", head[: found.start()]) is not None
+        if _excluded(negated, self.branch_at(scope.start_byte + found.start(), obj)):
+            # `if isinstance(x, A): … else: x.m()`, `if not isinstance(x, A): x.m()`
+            declared = self.expr_type(obj, 0)
+            return TypeExpr("excluding", found.group(1).decode(), declared) if declared is not None else None
+        return TypeExpr("named", found.group(1).decode())
 
     def expr_type(self, node: tree_sitter.Node | None, depth: int) -> TypeExpr | None:
         if node is None or depth > _MAX_DEPTH:
@@ -501,6 +524,12 @@ class _Python(_Language):
                     out.append(ident.named_children[0] if ident.type == "dotted_name" else ident)
             return out
         return [node] if capture == "d" else _identifiers(node)
+
+
+def _excluded(negated: bool, branch: str | None) -> bool:
+    """A type check that says what the value is NOT where it is used: the `else` of a
+    positive check, or the body of a negated one."""
+    return branch == ("then" if negated else "else")
 
 
 def _identifiers(target: tree_sitter.Node) -> list[tree_sitter.Node]:
@@ -1303,18 +1332,12 @@ class _Php(_Language):
             self.expr_type(obj, 1) if obj.type == "variable_name" else
             self.expr_type(obj, 0) if obj.type != "subscript_expression" else None
         )
-        if re.search(rb"!\s*\(?\s*$", head[: found.start()]) and self._inside_if_body(start + found.start(), obj):
+        negated = re.search(rb"!\s*\(?\s*$", head[: found.start()]) is not None
+        if _excluded(negated, self.branch_at(start + found.start(), obj)):
             # `if (!$m instanceof RequestMatcherInterface) { $m->match(…) }`: not that one
             return TypeExpr("excluding", checked, declared) if declared is not None else None
         # an unrelated class or interface adds to what the receiver is (an intersection)
         return TypeExpr("narrowed", checked, declared)
-
-    def _inside_if_body(self, at: int, obj: tree_sitter.Node) -> bool:
-        """Whether `obj` lies in the body of the `if` whose condition holds byte `at`."""
-        node = self.doc.tree.root_node.descendant_for_byte_range(at, at)  # type: ignore[union-attr]
-        stmt = nearest_ancestor(node, frozenset({"if_statement"})) if node is not None else None
-        body = stmt.child_by_field_name("body") if stmt is not None else None
-        return body is not None and body.start_byte <= obj.start_byte < body.end_byte
 
     def scope_type(self, scope: tree_sitter.Node | None) -> TypeExpr | None:
         if scope is None:

@@ -87,7 +87,12 @@ FILES = {
         "        $matcher = $this->getMatcher();\n"
         "        if (!$matcher instanceof RequestMatcherInterface) {\n"
         "            return $matcher->match($request);\n        }\n\n"
-        "        return $matcher->matchRequest($request);\n    }\n}\n"
+        "        return $matcher->matchRequest($request);\n    }\n\n"
+        "    public function matchElse(string $request): array\n    {\n"
+        "        $other = $this->getMatcher();\n"
+        "        if ($other instanceof RequestMatcherInterface) {\n"
+        "            return $other->matchRequest($request);\n        } else {\n"
+        "            return $other->match($request.'/');\n        }\n    }\n}\n"
     ),
     "src/Loader/XmlLoader.php": (
         "<?php\n\nnamespace App\\Routing\\Loader;\n\nuse App\\Routing\\RouteCollection;\n\n"
@@ -164,4 +169,9 @@ def test_a_var_docblock_outlives_a_rebinding_that_says_nothing(live: LiveIndex):
 def test_a_var_docblock_types_a_variable_bound_by_list_destructuring(live: LiveIndex):
     # before: `$matcher` had no type and every `match` (MountManager's own too) was listed
     got = defs(live, "src/MountManager.php", "->match($path)", "match")
+    assert got == ["src/UrlMatcherInterface.php:match"]
+
+
+def test_the_else_of_an_instanceof_check_is_the_other_member_of_the_union(live: LiveIndex):
+    got = defs(live, "src/Router.php", "->match($request.'/')", "match")
     assert got == ["src/UrlMatcherInterface.php:match"]

@@ -71,6 +71,15 @@ FILES = {
         "    names = [r.name for r in revisions]\n"
         "    return tuple(rev.name for rev in revisions)\n"
     ),
+    "ninja/tree.py": (
+        "class Leaf:\n    label = \"leaf\"\n\n\n"
+        "class Branch:\n    label = \"branch\"\n\n\n"
+        "def describe(node: Leaf | Branch) -> str:\n"
+        "    if isinstance(node, Leaf):\n        first = node.label\n"
+        "    else:\n        second = node.label\n"
+        "    if not isinstance(node, Leaf):\n        third = node.label\n"
+        "    return first\n"
+    ),
     "tests/test_pagination.py": (
         "from ninja.pagination import PaginationBase, Schema\n\n\n"
         "class CustomPagination(PaginationBase):\n"
@@ -149,3 +158,10 @@ def test_a_comprehension_variable_is_bound_by_its_own_for(live: LiveIndex):
     # before: the earlier loop's `rev` (a Context) decided the generator's `rev`
     assert defs(live, "ninja/revisions.py", "tuple(rev.name for rev", "name") == ["ninja/revisions.py:3"]
     assert defs(live, "ninja/revisions.py", "[r.name for r in", "name") == ["ninja/revisions.py:3"]
+
+
+def test_the_else_of_an_isinstance_check_is_the_other_type(live: LiveIndex):
+    # before: the last isinstance check made `node` a Leaf in every branch
+    assert defs(live, "ninja/tree.py", "first = node.label", "label") == ["ninja/tree.py:2"]
+    assert defs(live, "ninja/tree.py", "second = node.label", "label") == ["ninja/tree.py:6"]
+    assert defs(live, "ninja/tree.py", "third = node.label", "label") == ["ninja/tree.py:6"]
