@@ -278,7 +278,7 @@ def _python_module_ref(doc: SourceDocument, node: tree_sitter.Node) -> str | Non
 _PY_ASSIGNMENTS = frozenset({"assignment", "augmented_assignment"})
 _PY_COMPREHENSIONS = frozenset({"list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression"})
 # builtins that copy an iterable's items into a new container
-_PY_COPIES = frozenset({"list", "tuple", "sorted", "reversed", "set", "frozenset", "iter"})
+_PY_COPIES = frozenset({"list", "tuple", "sorted", "reversed", "set", "frozenset", "iter", "enumerate"})
 
 
 class _Python(_Language):
@@ -395,8 +395,12 @@ class _Python(_Language):
                 and len(positional) == 1 and positional[0].type not in ("keyword_argument", "list_splat", "dictionary_splat")
                 and self.binding(fn, self.text(fn)) is None
             ):
-                # `list(params.values())`, `sorted(routes)`: the same items as what is copied
-                return self.expr_type(positional[0], depth)
+                # `list(params.values())`, `sorted(routes)`: the same items as what is copied;
+                # `enumerate(routes)`: (index, item) pairs
+                copied = self.expr_type(positional[0], depth)
+                if self.text(fn) == "enumerate":
+                    return TypeExpr("view", "enumerate", copied) if copied is not None else None
+                return copied
             callee = self.expr_type(fn, depth)
             if callee is not None and callee.op == "member" and callee.arg in PY_VIEWS:
                 # `params.items()`: from `params`' declared container type when it has one

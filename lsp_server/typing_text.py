@@ -143,8 +143,12 @@ PY_VIEWS = frozenset({"items", "values", "keys", "get", "pop", "setdefault", "co
 def view_text(text: str, method: str) -> str | None:
     """What a builtin container's method returns, written from the container's type:
     `dict[str, ParamMeta]` `.items()` -> `list[tuple[str, ParamMeta]]`, `.values()` ->
-    `list[ParamMeta]`, `.get(k)` -> `ParamMeta`; `List[X]` `.pop()` -> `X`. None when the
+    `list[ParamMeta]`, `.get(k)` -> `ParamMeta`; `List[X]` `.pop()` -> `X`; `enumerate(…)`
+    of a `List[X]` -> `list[tuple[int, X]]`. None when the
     text is no such container (a workspace class's own `items()` decides then)."""
+    if method == "enumerate":
+        item = element_text(text, True)
+        return f"list[tuple[int, {item}]]" if item else None
     t = text.strip().strip("'\"")
     m = re.fullmatch(r"(?:typing\.)?Optional\[(.*)\]", t)
     if m:

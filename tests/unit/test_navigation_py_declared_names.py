@@ -69,7 +69,8 @@ FILES = {
         "def heads(contexts: list[Context], revisions: set[Revision]) -> tuple[str, ...]:\n"
         "    for rev in contexts:\n        print(rev.name)\n"
         "    names = [r.name for r in revisions]\n"
-        "    return tuple(rev.name for rev in revisions)\n"
+        "    for i, each in enumerate(contexts):\n        print(i, each.name)\n"
+    "    return tuple(rev.name for rev in revisions)\n"
     ),
     "ninja/tree.py": (
         "class Leaf:\n    label = \"leaf\"\n\n\n"
@@ -165,3 +166,8 @@ def test_the_else_of_an_isinstance_check_is_the_other_type(live: LiveIndex):
     assert defs(live, "ninja/tree.py", "first = node.label", "label") == ["ninja/tree.py:2"]
     assert defs(live, "ninja/tree.py", "second = node.label", "label") == ["ninja/tree.py:6"]
     assert defs(live, "ninja/tree.py", "third = node.label", "label") == ["ninja/tree.py:6"]
+
+
+def test_enumerate_gives_index_and_item(live: LiveIndex):
+    # before: `enumerate(...)` was an outside call, its items unknown
+    assert defs(live, "ninja/revisions.py", "print(i, each.name)", "name") == ["ninja/other.py:4"]
