@@ -1404,6 +1404,20 @@ class _Php(_Language):
         if t in ("parenthesized_expression", "clone_expression") and node.named_child_count:
             # `clone $route` is another of what `$route` is
             return self.expr_type(node.named_children[0], depth)
+        if t in ("binary_expression", "conditional_expression"):
+            # `$a ?? new Foo()`, `$c ? new Foo() : null`, `$f ?: $this->default()`
+            if t == "binary_expression":
+                op = node.child_by_field_name("operator")
+                if op is None or self.text(op) != "??":
+                    return None
+                values = [node.child_by_field_name("left"), node.child_by_field_name("right")]
+            else:
+                values = [node.child_by_field_name("body") or node.child_by_field_name("condition"),
+                          node.child_by_field_name("alternative")]
+            found = [x for x in (self.expr_type(v, depth + 1) for v in values if v is not None and v.type != "null") if x]
+            if len(found) > 1:
+                return TypeExpr("either", base=found[0], alt=found[1])
+            return found[0] if found else None
         if t == "subscript_expression" and node.named_child_count:
             # `if (!($options['cookies'] instanceof CookieJar)) { throw …; }` before it
             narrowed = self.narrowed(node)

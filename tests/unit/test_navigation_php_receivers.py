@@ -113,6 +113,10 @@ FILES = {
         "        [$matcher, $path] = $this->determine($location);\n\n"
         "        return [] !== $matcher->match($path);\n    }\n\n"
         "    private function determine(string $location): array\n    {\n        return [];\n    }\n\n"
+        "    public function fallback(?UrlMatcherInterface $given, bool $strict): array\n    {\n"
+        "        $first = $given ?? new UrlMatcher();\n"
+        "        $second = $strict ? new UrlMatcher() : null;\n"
+        "        return $first->match('a') + $second->match('b');\n    }\n\n"
         "    public function match(string $path): array\n    {\n        return [];\n    }\n}\n"
     ),
 }
@@ -175,3 +179,9 @@ def test_a_var_docblock_types_a_variable_bound_by_list_destructuring(live: LiveI
 def test_the_else_of_an_instanceof_check_is_the_other_member_of_the_union(live: LiveIndex):
     got = defs(live, "src/Router.php", "->match($request.'/')", "match")
     assert got == ["src/UrlMatcherInterface.php:match"]
+
+
+def test_a_null_coalescing_or_ternary_value_has_its_branches_type(live: LiveIndex):
+    # before: `??` and `? :` values had no type, every `match` was listed
+    assert defs(live, "src/MountManager.php", "->match('a')", "match") == ["src/UrlMatcherInterface.php:match"]
+    assert defs(live, "src/MountManager.php", "->match('b')", "match") == ["src/UrlMatcher.php:match"]
