@@ -410,6 +410,13 @@ class _Python(_Language):
             # `await c.get()`: an async def's declared type is what await gives;
             # `A() if c else b`: the first branch
             return self.expr_type(node.named_children[0], depth)
+        if t == "boolean_operator" and self.text(node.child_by_field_name("operator")) == "or":
+            # `transport or HTTPTransport()`: the left side's type, else the right's
+            left = self.expr_type(node.child_by_field_name("left"), depth)
+            right = self.expr_type(node.child_by_field_name("right"), depth)
+            if left is not None and right is not None:
+                return TypeExpr("either", base=left, alt=right)
+            return left or right
         if t == "subscript":
             if any(c.type == "slice" for c in node.children_by_field_name("subscript")):
                 # `unassigned[:]`: a copy of the container

@@ -81,6 +81,13 @@ FILES = {
         "    if not isinstance(node, Leaf):\n        third = node.label\n"
         "    return first\n"
     ),
+    "ninja/client.py": (
+        "from ninja.tree import Branch\n\n\n"
+        "class Client:\n"
+        "    def __init__(self, branch=None) -> None:\n"
+        "        self.branch = branch or Branch()\n\n"
+        "    def show(self) -> str:\n        return self.branch.label\n"
+    ),
     "tests/test_pagination.py": (
         "from ninja.pagination import PaginationBase, Schema\n\n\n"
         "class CustomPagination(PaginationBase):\n"
@@ -171,3 +178,8 @@ def test_the_else_of_an_isinstance_check_is_the_other_type(live: LiveIndex):
 def test_enumerate_gives_index_and_item(live: LiveIndex):
     # before: `enumerate(...)` was an outside call, its items unknown
     assert defs(live, "ninja/revisions.py", "print(i, each.name)", "name") == ["ninja/other.py:4"]
+
+
+def test_a_value_or_a_default_has_the_default_type(live: LiveIndex):
+    # before: `branch or Branch()` said nothing of the field's type
+    assert defs(live, "ninja/client.py", "return self.branch.label", "label") == ["ninja/tree.py:6"]
