@@ -276,6 +276,7 @@ def _python_module_ref(doc: SourceDocument, node: tree_sitter.Node) -> str | Non
 
 
 _PY_ASSIGNMENTS = frozenset({"assignment", "augmented_assignment"})
+_PY_CONTAINER_LITERALS = frozenset({"list", "dict", "set", "tuple"})
 _PY_COMPREHENSIONS = frozenset({"list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression"})
 # builtins that copy an iterable's items into a new container
 _PY_COPIES = frozenset({"list", "tuple", "sorted", "reversed", "set", "frozenset", "iter", "enumerate"})
@@ -379,6 +380,9 @@ class _Python(_Language):
             for t in reversed(found):
                 if t is not None:
                     result = t if result is None else TypeExpr("either", base=t, alt=result)
+            if result is None or (result.op == "named" and result.arg in _PY_CONTAINER_LITERALS):
+                # `picked = []` / `[… for …]` under an earlier `picked: list[Revision]`
+                return self.declared_before(node, name, bound) or result
             return result
         if t == "attribute":
             base = self.expr_type(node.child_by_field_name("object"), depth)
@@ -487,6 +491,20 @@ class _Python(_Language):
                     return self.binding(node, name, stmt.start_byte - 1)  # type: ignore[union-attr]
                 return found
             scope = nearest_ancestor(scope, self.function_types)
+        return None
+
+    def declared_before(self, node: tree_sitter.Node, name: str, bound: tree_sitter.Node) -> TypeExpr | None:
+        """`roots: list[Revision]` declared once, then `roots = [… for …]` in each branch:
+        the declaration types every later binding that says nothing itself."""
+        for _ in range(12):
+            earlier = self.binding(node, name, bound.start_byte - 1)
+            if earlier is None or earlier.start_byte >= bound.start_byte or _is_import_binding(earlier):
+                return None
+            bound = earlier
+            holder = bound.parent
+            ann = holder.child_by_field_name("type") if holder is not None and holder.type == "assignment" else None
+            if ann is not None and holder.child_by_field_name("left") == bound:  # type: ignore[union-attr]
+                return TypeExpr("named", self.text(ann))
         return None
 
     def comprehension_binding(self, node: tree_sitter.Node, name: str) -> tree_sitter.Node | None:

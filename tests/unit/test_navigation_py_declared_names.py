@@ -70,6 +70,10 @@ FILES = {
         "    for rev in contexts:\n        print(rev.name)\n"
         "    names = [r.name for r in revisions]\n"
         "    for i, each in enumerate(contexts):\n        print(i, each.name)\n"
+    "    picked: list[Revision]\n"
+    "    if names:\n        picked = [r for r in revisions if r.name]\n"
+    "    else:\n        picked = []\n"
+    "    print({p.name for p in picked})\n"
     "    return tuple(rev.name for rev in revisions)\n"
     ),
     "ninja/tree.py": (
@@ -183,3 +187,8 @@ def test_enumerate_gives_index_and_item(live: LiveIndex):
 def test_a_value_or_a_default_has_the_default_type(live: LiveIndex):
     # before: `branch or Branch()` said nothing of the field's type
     assert defs(live, "ninja/client.py", "return self.branch.label", "label") == ["ninja/tree.py:6"]
+
+
+def test_a_declared_annotation_types_later_bindings_that_say_nothing(live: LiveIndex):
+    # before: `picked = [...]` and `picked = []` hid the `picked: list[Revision]` declaration
+    assert defs(live, "ninja/revisions.py", "{p.name for p in picked}", "name") == ["ninja/revisions.py:3"]
