@@ -279,7 +279,7 @@ _PY_ASSIGNMENTS = frozenset({"assignment", "augmented_assignment"})
 _PY_CONTAINER_LITERALS = frozenset({"list", "dict", "set", "tuple"})
 _PY_COMPREHENSIONS = frozenset({"list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression"})
 # builtins that copy an iterable's items into a new container
-_PY_COPIES = frozenset({"list", "tuple", "sorted", "reversed", "set", "frozenset", "iter", "enumerate"})
+_PY_COPIES = frozenset({"list", "tuple", "sorted", "reversed", "set", "frozenset", "iter", "enumerate", "next"})
 
 
 class _Python(_Language):
@@ -393,7 +393,10 @@ class _Python(_Language):
             if fn is not None and fn.type == "identifier" and self.text(fn) == "super":
                 return TypeExpr("super")
             args = node.child_by_field_name("arguments")
-            positional = [a for a in args.named_children if a.type != "comment"] if args is not None else []
+            # `next(p for p in ps)`: the generator is the call's whole argument list
+            positional = [args] if args is not None and args.type == "generator_expression" else (
+                [a for a in args.named_children if a.type != "comment"] if args is not None else []
+            )
             if (
                 fn is not None and fn.type == "identifier" and self.text(fn) in _PY_COPIES
                 and len(positional) == 1 and positional[0].type not in ("keyword_argument", "list_splat", "dictionary_splat")
@@ -401,6 +404,13 @@ class _Python(_Language):
             ):
                 # `list(params.values())`, `sorted(routes)`: the same items as what is copied;
                 # `enumerate(routes)`: (index, item) pairs
+                if self.text(fn) == "next":
+                    # `next(p for p in command.params if …)`: what the generator yields
+                    arg = positional[0]
+                    if arg.type == "generator_expression":
+                        return self.expr_type(arg.child_by_field_name("body"), depth + 1)
+                    items = self.expr_type(arg, depth + 1)
+                    return TypeExpr("element", "iter", items) if items is not None else None
                 copied = self.expr_type(positional[0], depth)
                 if self.text(fn) == "enumerate":
                     return TypeExpr("view", "enumerate", copied) if copied is not None else None

@@ -70,6 +70,8 @@ FILES = {
         "    for rev in contexts:\n        print(rev.name)\n"
         "    names = [r.name for r in revisions]\n"
         "    for i, each in enumerate(contexts):\n        print(i, each.name)\n"
+    "    newest = next(r for r in revisions if r.name)\n    print(newest.name)\n"
+    "    first = next(iter(revisions))\n    print(first.name)\n"
     "    picked: list[Revision]\n"
     "    if names:\n        picked = [r for r in revisions if r.name]\n"
     "    else:\n        picked = []\n"
@@ -192,3 +194,9 @@ def test_a_value_or_a_default_has_the_default_type(live: LiveIndex):
 def test_a_declared_annotation_types_later_bindings_that_say_nothing(live: LiveIndex):
     # before: `picked = [...]` and `picked = []` hid the `picked: list[Revision]` declaration
     assert defs(live, "ninja/revisions.py", "{p.name for p in picked}", "name") == ["ninja/revisions.py:3"]
+
+
+def test_next_of_a_generator_or_an_iterator_is_an_item(live: LiveIndex):
+    # before: `next(...)` was an outside call
+    assert defs(live, "ninja/revisions.py", "print(newest.name)", "name") == ["ninja/revisions.py:3"]
+    assert defs(live, "ninja/revisions.py", "print(first.name)", "name") == ["ninja/revisions.py:3"]
