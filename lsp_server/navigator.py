@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 # a few KB each) re-parsed them when only 32 were kept.
 _TREE_CACHE = 256
 _TREE_CACHE_BYTES = 3_000_000
-_FAMILY_LANGUAGES = frozenset({"php", "typescript", "tsx", "python"})
+_FAMILY_LANGUAGES = frozenset({"php", "typescript", "tsx"})
 _TS_MEMBER_KINDS = frozenset({SymbolKind.METHOD, SymbolKind.PROPERTY, SymbolKind.FIELD})
 _PY_STAR_IMPORT = re.compile(r"^from\s+(\.*[\w.]*)\s+import\s+\*")
 _LOCAL_EXPORT = re.compile(r"^export\s+(?:type\s+)?\{([^}]*)\}(?!\s*from)", re.MULTILINE)
@@ -195,7 +195,7 @@ class Navigator:
         seen = {_key(t) for t in targets}
         for t in targets:
             # TS: a property too (`Job.id` implements `MinimalJob.id`; tsserver lists both)
-            kinds = _TS_MEMBER_KINDS if t.language in ("typescript", "tsx", "python") else {SymbolKind.METHOD}
+            kinds = _TS_MEMBER_KINDS if t.language in ("typescript", "tsx") else {SymbolKind.METHOD}
             if t.language not in _FAMILY_LANGUAGES or t.symbol.kind not in kinds:
                 continue
             if t.symbol.name in ("__construct", "constructor"):
@@ -213,7 +213,7 @@ class Navigator:
             for d in same:
                 if _key(d) in seen or self._hidden_from(ev, d, t):
                     continue
-                if t.symbol.kind is not SymbolKind.METHOD and t.language != "python":
+                if t.symbol.kind is not SymbolKind.METHOD:
                     # a property: what it implements above it through extends/implements,
                     # not its siblings, nor a type a mapped alias (`Required<Omit<O>>`) copies
                     if d.symbol.container in self._declared_ancestors(ev, owner) or (
