@@ -36,6 +36,7 @@ from .typing_text import (
     optional_parameter,
     parameter_list,
     parameter_type,
+    python_generic_bases,
     return_type,
     split_union,
     spread_tuples,
@@ -439,6 +440,13 @@ class Evaluator:
                     out.append(c)
                 elif c.symbol.kind in CALLABLE_KINDS:
                     text = self.unbound_generics(self.returns_of(c), c)
+                    # `MyFactory.build() -> T` with `MyFactory(DataclassFactory[VanillaDC])`
+                    bound_to = self.type_argument(text, c, receivers) if text and c.language == "python" and receivers else None
+                    if bound_to is not None:
+                        got = self.named(bound_to[0], bound_to[1], None)
+                        if isinstance(got, list):
+                            out.extend(got)
+                            continue
                     late = [r for r in receivers if r.symbol.kind in CLASS_KINDS]
                     if text and late and _late_bound(text, c.language):
                         # `@return static` on a base method called on a subclass: the subclass
@@ -611,6 +619,41 @@ class Evaluator:
                         text = doc_type(c.symbol.doc, "return") or text
                     if text:
                         return text, c.path, self.owner_class(c)
+        return None
+
+    def type_argument(self, text: str, member: StoredSymbol, receivers: list[StoredSymbol]) -> tuple[str, str] | None:
+        """Python: a method's return type that is a type parameter of its class (`-> T`
+        in `class BaseFactory(Generic[T])`), as the receiver's class binds it through its
+        bases (`class MyFactory(DataclassFactory[VanillaDC])`): the argument's text and
+        the file it is written in."""
+        owner = self.owner_class(member)
+        name = text.strip()
+        if owner is None or not re.fullmatch(r"[A-Za-z_]\w*", name):
+            return None
+        params, _ = python_generic_bases(owner.symbol.signature or "")
+        if name not in params:
+            return None
+        for start in receivers[:2]:
+            if start.symbol.kind not in CLASS_KINDS:
+                continue
+            # walk up: each level's bases bind the next class's parameters
+            level: list[tuple[StoredSymbol, dict[str, tuple[str, str]]]] = [(start, {})]
+            for _ in range(6):
+                nxt: list[tuple[StoredSymbol, dict[str, tuple[str, str]]]] = []
+                for cls, bound in level:
+                    if cls.symbol.qualified_name == owner.symbol.qualified_name and cls.path == owner.path:
+                        got = bound.get(name)
+                        return got if got and got[0] not in params else None
+                    _, bases = python_generic_bases(cls.symbol.signature or "")
+                    for base_name, args in bases:
+                        found = self.named(base_name, cls.path, cls)
+                        for base in found if isinstance(found, list) else []:
+                            base_params, _ = python_generic_bases(base.symbol.signature or "")
+                            mapping = {p: bound.get(a, (a, cls.path)) for p, a in zip(base_params, args)}
+                            nxt.append((base, mapping))
+                level = nxt[:8]
+                if not level:
+                    break
         return None
 
     def unbound_generics(self, text: str | None, member: StoredSymbol) -> str | None:

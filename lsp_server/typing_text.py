@@ -431,6 +431,30 @@ def base_names(signature: str, language: str, parent_only: bool = False) -> list
     return [n for n in names if n]
 
 
+def python_generic_bases(signature: str) -> tuple[list[str], list[tuple[str, list[str]]]]:
+    """A Python class's own type parameters and its bases with their type arguments:
+    `class DataclassFactory(BaseFactory[T], Generic[T])` -> (["T"], [("BaseFactory",
+    ["T"]), ("Generic", ["T"])]). The parameters are `Generic[...]`'s (or PEP 695's
+    `class C[T]`), else the bare names among the bases' arguments, in order."""
+    m = re.search(r"class\s+\w+\s*(\[[^\]]*\])?\s*\((.*)\)", signature)
+    if not m:
+        return [], []
+    bases: list[tuple[str, list[str]]] = []
+    for part in split_top_level(m.group(2), ","):
+        part = part.strip()
+        if not part or "=" in part or part.startswith("*"):
+            continue
+        head, _, rest = part.partition("[")
+        args = [a.strip() for a in split_top_level(rest[:-1], ",")] if rest.endswith("]") else []
+        bases.append((head.strip(), args))
+    if m.group(1):
+        params = [p.strip().split(":")[0].strip() for p in split_top_level(m.group(1)[1:-1], ",")]
+    else:
+        generic = next((args for name, args in bases if name.rsplit(".", 1)[-1] in ("Generic", "Protocol") and args), None)
+        params = generic or [a for _, args in bases for a in args if re.fullmatch(r"[A-Z]\w*", a)]
+    return list(dict.fromkeys(params)), bases
+
+
 _DECLARED_NAME = re.compile(r"\b(?:class|interface|trait|struct)\s+[\w$]+\s*<")
 
 
