@@ -95,10 +95,25 @@ def return_type(signature: str, language: str) -> str | None:
         m = re.match(r"@method\s+(?:static\s+)?([^\s(]+)\s+\w+\s*\(", signature)
         return m.group(1) if m else None
     if language == "python":
-        m = re.search(r"->\s*(.+?)\s*:?\s*$", signature)
+        m = re.search(r"->\s*(.+?)\s*:?\s*$", _without_comment(signature))
         return m.group(1) if m else None
     m = re.search(r"\)\s*:\s*([^{=]+?)\s*(?:=>|\{|;)?\s*$", signature)
     return m.group(1) if m else None
+
+
+def _without_comment(line: str) -> str:
+    """A Python line without its trailing comment (`-> list[X]:  # pragma: no cover`,
+    `name: str  # the user's name`), a `#` inside a string literal kept."""
+    quote = None
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#":
+            return line[:i].rstrip()
+    return line
 
 
 _CONTAINERS = re.compile(
@@ -383,6 +398,8 @@ def value_type(signature: str, name: str, language: str) -> str | None:
             return m.group(1)
         m = re.search(r"=\s*new\s+([\\\w]+)", sig)
         return m.group(1) if m else None
+    if language == "python":
+        sig = _without_comment(sig)
     # `name?: T`, `name!: T` (definitely assigned: `get!: HandlerInterface<E>`)
     m = re.search(re.escape(name) + r"[?!]?\s*:\s*([^=;]+?)\s*(?:=|;|$)", sig)
     if m and not m.group(1).startswith(("(", "{")):

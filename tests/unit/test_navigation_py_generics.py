@@ -15,13 +15,21 @@ FILES = {
     "polyfactory/factories/__init__.py": "",
     "polyfactory/factories/base.py": (
         "from abc import ABC\nfrom typing import Any, Generic, TypeVar\n\n"
+        "from polyfactory.field_meta import FieldMeta\n\n"
         "T = TypeVar(\"T\")\n\n\n"
         "class BaseFactory(ABC, Generic[T]):\n"
         "    __model__: type[T]\n\n"
         "    @classmethod\n"
         "    def build(cls, *_: Any, **kwargs: Any) -> T:\n"
-        "        return cls.__model__(**kwargs)\n"
+        "        return cls.__model__(**kwargs)\n\n"
+        "    @classmethod\n"
+        "    def get_model_fields(cls) -> list[FieldMeta]:  # pragma: no cover\n"
+        "        return []\n\n"
+        "    @classmethod\n"
+        "    def check(cls) -> None:\n"
+        "        names = {field_meta.name for field_meta in cls.get_model_fields()}\n"
     ),
+    "polyfactory/field_meta.py": "class FieldMeta:\n    name: str  # the field's name\n",
     "polyfactory/factories/dataclass_factory.py": (
         "from typing import Generic, TypeVar\n\n"
         "from polyfactory.factories.base import BaseFactory\n\n"
@@ -70,3 +78,10 @@ def test_a_method_returning_the_type_parameter_gives_the_subclass_model(live: Li
 
 def test_the_bound_model_may_be_local_to_the_test(live: LiveIndex):
     assert defs(live, "tests/test_build.py", "assert local.name", "name") == ["tests/test_build.py:18"]
+
+
+def test_a_return_annotation_followed_by_a_comment(live: LiveIndex):
+    # before: `-> list[FieldMeta]:  # pragma: no cover` was read with its comment, and
+    # the items of the list were taken as outside the workspace
+    got = defs(live, "polyfactory/factories/base.py", "{field_meta.name for", "name")
+    assert got == ["polyfactory/field_meta.py:2"]
