@@ -397,6 +397,12 @@ class _Python(_Language):
             positional = [args] if args is not None and args.type == "generator_expression" else (
                 [a for a in args.named_children if a.type != "comment"] if args is not None else []
             )
+            if fn is not None and self.text(fn) in ("cast", "typing.cast") and len(positional) == 2:
+                # `cast("Constraints", field_meta.constraints)`: the type it names
+                written = self.text(positional[0]).strip()
+                if positional[0].type == "string":
+                    written = written.strip("'\"")
+                return TypeExpr("named", written) if written else None
             if (
                 fn is not None and fn.type == "identifier" and self.text(fn) in _PY_COPIES
                 and len(positional) == 1 and positional[0].type not in ("keyword_argument", "list_splat", "dictionary_splat")

@@ -14,7 +14,7 @@ FILES = {
     "polyfactory/__init__.py": "",
     "polyfactory/factories/__init__.py": "",
     "polyfactory/factories/base.py": (
-        "from abc import ABC\nfrom typing import Any, Generic, TypeVar\n\n"
+        "from abc import ABC\nfrom typing import Any, Generic, TypeVar, cast\n\n"
         "from polyfactory.field_meta import FieldMeta\n\n"
         "T = TypeVar(\"T\")\n\n\n"
         "class BaseFactory(ABC, Generic[T]):\n"
@@ -27,7 +27,11 @@ FILES = {
         "        return []\n\n"
         "    @classmethod\n"
         "    def check(cls) -> None:\n"
-        "        names = {field_meta.name for field_meta in cls.get_model_fields()}\n"
+        "        names = {field_meta.name for field_meta in cls.get_model_fields()}\n\n"
+        "    @classmethod\n"
+        "    def coerce(cls, value: Any) -> str:\n"
+        "        meta = cast(\"FieldMeta\", value)\n"
+        "        return meta.name\n"
     ),
     "polyfactory/field_meta.py": "class FieldMeta:\n    name: str  # the field's name\n",
     "polyfactory/factories/dataclass_factory.py": (
@@ -85,3 +89,8 @@ def test_a_return_annotation_followed_by_a_comment(live: LiveIndex):
     # the items of the list were taken as outside the workspace
     got = defs(live, "polyfactory/factories/base.py", "{field_meta.name for", "name")
     assert got == ["polyfactory/field_meta.py:2"]
+
+
+def test_cast_gives_the_type_it_names(live: LiveIndex):
+    # before: `cast(...)` was an outside call; every `name` was listed
+    assert defs(live, "polyfactory/factories/base.py", "return meta.name", "name") == ["polyfactory/field_meta.py:2"]
