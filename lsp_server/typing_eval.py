@@ -45,6 +45,7 @@ from .typing_text import (
     optional_parameter,
     parameter_list,
     parameter_type,
+    python_generic_bases,
     return_type,
     split_top_level,
     split_union,
@@ -52,6 +53,7 @@ from .typing_text import (
     type_names,
     type_parameters,
     value_type,
+    view_text,
 )
 
 CLASS_KINDS = frozenset({
@@ -116,6 +118,8 @@ class Lookup(Protocol):
     def export_alias(self, rel: str, name: str) -> str | None: ...
     def call_signatures(self, iface: StoredSymbol) -> list[StoredSymbol]: ...
     def block_scopes(self, s: StoredSymbol) -> tuple[Range, ...]: ...
+    def runtime_only(self, s: StoredSymbol) -> bool: ...
+    def class_scopes_at(self, rel: str, pos: Position) -> frozenset[int]: ...
 
 
 Ranker = Callable[[list[StoredSymbol], str, dict[str, str], str, str], list[StoredSymbol]]
@@ -332,7 +336,7 @@ class Evaluator:
             return EXTERNAL
         if not types:
             return None
-        found, open_ = self.find_member(types, name)  # type: ignore[arg-type]
+        found, open_ = self.find_member(types, name, self.site.call)  # type: ignore[arg-type]
         if found and receiver.op == "self" and self.language in ("typescript", "tsx") and len(found) > 1:
             # `this.rootPlugin` in `static get rootPlugin()` is the static member, in an
             # instance method the instance one
@@ -390,7 +394,7 @@ class Evaluator:
             owners = self.types_of(expr.base, depth + 1)
             if owners is EXTERNAL or not owners:
                 return owners
-            found, open_ = self.find_member(owners, expr.arg)  # type: ignore[arg-type]
+            found, open_ = self.find_member(owners, expr.arg, False)  # type: ignore[arg-type]
             if not found:
                 return EXTERNAL if open_ else None
             return self.value_types(found, depth, owners, expr.base)  # type: ignore[arg-type]
@@ -427,6 +431,20 @@ class Evaluator:
             ] or None
         if op == "element":
             return self.element_types(expr, depth)
+        if op == "view":
+            declared = self.declared_text(expr, depth + 1)
+            if declared is not None:
+                return self.named(*declared)
+            # no builtin container: a workspace class's own `items()` / `get()`
+            return self.types_of(_as_call(expr), depth + 1)
+        if op == "narrowed":
+            return self.narrowed_types(expr, depth)
+        if op == "excluding":
+            declared = self.types_of(expr.base, depth + 1)
+            if not isinstance(declared, list):
+                return declared
+            short = re.split(r"[\\.]", expr.arg)[-1]
+            return [d for d in declared if d.symbol.name != short] or None
         if op == "context":
             # a literal checked against a union of several types (`string | URL |
             # OptionsInit`): tsserver links its keys to no declaration
@@ -463,6 +481,13 @@ class Evaluator:
                         out.extend(bound)
                         continue
                     text = self.unbound_generics(declared, c)
+                    # `MyFactory.build() -> T` with `MyFactory(DataclassFactory[VanillaDC])`
+                    bound_to = self.type_argument(text, c, receivers) if text and c.language == "python" and receivers else None
+                    if bound_to is not None:
+                        got = self.named(bound_to[0], bound_to[1], None)
+                        if isinstance(got, list):
+                            out.extend(got)
+                            continue
                     late = [r for r in receivers if r.symbol.kind in CLASS_KINDS]
                     if text and late and _late_bound(text, c.language):
                         # `@return static` on a base method called on a subclass: the subclass
@@ -484,6 +509,34 @@ class Evaluator:
             return _unique(out) or None
         return None
 
+    def narrowed_types(self, expr: TypeExpr, depth: int) -> Result:
+        """PHP `$x instanceof C` before the use: C when it is the declared type or below
+        it; a class or interface unrelated to the declared type adds to it (`$this
+        instanceof RedirectableUrlMatcherInterface` in a UrlMatcher keeps `$this->context`)."""
+        checked = self.named(expr.arg, self.rel, self.enclosing_class())
+        declared = self.types_of(expr.base, depth + 1) if expr.base is not None else None
+        if not isinstance(checked, list) or not checked or not isinstance(declared, list) or not declared:
+            return checked if checked else declared
+        wanted = {d.symbol.qualified_name for d in declared}
+        if any(wanted & self.ancestor_names(c) for c in checked):
+            return checked
+        return _unique(checked + declared)
+
+    def ancestor_names(self, cls: StoredSymbol) -> set[str]:
+        """Qualified names of a class and of everything above it."""
+        names: set[str] = set()
+        level = [cls]
+        for _ in range(12):
+            nxt: list[StoredSymbol] = []
+            for c in level:
+                if c.symbol.qualified_name not in names:
+                    names.add(c.symbol.qualified_name)
+                    nxt.extend(self.bases(c)[0])
+            if not nxt:
+                break
+            level = nxt
+        return names
+
     def element_types(self, expr: TypeExpr, depth: int) -> Result:
         """An item of a container: from the container's declared type (`List[Span]`,
         `Dict[str, Layout]`, `Optional[Sequence[X]]`), else from a workspace class's
@@ -503,6 +556,8 @@ class Evaluator:
         owners = self.types_of(expr.base, depth + 1)
         if not isinstance(owners, list) or not owners:
             return owners
+        if self.language == "php":
+            return self.php_items(owners, expr.arg) if expr.arg == "iter" else None  # type: ignore[arg-type]
         dunder = "__getitem__" if expr.arg == "index" else "__iter__"
         found, _ = self.find_member(owners, dunder)
         out: list[Result] = []
@@ -515,12 +570,27 @@ class Evaluator:
             out.append(self.named(text, fn.path, self.owner_class(fn)) if text else None)
         return _combine(out)
 
+    def php_items(self, owners: list[StoredSymbol], how: str) -> Result:
+        """PHP `foreach` over an object: an `IteratorAggregate`'s items are what its
+        `getIterator()` documents (`@return \\ArrayIterator<string, Route>`), an
+        `Iterator`'s what its `current()` returns."""
+        out: list[Result] = []
+        for method in ("getIterator", "current"):
+            found, _ = self.find_member(owners, method, True)
+            for fn in found:
+                text = doc_type(fn.symbol.doc, "return") or self.returns_of(fn)
+                inner = item_text(text, how) if text and method == "getIterator" else text
+                out.append(self.named(inner, fn.path, self.owner_class(fn)) if inner else None)
+            if found:
+                break
+        return _combine(out)
+
     def declared_text(self, expr: TypeExpr | None, depth: int) -> tuple[str, str, StoredSymbol | None] | None:
         """The type of a value as written where it is declared (with its type arguments,
         which `types_of` drops): (text, file it is written in, class around it)."""
         if expr is None or depth > _MAX_EVAL_DEPTH:
             return None
-        if expr.op == "named":
+        if expr.op in ("named", "narrowed"):
             return expr.arg, self.rel, self.enclosing_class()
         if expr.op == "inherited":
             return self.inherited_param(expr) or self.declared_text(expr.base, depth + 1)
@@ -568,6 +638,12 @@ class Evaluator:
                 if text:
                     return text, fn.path, self.owner_class(fn)
             return None
+        if expr.op == "view":
+            outer = self.declared_text(expr.base, depth + 1)
+            text = view_text(outer[0], expr.arg) if outer is not None else None
+            if text is not None and outer is not None:
+                return text, outer[1], outer[2]
+            return self.declared_text(_as_call(expr), depth + 1)
         if expr.op == "element":
             outer = self.declared_text(expr.base, depth + 1)
             inner = item_text(outer[0], expr.arg) if outer is not None else None
@@ -584,6 +660,41 @@ class Evaluator:
                         text = doc_type(c.symbol.doc, "return") or text
                     if text:
                         return text, c.path, self.owner_class(c)
+        return None
+
+    def type_argument(self, text: str, member: StoredSymbol, receivers: list[StoredSymbol]) -> tuple[str, str] | None:
+        """Python: a method's return type that is a type parameter of its class (`-> T`
+        in `class BaseFactory(Generic[T])`), as the receiver's class binds it through its
+        bases (`class MyFactory(DataclassFactory[VanillaDC])`): the argument's text and
+        the file it is written in."""
+        owner = self.owner_class(member)
+        name = text.strip()
+        if owner is None or not re.fullmatch(r"[A-Za-z_]\w*", name):
+            return None
+        params, _ = python_generic_bases(owner.symbol.signature or "")
+        if name not in params:
+            return None
+        for start in receivers[:2]:
+            if start.symbol.kind not in CLASS_KINDS:
+                continue
+            # walk up: each level's bases bind the next class's parameters
+            level: list[tuple[StoredSymbol, dict[str, tuple[str, str]]]] = [(start, {})]
+            for _ in range(6):
+                nxt: list[tuple[StoredSymbol, dict[str, tuple[str, str]]]] = []
+                for cls, bound in level:
+                    if cls.symbol.qualified_name == owner.symbol.qualified_name and cls.path == owner.path:
+                        got = bound.get(name)
+                        return got if got and got[0] not in params else None
+                    _, bases = python_generic_bases(cls.symbol.signature or "")
+                    for base_name, args in bases:
+                        found = self.named(base_name, cls.path, cls)
+                        for base in found if isinstance(found, list) else []:
+                            base_params, _ = python_generic_bases(base.symbol.signature or "")
+                            mapping = {p: bound.get(a, (a, cls.path)) for p, a in zip(base_params, args)}
+                            nxt.append((base, mapping))
+                level = nxt[:8]
+                if not level:
+                    break
         return None
 
     def unbound_generics(self, text: str | None, member: StoredSymbol) -> str | None:
@@ -826,7 +937,7 @@ class Evaluator:
             owners = self.types_of(expr.base, depth + 1)
             if owners is EXTERNAL or not owners:
                 return owners, []
-            found, open_ = self.find_member(owners, expr.arg)  # type: ignore[arg-type]
+            found, open_ = self.find_member(owners, expr.arg, True)  # type: ignore[arg-type]
             return found or (EXTERNAL if open_ else None), owners  # type: ignore[return-value]
         if expr.op in ("named", "self", "defined"):
             return self.types_of(expr, depth), []
@@ -864,7 +975,8 @@ class Evaluator:
                     text = _doc_tag(e.symbol.doc, "var")
                 if text:
                     results.append(self.named(text, e.path, self.owner_class(e)))
-                elif depth < 4 and e.language == "python" and e.symbol.kind is SymbolKind.FIELD:
+                elif depth < 4 and e.language == "python" and e.symbol.kind in (SymbolKind.FIELD, SymbolKind.VARIABLE):
+                    # a module-level `app = typer.Typer()` as much as a field's value
                     results.append(self.assigned_value(e, depth))
                 elif depth < 4 and e.language != "php":
                     results.append(self.called_value(e, depth))
@@ -1084,7 +1196,7 @@ class Evaluator:
                 or self.package_reexport(target, 0)
             )
             if exported:
-                return exported
+                return self.checker_view(exported)
             return None if self.in_workspace(target) else EXTERNAL
         same_file = [c for c in candidates if c.path == path]
         if same_file and path == self.rel and self.language == "python":
@@ -1106,23 +1218,39 @@ class Evaluator:
         definition (pyright answers so)."""
         if self.language != "python" or len(found) < 2:
             return found
+        found = self.checker_view(found)
         declared = [f for f in found if f.symbol.kind in CLASS_KINDS or f.symbol.kind in CALLABLE_KINDS]
         return _implementations(declared or found, self.lookup)
+
+    def checker_view(self, found: list[StoredSymbol]) -> list[StoredSymbol]:
+        """Python: of `if TYPE_CHECKING: Path = Annotated[…]` and `else: Path =
+        ParamShortcut(…)`, the checker's definition (pyright answers only that one)."""
+        if self.language != "python" or len(found) < 2:
+            return found
+        return [f for f in found if not self.lookup.runtime_only(f)] or found
 
     def visible_here(self, found: list[StoredSymbol]) -> list[StoredSymbol]:
         """Python: of a file's same-named definitions, those the position can see. A class
         or helper defined inside a function (every attrs test defines its own `C`) is
         seen only inside that function, and the innermost one shadows the rest."""
         line = self.site.range.start.line
-        functions = {
-            s.symbol.qualified_name: s for s in self.lookup.file_symbols(self.rel)
-            if s.symbol.kind in CALLABLE_KINDS
-        }
+        symbols = self.lookup.file_symbols(self.rel)
+        functions = {s.symbol.qualified_name: s for s in symbols if s.symbol.kind in CALLABLE_KINDS}
+        classes = {s.symbol.qualified_name: s for s in symbols if s.symbol.kind in CLASS_KINDS}
+        scopes: frozenset[int] | None = None
         depth: dict[int, int] = {}  # candidate index -> how deep its enclosing function sits
         for i, c in enumerate(found):
             fn = functions.get(c.symbol.container or "")
-            if fn is None:
-                depth[i] = 0  # module or class level
+            cls = classes.get(c.symbol.container or "")
+            if cls is not None:
+                # a nested class is seen in its class's body and the methods' signatures
+                # (`def paginate(self, p: Input)`), not in method bodies nor elsewhere
+                if scopes is None:
+                    scopes = self.lookup.class_scopes_at(self.rel, self.site.range.start)
+                if cls.symbol.selection_range.start.line in scopes:
+                    depth[i] = cls.symbol.qualified_name.count(".") + 1
+            elif fn is None:
+                depth[i] = 0  # module level
             elif fn.symbol.range.start.line <= line <= fn.symbol.range.end.line:
                 depth[i] = fn.symbol.qualified_name.count(".") + 1
         if not depth:
@@ -1256,10 +1384,24 @@ class Evaluator:
 
     # ---- members ----------------------------------------------------------------------
 
-    def find_member(self, owners: list[StoredSymbol], name: str) -> tuple[list[StoredSymbol], bool]:
+    def find_member(
+        self, owners: list[StoredSymbol], name: str, call: bool | None = None
+    ) -> tuple[list[StoredSymbol], bool]:
         """Members called `name` of the owners, nearest class of the hierarchy first.
         The flag says the hierarchy reaches outside the workspace (a vendor base), where
-        an unfound member may well live."""
+        an unfound member may well live. PHP keeps properties and methods apart: with
+        `call` known, `$this->collection` is a property (a trait's) before the class's own
+        `collection()` method; a hierarchy with only the other kind (Eloquent's
+        `$post->author` relation method) still answers."""
+        if call is not None and self.language == "php":
+            found, open_ = self._find_member(owners, name, call)
+            if found:
+                return found, open_
+        return self._find_member(owners, name, None)
+
+    def _find_member(
+        self, owners: list[StoredSymbol], name: str, call: bool | None
+    ) -> tuple[list[StoredSymbol], bool]:
         for owner in owners:
             if owner.symbol.kind is SymbolKind.MODULE and owner.language not in ("typescript", "tsx", "javascript"):
                 if owner.path.endswith(".pyi"):
@@ -1275,6 +1417,8 @@ class Evaluator:
                 if sub is not None:
                     return [sub], False
         candidates = self.defs(name)
+        if call is not None:
+            candidates = [c for c in candidates if (c.symbol.kind in CALLABLE_KINDS) == call]
         if not candidates:
             return [], False
         by_container: dict[str, list[StoredSymbol]] = {}
@@ -1437,6 +1581,11 @@ def absolute_module(written: str, importer: str) -> str:
     anchor = package[: max(len(package) - (dots - 1), 0)]
     rest = written.lstrip(".")
     return ".".join([p for p in anchor if p] + ([rest] if rest else []))
+
+
+def _as_call(view: TypeExpr) -> TypeExpr:
+    """`d.items()` read as an ordinary method call (when `d` is no builtin container)."""
+    return TypeExpr("returns", base=TypeExpr("member", view.arg, view.base))
 
 
 def _implementations(found: list[StoredSymbol], lookup: Lookup) -> list[StoredSymbol]:
