@@ -230,7 +230,8 @@ def report(tallies: dict[str, Tally], timing: dict[str, Any], spec: str, n_repos
 def choices() -> str:
     """The fusion's tuned constants, printed with every evaluation (chosen on 'tune' only)."""
     return (f"    fusion choices (set (b) tune halves only): FILE_WEIGHTS {search.FILE_WEIGHTS}, "
-            f"chunk decay {file_fusion.CHUNK_DECAY}, clear vector lead {file_fusion.CLEAR_LEAD} of the "
+            f"chunk decay {file_fusion.CHUNK_DECAY}, agreement decay "
+            f"{getattr(file_fusion, 'AGREEMENT_DECAY', 1.0)}, clear vector lead {file_fusion.CLEAR_LEAD} of the "
             f"grey zone, leader bonus {file_fusion.LEADER_BONUS}/K, Japanese terms per word "
             f"{ja_terms.TERMS_PER_WORD}")
 
