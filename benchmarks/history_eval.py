@@ -14,6 +14,7 @@ worktree's venv evaluates that worktree's code on the same data.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import time
@@ -55,11 +56,20 @@ LABELS = {
 }
 
 
+#: a directory that holds tests: tests/, test/, testing/, tests_e2e/, test-utils/, __tests__/,
+#: e2e/, cypress/ (at any depth)
+_TEST_DIR = re.compile(r"^(tests?|testing|tests?[-_]\w+|__tests__|e2e|cypress)$", re.IGNORECASE)
+#: a test file: test_x.py, x_test.py, e2e_test_x.py, conftest.py, x.test.ts, x.spec.tsx, x.cy.ts
+_TEST_FILE = re.compile(r"^(test_|e2e_test_)|_tests?\.py$|^conftest\.py$|\.(test|spec|cy)\.[cm]?[jt]sx?$",
+                        re.IGNORECASE)
+
+
 def is_test(path: str) -> bool:
-    """Test files are excluded from candidates and answers (issue 18's protocol)."""
-    name = path.rsplit("/", 1)[-1]
-    return (path.startswith(("tests/", "test/", "testing/")) or "/tests/" in path or "/test/" in path
-            or name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py")
+    """Test files are excluded from candidates and answers (issue 18's protocol): test
+    directories at any depth (Django's `tests_e2e/`, JS's `__tests__/`, `cypress/`) and
+    test files by name in Python and JS/TS conventions (`x.test.ts`, `x.spec.tsx`)."""
+    *dirs, name = path.split("/")
+    return any(_TEST_DIR.match(d) for d in dirs) or bool(_TEST_FILE.search(name))
 
 
 def find_git_dir(repo: str, corpora: list[Path]) -> Path | None:
@@ -220,7 +230,8 @@ def report(tallies: dict[str, Tally], timing: dict[str, Any], spec: str, n_repos
 def choices() -> str:
     """The fusion's tuned constants, printed with every evaluation (chosen on 'tune' only)."""
     return (f"    fusion choices (set (b) tune halves only): FILE_WEIGHTS {search.FILE_WEIGHTS}, "
-            f"chunk decay {file_fusion.CHUNK_DECAY}, clear vector lead {file_fusion.CLEAR_LEAD} of the "
+            f"chunk decay {file_fusion.CHUNK_DECAY}, agreement decay "
+            f"{getattr(file_fusion, 'AGREEMENT_DECAY', 1.0)}, clear vector lead {file_fusion.CLEAR_LEAD} of the "
             f"grey zone, leader bonus {file_fusion.LEADER_BONUS}/K, Japanese terms per word "
             f"{ja_terms.TERMS_PER_WORD}")
 

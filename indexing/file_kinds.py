@@ -2,7 +2,7 @@
 
 A request about code wants code: changelogs, docs, translation catalogues and lock
 files share its words (every fix has a changelog line naming the function) and crowd
-the top of a ranking. Lock files, minified bundles, generated and vendored code are
+the top of a ranking; so do stylesheets for a request about a screen's behaviour. Lock files, minified bundles, generated and vendored code are
 also not worth an embedding each: they are large, machine-written and never the
 answer to "where is X implemented".
 
@@ -21,9 +21,10 @@ CHANGELOG = "changelog"
 LOCALE = "locale"
 LOCK = "lock"
 DATA = "data"
+STYLE = "style"
 
 #: kinds a code request does not want at the top (`include_prose` brings them back)
-PROSE_KINDS = frozenset({DOCS, CHANGELOG, LOCALE, LOCK})
+PROSE_KINDS = frozenset({DOCS, CHANGELOG, LOCALE, LOCK, STYLE})
 
 _LOCK_NAMES = frozenset({
     "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "composer.lock",
@@ -35,6 +36,12 @@ _CHANGELOG = re.compile(r"^(changes|changelog|history|news|releases?|release[-_]
 _DOC_EXT = frozenset({".md", ".rst", ".txt", ".adoc", ".markdown", ".rdoc"})
 _LOCALE_EXT = frozenset({".po", ".pot", ".mo", ".xliff", ".xlf"})
 _DOC_DIRS = frozenset({"docs", "doc", "documentation"})
+#: source files stay code even inside a docs directory (`docs/conf.py`, a docs site's components)
+_CODE_EXT = frozenset({".py", ".php", ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".vue", ".svelte", ".rb",
+                       ".go", ".rs", ".java", ".kt", ".cs", ".c", ".h", ".cpp", ".hpp", ".swift", ".scala"})
+#: stylesheets: they share a UI request's words (button, header, sidebar) but are rarely
+#: where its behaviour lives
+_STYLE_EXT = frozenset({".css", ".scss", ".sass", ".less", ".styl", ".pcss"})
 _LOCALE_DIRS = frozenset({"locale", "locales", "lang", "i18n", "l10n", "translations"})
 
 #: not embedded by default (config `embed_exclude_patterns`); still indexed and searchable
@@ -55,7 +62,7 @@ _GENERATED_MARK = re.compile(
 
 
 def file_kind(path: str) -> str:
-    """`code`, `docs`, `changelog`, `locale`, `lock` or `data` for a workspace path."""
+    """`code`, `docs`, `changelog`, `locale`, `lock`, `style` or `data` for a workspace path."""
     p = PurePosixPath(path.replace("\\", "/"))
     name = p.name.lower()
     suffix = p.suffix.lower()
@@ -67,8 +74,11 @@ def file_kind(path: str) -> str:
     if suffix in _LOCALE_EXT or (suffix in {".json", ".php", ".yml", ".yaml"} and
                                  any(d in _LOCALE_DIRS for d in parts)):
         return LOCALE
-    if suffix in _DOC_EXT or (parts and parts[0] in _DOC_DIRS and suffix not in {".py", ".php", ".js", ".ts"}):
+    # A docs directory at any depth (healthchecks' `templates/docs/*.html-fragment`).
+    if suffix in _DOC_EXT or (any(d in _DOC_DIRS for d in parts) and suffix not in _CODE_EXT):
         return DOCS
+    if suffix in _STYLE_EXT:
+        return STYLE
     if suffix in {".csv", ".tsv", ".svg", ".ipynb"}:
         return DATA
     return CODE

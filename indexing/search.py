@@ -578,7 +578,7 @@ def hybrid_query(
     for f in files:
         _mark_translated(f.evidence, translation)
     if not want_prose and any(file_kind(p) in PROSE_KINDS for p in file_hits):
-        notes.append("docs, changelogs, translations and lock files rank below code; "
+        notes.append("docs, changelogs, translations, lock files and stylesheets rank below code; "
                      "ask with include_prose to rank them equally")
     status = "partial" if retry is not None else "ok"
     return QueryResult(text, fusion, status, files, symbols, map_hits, notes, retry,
@@ -608,13 +608,14 @@ def _count_keyword_hits(c: _Candidate, store: IndexStore, terms: list[str]) -> N
 
 _PROSE_REQUEST = re.compile(
     r"\b(docs?|documentation|readme|changelog|changes|release notes?|translations?|locale|i18n|"
-    r"lock ?files?|composer\.lock|package-lock)\b|ドキュメント|翻訳|変更履歴|説明書",
+    r"lock ?files?|composer\.lock|package-lock|css|scss|sass|stylesheets?|styling)\b|"
+    r"ドキュメント|翻訳|変更履歴|説明書|スタイル",
     re.IGNORECASE,
 )
 
 
 def _asks_for_prose(text: str) -> bool:
-    """A short request that names docs, changelogs or translations wants them."""
+    """A short request that names docs, changelogs, translations or styles wants them."""
     return len(text) <= 600 and bool(_PROSE_REQUEST.search(text))
 
 

@@ -111,3 +111,34 @@ def test_translated_words_weigh_less_than_the_request_own_words():
     assert weights["vector"] == WEIGHTS["vector"]
     assert weights["lexical"] < WEIGHTS["lexical"] and weights["file"] < WEIGHTS["file"]
     assert ranked(rank_fusion(hub_module_of_translated_words(), weights))[0] == "sms/transport.py"
+
+
+def central_module_everywhere_in_the_middle() -> dict[str, dict[str, int]]:
+    """healthchecks, "prune old user accounts that never logged in" (English): the
+    management command is 2nd–4th in four signals; the project's 138-chunk models.py is
+    3rd–14th in all five and 1st by references, because it holds most of the vocabulary."""
+    return {
+        "vector": {"commands/pruneusers.py": 4, "api/models.py": 14},
+        "lexical": {"commands/pruneusers.py": 3, "api/models.py": 7},
+        "file": {"commands/pruneusers.py": 2, "api/models.py": 3},
+        "definition": {"api/models.py": 3},
+        "reference": {"commands/pruneusers.py": 3, "api/models.py": 1},
+    }
+
+
+def test_many_middling_places_of_a_central_module_do_not_add_up_to_first_place():
+    # the failing shape: a plain reciprocal rank sum counts every word signal as a new witness
+    from code_intel.indexing.search import FILE_WEIGHTS
+
+    shape = central_module_everywhere_in_the_middle()
+    assert ranked(rank_fusion(shape, FILE_WEIGHTS, 1.0))[0] == "api/models.py"
+    assert ranked(rank_fusion(shape, FILE_WEIGHTS))[0] == "commands/pruneusers.py"
+
+
+def test_agreement_decay_counts_the_strongest_signal_fully():
+    one = rank_fusion({"vector": {"a.py": 1}}, WEIGHTS)
+    assert one["a.py"] == pytest.approx(WEIGHTS["vector"] / (file_fusion.RRF_K + 1))
+    two = rank_fusion({"vector": {"a.py": 1}, "file": {"a.py": 1}}, WEIGHTS)
+    strongest = max(WEIGHTS["vector"], WEIGHTS["file"]) / (file_fusion.RRF_K + 1)
+    weaker = min(WEIGHTS["vector"], WEIGHTS["file"]) / (file_fusion.RRF_K + 1)
+    assert two["a.py"] == pytest.approx(strongest + file_fusion.AGREEMENT_DECAY * weaker)

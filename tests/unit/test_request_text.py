@@ -99,3 +99,15 @@ def test_a_quoted_path_names_the_workspace_file_sharing_its_tail(tmp_path):
     assert _resolve_path(lex, "app.py") is None  # two files are called that
     assert _resolve_path(lex, "/srv/project/manage.py") == "manage.py"
     assert _resolve_path(lex, "vendor/laravel/framework/src/Illuminate/Routing/Controller.php") is None
+
+
+def test_nested_docs_directories_and_stylesheets_are_not_code():
+    # a docs directory at any depth holds prose (healthchecks' templates/docs/)
+    assert file_kind("templates/docs/api.html-fragment") == "docs"
+    assert file_kind("website/docs/guide/intro.html") == "docs"
+    # source files inside a docs directory stay code
+    assert file_kind("docs/conf.py") == "code"
+    assert file_kind("site/docs/components/Demo.tsx") == "code"
+    assert file_kind("resources/css/app.css") == "style"
+    assert file_kind("static/scss/_buttons.scss") == "style"
+    assert file_kind("templates/front/dashboard.html") == "code"

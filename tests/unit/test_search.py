@@ -343,3 +343,33 @@ def test_with_english_leaves_english_requests_alone():
 
     assert with_english("スレッドを削除する", ja_terms.Translation(english="thread delete")) == "スレッドを削除する (thread delete)"
     assert with_english("delete a thread", ja_terms.Translation()) == "delete a thread"
+
+
+@pytest.fixture
+def with_style(fixture_copy):
+    """The Laravel fixture with a stylesheet and a docs page nested under resources/ that
+    repeat the code's words (laravel.io's `resources/css/app.css`, healthchecks'
+    `templates/docs/*.html-fragment` led code requests)."""
+    root = fixture_copy("laravel_app")
+    (root / "resources/css").mkdir(parents=True, exist_ok=True)
+    (root / "resources/css/orders.css").write_text(
+        ".order-total { font-weight: bold; }\n/* order total calculateTotal */\n" * 12)
+    (root / "resources/docs").mkdir(parents=True, exist_ok=True)
+    (root / "resources/docs/orders.html").write_text(
+        "<p>The order total is computed by calculateTotal.</p>\n" * 8)
+    store = IndexStore.for_workspace(root)
+    sync_workspace(root, store, Config(workers=1))
+    lexical = LexicalIndex.for_workspace(root)
+    lexical.sync(store)
+    return store, lexical
+
+
+def test_code_outranks_stylesheets_and_nested_docs_unless_asked(with_style):
+    files, result = lexical_files(with_style, "order total calculateTotal")
+    assert files[0] == ORDER_MODEL
+    assert files.index("resources/css/orders.css") > files.index(ORDER_MODEL)
+    assert files.index("resources/docs/orders.html") > files.index(ORDER_MODEL)
+    assert any("stylesheets" in n for n in result.notes)
+    # a request about the styling wants the stylesheet
+    about, _ = lexical_files(with_style, "css for the order total")
+    assert about.index("resources/css/orders.css") < files.index("resources/css/orders.css")
