@@ -42,7 +42,10 @@ _CODE_EXT = frozenset({".py", ".php", ".js", ".mjs", ".cjs", ".ts", ".tsx", ".js
 #: stylesheets: they share a UI request's words (button, header, sidebar) but are rarely
 #: where its behaviour lives
 _STYLE_EXT = frozenset({".css", ".scss", ".sass", ".less", ".styl", ".pcss"})
-_LOCALE_DIRS = frozenset({"locale", "locales", "lang", "i18n", "l10n", "translations"})
+_LOCALE_DIRS = frozenset({"locale", "locales", "lang", "i18n", "l10n", "intl", "translations"})
+# a catalogue named by a locale with its region or script (`pt-BR.json`, `zh_Hant.yml`);
+# a bare `en.json` is left to its directory (`app.json`, `ci.yml` are not catalogues)
+_LOCALE_NAME = re.compile(r"[a-z]{2,3}[-_](?:[A-Z]{2}|[A-Z][a-z]{3})(?:[-_][A-Z]{2})?\.(?:json|ya?ml)")
 
 #: not embedded by default (config `embed_exclude_patterns`); still indexed and searchable
 DEFAULT_EMBED_EXCLUDES = (
@@ -72,7 +75,7 @@ def file_kind(path: str) -> str:
     if _CHANGELOG.match(name) and suffix in _DOC_EXT | {""}:
         return CHANGELOG
     if suffix in _LOCALE_EXT or (suffix in {".json", ".php", ".yml", ".yaml"} and
-                                 any(d in _LOCALE_DIRS for d in parts)):
+                                 any(d in _LOCALE_DIRS for d in parts)) or _LOCALE_NAME.fullmatch(p.name):
         return LOCALE
     # A docs directory at any depth (healthchecks' `templates/docs/*.html-fragment`).
     if suffix in _DOC_EXT or (any(d in _DOC_DIRS for d in parts) and suffix not in _CODE_EXT):

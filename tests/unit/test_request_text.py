@@ -63,6 +63,12 @@ def test_file_kinds():
     assert file_kind("CHANGELOG.md") == "changelog"
     assert file_kind("sphinx/locale/ja/LC_MESSAGES/sphinx.po") == "locale"
     assert file_kind("lang/ja/messages.php") == "locale"
+    assert file_kind("public/intl/messages/ja-JP.json") == "locale"  # umami's catalogues
+    assert file_kind("src/i18n/pt-BR.json") == "locale"
+    assert file_kind("config/zh_Hant.yml") == "locale"
+    assert file_kind("config/ca-ES.json") == "locale"
+    assert file_kind("app.json") != "locale" and file_kind(".github/ci.yml") != "locale"
+    assert file_kind("src/messages/Mailer.php") == "code"
     assert file_kind("doc/usage/quickstart.rst") == "docs"
     assert file_kind("composer.lock") == "lock"
     assert file_kind("package-lock.json") == "lock"
