@@ -4,7 +4,6 @@ module summary chunk."""
 from __future__ import annotations
 
 import inspect
-import re
 from dataclasses import replace
 from pathlib import PurePosixPath
 
@@ -18,7 +17,24 @@ from .python_strings import type_strings
 from .walks import defines_line
 
 _IMPORT_TYPES = frozenset({"import_statement", "import_from_statement"})
-_IMPORT_KEYWORD = re.compile(rb"\bimport\b")
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def import_keywords(data: bytes) -> list[int]:
+    """Start of each whole word `import` (what `rb"\\bimport\\b"` finds). A pattern
+    opening with `\\b` gives `re` no literal to search for, so it tries every byte
+    (~8 ns each, as much as the rest of the imports pass); `bytes.find` jumps."""
+    out = []
+    find = data.find
+    at = find(b"import")
+    while at != -1:
+        end = at + 6
+        if (at == 0 or data[at - 1] not in _WORD_BYTES) and (
+            end == len(data) or data[end] not in _WORD_BYTES
+        ):
+            out.append(at)
+        at = find(b"import", end)
+    return out
 
 
 def import_statements(data: bytes, root: tree_sitter.Node) -> list[tree_sitter.Node]:
@@ -26,8 +42,8 @@ def import_statements(data: bytes, root: tree_sitter.Node) -> list[tree_sitter.N
     `import`, so the statements are found from the keyword's few occurrences in the
     bytes instead of a query walking every node of the tree (a third of a parse)."""
     found: dict[int, tree_sitter.Node] = {}
-    for m in _IMPORT_KEYWORD.finditer(data):
-        node = root.descendant_for_byte_range(m.start(), m.end())
+    for at in import_keywords(data):
+        node = root.descendant_for_byte_range(at, at + 6)
         while node is not None and node.type not in _IMPORT_TYPES:
             node = node.parent
         if node is not None:
