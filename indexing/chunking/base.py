@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import islice, pairwise
 from operator import attrgetter
 from typing import Any, ClassVar, Protocol
 
@@ -128,27 +128,30 @@ def uncovered_windows(
     doc: SourceDocument, spans: list[tuple[int, int]], settings: ChunkSettings
 ) -> list[Chunk]:
     """Line windows over runs of (five non-blank or more) lines that no span of
-    (first, last) lines covers, so nothing is silently left out of search."""
-    covered = bytearray(len(doc.lines) + 1)
+    (first, last) lines covers, so nothing is silently left out of search. Spans mark
+    a byte per line by slice and the free runs are found by searching those bytes:
+    nested chunks cover the same lines many times, which a loop per line paid for."""
+    lines = doc.lines
+    n = len(lines)
+    covered = bytearray(n)
     for start, end in spans:
-        for line in range(start, min(end, len(doc.lines) - 1) + 1):
-            covered[line] = 1
+        stop = min(end, n - 1) + 1
+        if stop > start:
+            covered[start:stop] = b"\x01" * (stop - start)
     out: list[Chunk] = []
-    run_start: int | None = None
-    for line in range(len(doc.lines) + 1):
-        free = line < len(doc.lines) and not covered[line]
-        if free and run_start is None:
-            run_start = line
-        elif not free and run_start is not None:
-            text = doc.lines_text(run_start, line - 1)
-            if sum(1 for ln in text.splitlines() if ln.strip()) >= MIN_WINDOW_LINES:
-                out.extend(
-                    c
-                    for w in line_windows(doc, settings, run_start, line - 1, "block")
-                    for c in split_oversized(w, settings)
-                )
-            run_start = None
+    for run in _FREE_LINES.finditer(covered):
+        first, last = run.start(), run.end() - 1
+        if len(list(islice(filter(str.strip, lines[first : last + 1]), MIN_WINDOW_LINES))) < MIN_WINDOW_LINES:
+            continue
+        out.extend(
+            c
+            for w in line_windows(doc, settings, first, last, "block")
+            for c in split_oversized(w, settings)
+        )
     return out
+
+
+_FREE_LINES = re.compile(rb"\x00+")
 
 
 class ParsedStrategy:
