@@ -213,9 +213,14 @@ def place_self_fields(
 def _leading_string(doc: SourceDocument, block: tree_sitter.Node) -> str | None:
     """The docstring: a string literal as the block's first statement (the grammar
     shows it bare or wrapped in an expression_statement, depending on position)."""
-    first = next((c for c in block.named_children if c.type != "comment"), None)
+    first = None
+    for i in range(block.named_child_count):  # not `named_children`: a Node per statement
+        first = block.named_child(i)
+        if first.type != "comment":  # type: ignore[union-attr]
+            break
+        first = None
     if first is not None and first.type == "expression_statement" and first.named_child_count:
-        first = first.named_children[0]
+        first = first.named_child(0)
     if first is not None and first.type == "string":
         return _strip_string(doc.node_text(first))
     return None
