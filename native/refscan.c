@@ -1066,7 +1066,8 @@ static PyMethodDef methods[] = {
     {"compile_defs", refscan_compile_defs, METH_VARARGS,
      "compile_defs(node, rules) -> handle matching definition patterns (see native/defscan.c)."},
     {"defs", refscan_defs, METH_VARARGS,
-     "defs(root, handle, data) -> [(rule, definition node, name node)], or None when ambiguous."},
+     "defs(root, handle, data) -> [(rule, definition node, name node, ids, bytes and points)], "
+     "or None when ambiguous."},
     {"pack", refscan_pack, METH_VARARGS,
      "pack(path, refs, sep) -> the store's packed rows, one per name (store.pack_references)."},
     {"compile", refscan_compile, METH_VARARGS,
