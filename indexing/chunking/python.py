@@ -37,12 +37,23 @@ def import_keywords(data: bytes) -> list[int]:
     return out
 
 
-def import_statements(data: bytes, root: tree_sitter.Node) -> list[tree_sitter.Node]:
-    """Every import statement of the tree, in file order. Each holds the keyword
-    `import`, so the statements are found from the keyword's few occurrences in the
-    bytes instead of a query walking every node of the tree (a third of a parse)."""
+def import_statements(
+    data: bytes, root: tree_sitter.Node, known: list[tree_sitter.Node] | None = None
+) -> list[tree_sitter.Node]:
+    """Every import statement of the tree, in file order, but those in `known` (import
+    statements already in hand, in file order: the module's own). Each holds the
+    keyword `import`, so the statements are found from the keyword's few occurrences
+    in the bytes instead of a query walking every node of the tree (a third of a
+    parse); a keyword inside a known statement is not looked up (each look-up and
+    `Node.parent` step descends from the root)."""
+    spans = [(n.start_byte, n.end_byte) for n in known or ()]
+    k = 0
     found: dict[int, tree_sitter.Node] = {}
     for at in import_keywords(data):
+        while k < len(spans) and spans[k][1] <= at:
+            k += 1
+        if k < len(spans) and spans[k][0] <= at:
+            continue
         node = root.descendant_for_byte_range(at, at + 6)
         while node is not None and node.type not in _IMPORT_TYPES:
             node = node.parent
@@ -110,12 +121,12 @@ class PythonStrategy(TreeSitterStrategy):
         """The module name. It runs first, so it also records the imports."""
         module = module_name(doc.path)
         root = doc.tree.root_node  # type: ignore[union-attr]
-        for child in root.named_children:
-            if child.type in ("import_statement", "import_from_statement"):
-                analysis.imports.update(_imports(doc, child, module, doc.path))
+        top = [child for child in root.named_children if child.type in _IMPORT_TYPES]
+        for child in top:
+            analysis.imports.update(_imports(doc, child, module, doc.path))
         # Imports under `if TYPE_CHECKING:` / `try:` or inside functions decide names
         # too; the file-level ones win a clash.
-        for node in import_statements(doc.data, root):  # file order: the first binding wins
+        for node in import_statements(doc.data, root, top):  # file order: the first binding wins
             if node.parent is not None and node.parent.type != "module":
                 for alias, target in _imports(doc, node, module, doc.path).items():
                     analysis.imports.setdefault(alias, target)
