@@ -1,9 +1,9 @@
-/* enclosing(root, starts, ends, target, contexts, max_up): for each byte span, the
- * nearest node of type `target` at or above the smallest named node over the span,
- * and the first of `contexts` among that node's next `max_up` ancestors.
+/* enclosing(root, starts, ends, targets, contexts, max_up): for each byte span, the
+ * nearest node of one of the `targets` types at or above the smallest named node over
+ * the span, and the first of `contexts` among that node's next `max_up` ancestors.
  *
  * Why: Python's type strings (python_strings.py) ask this of tens of thousands of
- * quoted names per large tree, and py-tree-sitter's `Node.parent` descends from the
+ * quoted names per large tree, its imports of every `import` keyword, and py-tree-sitter's `Node.parent` descends from the
  * root on every call, so walking up eight levels cost eight descents. Here one descent
  * per span (ts_node_child_with_descendant, the step ts_node_parent repeats) records the
  * whole ancestor path and the walk up reads it. Types are compared by name, as the
@@ -39,16 +39,22 @@ static size_t enc_path(NodePath *path, TSNode root, TSNode node) {
     }
 }
 
+static int enc_is_one_of(const char *type, const char **names, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (strcmp(type, names[i]) == 0) return 1;
+    return 0;
+}
+
 static PyObject *refscan_enclosing(PyObject *self, PyObject *args) {
-    PyObject *root_obj, *starts_obj, *ends_obj, *contexts;
-    const char *target;
+    PyObject *root_obj, *starts_obj, *ends_obj, *targets, *contexts;
     unsigned int max_up;
-    if (!PyArg_ParseTuple(args, "OOOsO!I:enclosing", &root_obj, &starts_obj, &ends_obj, &target,
-                          &PyTuple_Type, &contexts, &max_up))
+    if (!PyArg_ParseTuple(args, "OOOO!O!I:enclosing", &root_obj, &starts_obj, &ends_obj, &PyTuple_Type,
+                          &targets, &PyTuple_Type, &contexts, &max_up))
         return NULL;
     if (!check_node(root_obj)) return NULL;
-    Py_ssize_t n_contexts = PyTuple_GET_SIZE(contexts);
-    const char **names = calloc((size_t)n_contexts + 1, sizeof(char *));
+    Py_ssize_t n_targets = PyTuple_GET_SIZE(targets), n_contexts = PyTuple_GET_SIZE(contexts);
+    /* names[0 .. n_contexts) the contexts, then the targets */
+    const char **names = calloc((size_t)(n_contexts + n_targets) + 1, sizeof(char *));
     uint32_t *starts = NULL, *ends = NULL;
     Py_ssize_t n = 0, n_ends = 0;
     NodePath path = {NULL, 0};
@@ -57,8 +63,9 @@ static PyObject *refscan_enclosing(PyObject *self, PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
-    for (Py_ssize_t i = 0; i < n_contexts; i++) {
-        names[i] = PyUnicode_AsUTF8(PyTuple_GET_ITEM(contexts, i));
+    for (Py_ssize_t i = 0; i < n_contexts + n_targets; i++) {
+        PyObject *name = i < n_contexts ? PyTuple_GET_ITEM(contexts, i) : PyTuple_GET_ITEM(targets, i - n_contexts);
+        names[i] = PyUnicode_AsUTF8(name);
         if (names[i] == NULL) goto done;
     }
     if (!read_u32_list(starts_obj, &starts, &n) || !read_u32_list(ends_obj, &ends, &n_ends)) goto done;
@@ -79,7 +86,7 @@ static PyObject *refscan_enclosing(PyObject *self, PyObject *args) {
             goto done;
         }
         size_t at = depth; /* one past the candidate */
-        while (at > 0 && strcmp(ts_node_type(path.nodes[at - 1]), target) != 0) at--;
+        while (at > 0 && !enc_is_one_of(ts_node_type(path.nodes[at - 1]), names + n_contexts, n_targets)) at--;
         if (at > 0) {
             TSNode found = path.nodes[at - 1];
             long which = -1;
@@ -96,9 +103,11 @@ static PyObject *refscan_enclosing(PyObject *self, PyObject *args) {
             }
             PyObject *context_obj = which < 0 ? Py_NewRef(Py_None)
                                               : def_new_node(Py_TYPE(root_obj), context, tree);
-            item = context_obj ? Py_BuildValue("(IIlN)", ts_node_start_byte(found), ts_node_end_byte(found),
-                                               which, context_obj)
-                               : NULL;
+            PyObject *found_obj = context_obj ? def_new_node(Py_TYPE(root_obj), found, tree) : NULL;
+            item = found_obj ? Py_BuildValue("(IIlNN)", ts_node_start_byte(found), ts_node_end_byte(found),
+                                             which, context_obj, found_obj)
+                             : NULL;
+            if (found_obj == NULL) Py_XDECREF(context_obj);
             if (item == NULL) {
                 Py_CLEAR(out);
                 goto done;

@@ -1067,8 +1067,8 @@ static PyMethodDef methods[] = {
     {"compile_defs", refscan_compile_defs, METH_VARARGS,
      "compile_defs(node, rules) -> handle matching definition patterns (see native/defscan.c)."},
     {"enclosing", refscan_enclosing, METH_VARARGS,
-     "enclosing(root, starts, ends, target, contexts, max_up) -> [(target start, end, context "
-     "index or -1, context node or None) or None] per span."},
+     "enclosing(root, starts, ends, targets, contexts, max_up) -> [(target start, end, context "
+     "index or -1, context node or None, target node) or None] per span."},
     {"defs", refscan_defs, METH_VARARGS,
      "defs(root, handle, data) -> [(rule, definition node, name node, ids, bytes and points)], "
      "or None when ambiguous."},

@@ -11,12 +11,14 @@ import tree_sitter
 
 from ..model import FileAnalysis, Reference, Symbol, SymbolKind
 from ..source import SourceDocument
+from . import refscan
 from .base import ChunkSettings, FileWork, TreeSitterStrategy, _Def
 from .python_buffer import StatementMemo, analyze_buffer
 from .python_strings import type_strings
 from .walks import defines_line
 
-_IMPORT_TYPES = frozenset({"import_statement", "import_from_statement"})
+_IMPORT_NAMES = ("import_statement", "import_from_statement")
+_IMPORT_TYPES = frozenset(_IMPORT_NAMES)
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
@@ -37,28 +39,45 @@ def import_keywords(data: bytes) -> list[int]:
     return out
 
 
-def import_statements(
-    data: bytes, root: tree_sitter.Node, known: list[tree_sitter.Node] | None = None
+def nested_import_statements(
+    data: bytes, root: tree_sitter.Node, known: list[tree_sitter.Node]
 ) -> list[tree_sitter.Node]:
-    """Every import statement of the tree, in file order, but those in `known` (import
-    statements already in hand, in file order: the module's own). Each holds the
-    keyword `import`, so the statements are found from the keyword's few occurrences
-    in the bytes instead of a query walking every node of the tree (a third of a
-    parse); a keyword inside a known statement is not looked up (each look-up and
-    `Node.parent` step descends from the root)."""
-    spans = [(n.start_byte, n.end_byte) for n in known or ()]
+    """The import statements below the top level (under `if TYPE_CHECKING:`, `try:`, in
+    functions), in file order; `known` are the module's own, in file order. Each holds
+    the keyword `import`, so the statements are found from the keyword's few
+    occurrences in the bytes instead of a query walking every node of the tree (a third
+    of a parse); a keyword inside a known statement is not looked up."""
+    return [node for node, top_level in _imports_above(data, root, known) if not top_level]
+
+
+def _imports_above(
+    data: bytes, root: tree_sitter.Node, known: list[tree_sitter.Node]
+) -> list[tuple[tree_sitter.Node, bool]]:
+    """(import statement, whether the module holds it) per statement holding an
+    `import` keyword outside `known`, in file order. The compiled helper finds each
+    keyword's statement and parent in one descent; the binding's walk otherwise."""
+    spans = [(n.start_byte, n.end_byte) for n in known]
     k = 0
-    found: dict[int, tree_sitter.Node] = {}
+    keywords = []
     for at in import_keywords(data):
         while k < len(spans) and spans[k][1] <= at:
             k += 1
-        if k < len(spans) and spans[k][0] <= at:
-            continue
-        node = root.descendant_for_byte_range(at, at + 6)
-        while node is not None and node.type not in _IMPORT_TYPES:
-            node = node.parent
-        if node is not None:
-            found.setdefault(node.start_byte, node)
+        if not (k < len(spans) and spans[k][0] <= at):
+            keywords.append((at, at + 6))
+    found: dict[int, tuple[tree_sitter.Node, bool]] = {}
+    hits = refscan.enclosing(root, keywords, _IMPORT_NAMES, ("module",), 1) if keywords else []
+    if hits is not None:
+        for hit in hits:
+            if hit is not None:
+                found.setdefault(hit[0], (hit[4], hit[2] == 0))
+    else:
+        for at, end in keywords:
+            node = root.descendant_for_byte_range(at, end)
+            while node is not None and node.type not in _IMPORT_TYPES:
+                node = node.parent
+            if node is not None and node.start_byte not in found:
+                parent = node.parent
+                found[node.start_byte] = (node, parent is None or parent.type == "module")
     return [found[k] for k in sorted(found)]
 
 
@@ -126,10 +145,9 @@ class PythonStrategy(TreeSitterStrategy):
             analysis.imports.update(_imports(doc, child, module, doc.path))
         # Imports under `if TYPE_CHECKING:` / `try:` or inside functions decide names
         # too; the file-level ones win a clash.
-        for node in import_statements(doc.data, root, top):  # file order: the first binding wins
-            if node.parent is not None and node.parent.type != "module":
-                for alias, target in _imports(doc, node, module, doc.path).items():
-                    analysis.imports.setdefault(alias, target)
+        for node in nested_import_statements(doc.data, root, top):  # file order: the first binding wins
+            for alias, target in _imports(doc, node, module, doc.path).items():
+                analysis.imports.setdefault(alias, target)
         return module or None
 
     def _definitions(

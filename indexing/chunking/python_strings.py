@@ -105,17 +105,11 @@ def type_strings(data: bytes, root: tree_sitter.Node) -> list[tuple[int, int, st
 
 def _enclosing_strings(
     root: tree_sitter.Node, candidates: list[re.Match[bytes]]
-) -> list[tuple[int, int, int, tree_sitter.Node | None] | None] | None:
-    """Per candidate, the string node over its text (start, end) and the ancestor that
-    decides it, from the compiled helper: one descent from the root per candidate
-    instead of a `Node.parent` call (itself a descent) per level. None when the
-    extension is not usable here (the loop above then asks the binding)."""
-    if not refscan.AVAILABLE or type(root) is not tree_sitter.Node:
-        return None
-    return refscan._refscan.enclosing(  # type: ignore[union-attr]
-        root, [m.start(2) for m in candidates], [m.end(2) for m in candidates],
-        "string", _DECIDING, _MAX_UP,
-    )
+) -> list[refscan.Enclosing] | None:
+    """Per candidate, the string node over its text and the ancestor that decides it,
+    from the compiled helper; None where it cannot run (the loop above then asks the
+    binding, a `Node.parent` descent per level)."""
+    return refscan.enclosing(root, [m.span(2) for m in candidates], ("string",), _DECIDING, _MAX_UP)
 
 
 def type_string_at(data: bytes, root: tree_sitter.Node, offset: int) -> tuple[int, int, str] | None:

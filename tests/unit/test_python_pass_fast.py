@@ -1,10 +1,11 @@
 """The Python analysis' faster paths give what the slower ones gave.
 
 Each fast path (issue 13 item 4) replaced a slower way of computing the same thing:
-the `import` keywords by `bytes.find` instead of `rb"\\bimport\\b"`, the type strings'
-deciding ancestor by one compiled descent (native/enclosing.c) instead of
-`Node.parent` per level, the definitions' ranges from the compiled walk's points,
-uncovered windows from marked spans, docstrings without listing a body's statements.
+the `import` keywords by `bytes.find` instead of `rb"\\bimport\\b"`; nested imports
+and the type strings' deciding ancestor by one compiled descent (native/enclosing.c)
+instead of `Node.parent` per level; the definitions' ranges from the compiled walk's
+points; uncovered windows from marked spans; docstrings without listing a body's
+statements.
 Each test runs the fast path and the old way side by side on inputs chosen to hit the
 edges, and checks what a user sees (names, ranges, docstrings, windows). The extension
 is built by `pip install`; the compiled paths fail here, not skip, without it.
@@ -18,7 +19,7 @@ import re
 from code_intel.indexing.analyze import analyze_source, parse
 from code_intel.indexing.chunking import ChunkSettings, python_strings, refscan
 from code_intel.indexing.chunking.base import uncovered_windows
-from code_intel.indexing.chunking.python import import_keywords
+from code_intel.indexing.chunking.python import import_keywords, nested_import_statements
 from code_intel.indexing.model import Position, Range
 from code_intel.indexing.source import SourceDocument
 
@@ -128,3 +129,37 @@ def test_uncovered_windows_cover_exactly_the_runs_no_span_covers():
 
 def test_the_compiled_helpers_are_built():
     assert refscan.AVAILABLE, "code_intel.indexing._refscan did not build: `pip install -e .`"
+
+
+NESTED_IMPORTS_SOURCE = b'''import os
+from a import (b,  # import c
+               d)
+if TYPE_CHECKING: from typing import Any
+try:
+    import json
+except ImportError:
+    import simplejson as json
+x = 1; from pkg import tool
+def f():
+    """Says import os."""
+    from . import sibling
+    return "import nothing"
+def __import__(): pass
+'''
+
+
+def test_nested_imports_from_the_compiled_descent_match_the_binding_walk():
+    root = parse("python", NESTED_IMPORTS_SOURCE).root_node
+    top = [c for c in root.named_children if c.type in ("import_statement", "import_from_statement")]
+    compiled = nested_import_statements(NESTED_IMPORTS_SOURCE, root, top)
+    real = refscan.enclosing
+    try:
+        refscan.enclosing = lambda *_: None  # the binding's Node.parent walk
+        walked = nested_import_statements(NESTED_IMPORTS_SOURCE, root, top)
+    finally:
+        refscan.enclosing = real
+    assert [n.id for n in compiled] == [n.id for n in walked]
+    assert [n.text.split(b"\n")[0] for n in compiled] == [
+        b"from typing import Any", b"import json", b"import simplejson as json", b"from . import sibling"]
+    imports = analyze_source("m.py", NESTED_IMPORTS_SOURCE).imports
+    assert imports["Any"] == "typing.Any" and imports["json"] == "json" and imports["tool"] == "pkg.tool"
