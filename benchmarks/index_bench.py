@@ -39,6 +39,13 @@ PHP queries; the query engine otherwise): the engine's matching 0.41-0.49x the p
 0.19x on sympy; whole analysis + rows, interleaved per file in one process, -13 % CPU
 (2.37x -> 2.05x the parse; 23:33, machine shared with one other helper). Full `code-intel
 index` runs swing more than that between runs on a loaded machine.
+With the Python pass's remaining binding round-trips cut (idx4py: definitions' ranges
+from the walk's points, nested imports and type strings from one compiled descent per
+keyword or quoted name instead of `Node.parent` per level, `import` found by
+`bytes.find`): analysis + rows interleaved per file, main's frozen build vs this one
+alternating, 3 runs each on sympy (01:27, load 4-7): 2.07x -> 1.87x the parse (the
+part above the parse -18 %); Laravel src/ 4.16x -> 4.00x. Whole `code-intel index`
+CPU, 12 alternating runs each: 10.1 s vs 9.9 s mean, inside its +-15 % noise.
 
 With `--laravel` (a checkout of laravel/framework; its `src/` is indexed) the PHP
 peer runs too: `code-intel index` from spawn to exit against Intelephense from spawn
