@@ -39,6 +39,11 @@ PHP queries; the query engine otherwise): the engine's matching 0.41-0.49x the p
 0.19x on sympy; whole analysis + rows, interleaved per file in one process, -13 % CPU
 (2.37x -> 2.05x the parse; 23:33, machine shared with one other helper). Full `code-intel
 index` runs swing more than that between runs on a loaded machine.
+Workers forked from a warmed parent (one thread: `code-intel index`), batched writes and a
+first build's name indexes built after the load (issue 13 item 4, idx4php; 00:52-00:58,
+four helpers on the 2 cores, load 5-7): `--baseline-cli` (main's venv, best of 2) Laravel
+src/ CPU 4.55 s -> 3.90 s (0.86x), wall 9.76 s -> 7.51 s; sympy CPU unchanged within noise
+(9.47 vs 9.51 s). SQLite writes of Laravel's rows in one process 0.46 s -> 0.36 s.
 With the Python pass's remaining binding round-trips cut (idx4py: definitions' ranges
 from the walk's points, nested imports and type strings from one compiled descent per
 keyword or quoted name instead of `Node.parent` per level, `import` found by
@@ -211,8 +216,9 @@ def phases(root: Path, scratch: Path) -> dict[str, float]:
     out["pickling, both ways"] = clock() - t
     store = IndexStore(scratch / "phases" / "index.db")
     t = clock()
-    for i in range(0, len(rows), 200):
-        store.write_files([IndexedFile(rel, "-", 0, 0, r) for rel, r in rows[i:i + 200]])
+    with store.bulk_load():  # a first build, as `sync_workspace` writes it
+        for i in range(0, len(rows), 200):
+            store.write_files([IndexedFile(rel, "-", 0, 0, r) for rel, r in rows[i:i + 200]])
     out["SQLite writes"] = clock() - t
     out["references"] = sum(len(a.references) for _, a in analyses)
     store.close()

@@ -304,6 +304,68 @@ PROJECTS = [
         ("src",),  # its tests sit beside the code (*Test.php)
         held_out=True,
     ),
+    # held out, sixth round (nav6ts): pinned and measured on main be2fb6e before any change.
+    # domain-driven-hexagon (an app) and true-myth (a generic-heavy library) are then looked
+    # at; jotai is the control, its misses unread until the final build is measured
+    Project(
+        "domain-driven-hexagon",
+        "typescript",
+        "https://github.com/Sairyss/domain-driven-hexagon",
+        "5c2d15a7e2d69e83dfddf28468ee9f30e02c30de",
+        ("src", "tests"),
+        held_out=True,
+    ),
+    Project(
+        "true-myth",
+        "typescript",
+        "https://github.com/true-myth/true-myth",
+        "9db690420634d06ee15ef3b570173936293eefa6",
+        ("src", "test"),
+        held_out=True,
+    ),
+    Project(
+        "jotai",
+        "typescript",
+        "https://github.com/pmndrs/jotai",
+        "1fae77247ae72ab5f2f002dc82a876e61ce26f56",
+        ("src", "tests"),
+        held_out=True,
+    ),
+    # held out, sixth round (nav6py): pinned and measured on main be2fb6e before any change.
+    # django-ninja and symfony-routing are then looked at; polyfactory and laravel-permission
+    # are the controls, their misses unread until the final build is measured
+    Project(
+        "django-ninja",
+        "python",
+        "https://github.com/vitalik/django-ninja",
+        "d524516f9ec4ec3aa6ca73db87d3238663c10f7f",
+        ("ninja", "tests"),
+        held_out=True,
+    ),
+    Project(
+        "polyfactory",
+        "python",
+        "https://github.com/litestar-org/polyfactory",
+        "47c0eb8e68aaab2bdbfbabd9cfbac139789b44c4",
+        ("polyfactory", "tests"),
+        held_out=True,
+    ),
+    Project(
+        "symfony-routing",
+        "php",
+        "https://github.com/symfony/routing",
+        "3419e373e8dd7b75be23dec219a79232c104bf34",
+        (".",),  # the package is the repository's root, its tests in Tests/
+        held_out=True,
+    ),
+    Project(
+        "laravel-permission",
+        "php",
+        "https://github.com/spatie/laravel-permission",
+        "4a21798c89f21780c8d97b8eb188c5a673011558",
+        ("src", "tests"),
+        held_out=True,
+    ),
 ]
 
 EXTENSIONS = {"python": (".py",), "typescript": (".ts", ".tsx"), "php": (".php",)}

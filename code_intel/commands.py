@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import sys
+import time
 from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
@@ -81,11 +82,19 @@ def _sync(ws: Workspace, force: bool = False, show_progress: bool = True) -> Syn
         TextColumn("{task.description}", style="dim"),
         console=err,
         transient=True,
+        # redrawn from the progress callback, not by rich's refresh thread: with no other
+        # thread running, the indexer forks its warmed parser workers (see indexing.workers)
+        auto_refresh=False,
     ) as progress:
         task = progress.add_task("", total=None)
+        drawn = [0.0]
 
         def update(done: int, total: int, path: str) -> None:
-            progress.update(task, completed=done, total=total, description=path[-60:])
+            now = time.monotonic()
+            redraw = now - drawn[0] >= 0.1 or done == total
+            if redraw:
+                drawn[0] = now
+            progress.update(task, completed=done, total=total, description=path[-60:], refresh=redraw)
 
         return sync_workspace(ws.root, ws.store, ws.config, force=force, progress=update)
 
@@ -398,8 +407,6 @@ def _query_server(root: Path, params: dict[str, Any]) -> dict[str, Any] | None:
     """The owning server's answer, or None when no server owns `root` (or it cannot
     be reached: then this process answers). Plain sockets: pygls and asyncio would
     cost this call more than the warm server's answer."""
-    import time
-
     from code_intel.mcp_bridge.hook_client import RpcError, Unreachable, request, server_info
 
     info = server_info(root.resolve())

@@ -81,10 +81,7 @@ CREATE TABLE IF NOT EXISTS symbols (
     signature TEXT,
     doc TEXT
 );
-CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name COLLATE NOCASE);
--- exact lookups (`name = ?`) compare with BINARY and cannot use the NOCASE index
-CREATE INDEX IF NOT EXISTS symbols_name_exact ON symbols(name);
-CREATE INDEX IF NOT EXISTS symbols_qname ON symbols(qualified_name);
+-- the name indexes are in _NAME_INDEXES (see IndexStore.bulk_load)
 CREATE INDEX IF NOT EXISTS symbols_path ON symbols(path);
 -- one row per (file, name): `n` occurrences packed into `positions` (see pack_references)
 CREATE TABLE IF NOT EXISTS refs (
@@ -94,11 +91,21 @@ CREATE TABLE IF NOT EXISTS refs (
     positions BLOB NOT NULL,
     containers TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS refs_name ON refs(name);
 CREATE INDEX IF NOT EXISTS refs_path ON refs(path);
 CREATE TABLE IF NOT EXISTS imports (path TEXT NOT NULL, alias TEXT NOT NULL, target TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS imports_path ON imports(path);
 """
+#: Indexes on names: their keys arrive in random order, so a first build creates them
+#: once after the load (one sort each) instead of updating them row by row. The path
+#: indexes stay: the writes' per-path deletes use them.
+_NAME_INDEXES = {
+    "symbols_name": "CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name COLLATE NOCASE)",
+    # exact lookups (`name = ?`) compare with BINARY and cannot use the NOCASE index
+    "symbols_name_exact": "CREATE INDEX IF NOT EXISTS symbols_name_exact ON symbols(name)",
+    "symbols_qname": "CREATE INDEX IF NOT EXISTS symbols_qname ON symbols(qualified_name)",
+    "refs_name": "CREATE INDEX IF NOT EXISTS refs_name ON refs(name)",
+}
+_SCHEMA += "".join(f"{ddl};\n" for ddl in _NAME_INDEXES.values())
 
 
 class StoreError(RuntimeError):
@@ -141,6 +148,11 @@ class ChunkSpan:
     qualified_name: str  # "" when the chunker gave none
 
 
+#: `json.dumps(m, ensure_ascii=False, default=str)` with its encoder built once: dumps
+#: builds a new encoder for every call that passes options, once per chunk.
+_metadata_json = json.JSONEncoder(ensure_ascii=False, default=str).encode
+
+
 @dataclass(frozen=True, slots=True)
 class FileRows:
     """A file's analysis flattened into the store's rows.
@@ -172,7 +184,7 @@ class FileRows:
                 (
                     cid, path, c.language, c.symbol_name, c.symbol_type, c.start_line,
                     c.end_line, c.content, c.fingerprint,
-                    json.dumps(c.metadata, ensure_ascii=False, default=str),
+                    _metadata_json(c.metadata),
                 )
             )
         symbol_rows = [
@@ -314,10 +326,37 @@ class IndexStore:
     # ---- writes -----------------------------------------------------------------
 
     def write_files(self, files: Iterable[IndexedFile]) -> None:
+        """Replace these files' rows: one statement per table for the whole batch (rows
+        keep the batch's order, so ids are those of a file-by-file write); a path given
+        twice keeps its last version."""
+        latest: dict[str, IndexedFile] = {}
+        for f in files:
+            latest.pop(f.path, None)  # where its last version stands
+            latest[f.path] = f
         with self.transaction() as conn:
-            for f in files:
-                _delete_rows(conn, f.path)
-                _insert_file(conn, f)
+            _delete_paths(conn, list(latest))
+            _insert_files(conn, list(latest.values()))
+
+    @contextmanager
+    def bulk_load(self) -> Iterator[None]:
+        """Around a first build: when the store holds no indexed file yet, the name indexes are
+        dropped and built again at the end (also when the build fails; a killed build
+        gets them back when the store is next opened, from the schema). Lookups during
+        the build still answer, by scanning."""
+        empty = self.conn.execute(
+            "SELECT 1 FROM files WHERE skip_reason IS NULL LIMIT 1").fetchone() is None
+        if not empty:
+            yield
+            return
+        with self.transaction() as conn:
+            for name in _NAME_INDEXES:
+                conn.execute(f"DROP INDEX IF EXISTS {name}")
+        try:
+            yield
+        finally:
+            with self.transaction() as conn:
+                for ddl in _NAME_INDEXES.values():
+                    conn.execute(ddl)
 
     def mark_skipped(self, entries: Iterable[tuple[str, str, int, int]]) -> None:
         """(path, reason, size, mtime_ns): remembered so unchanged skips are not re-read."""
@@ -753,23 +792,30 @@ def _escape_like(text: str) -> str:
 
 
 def _delete_rows(conn: sqlite3.Connection, path: str) -> None:
+    _delete_paths(conn, [path])
+
+
+def _delete_paths(conn: sqlite3.Connection, paths: list[str]) -> None:
+    keys = [(path,) for path in paths]
     for table in ("files", "chunks", "symbols", "refs", "imports"):
-        conn.execute(f"DELETE FROM {table} WHERE path=?", (path,))
+        conn.executemany(f"DELETE FROM {table} WHERE path=?", keys)
 
 
-def _insert_file(conn: sqlite3.Connection, f: IndexedFile) -> None:
-    r = f.rows
-    conn.execute(
+def _insert_files(conn: sqlite3.Connection, files: list[IndexedFile]) -> None:
+    now = time.time()
+    conn.executemany(
         "INSERT INTO files(path, language, fingerprint, size, mtime_ns, indexed_at, "
         "syntax_errors, notes) VALUES (?,?,?,?,?,?,?,?)",
-        (f.path, r.language, f.fingerprint, f.size, f.mtime_ns, time.time(), r.syntax_errors, r.notes),
+        [(f.path, f.rows.language, f.fingerprint, f.size, f.mtime_ns, now, f.rows.syntax_errors,
+          f.rows.notes) for f in files],
     )
-    conn.executemany("INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?)", r.chunks)
+    conn.executemany("INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?)",
+                     [row for f in files for row in f.rows.chunks])
     conn.executemany(
         "INSERT INTO symbols(path, language, name, kind, qualified_name, container, "
         "sl, sc, el, ec, nsl, nsc, nel, nec, signature, doc) "
         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        r.symbols,
+        [row for f in files for row in f.rows.symbols],
     )
-    conn.executemany("INSERT INTO refs VALUES (?,?,?,?,?)", r.refs)
-    conn.executemany("INSERT INTO imports VALUES (?,?,?)", r.imports)
+    conn.executemany("INSERT INTO refs VALUES (?,?,?,?,?)", [row for f in files for row in f.rows.refs])
+    conn.executemany("INSERT INTO imports VALUES (?,?,?)", [row for f in files for row in f.rows.imports])

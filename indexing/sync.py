@@ -9,6 +9,7 @@ parent alone writes, in per-batch transactions.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import time
@@ -17,13 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .analyze import analyze_source
-from .chunking import ChunkSettings
+from .chunking import ChunkSettings, strategy_for
 from .config import Config
 from .discovery import Candidate, discover
 from .languages import detect_language
 from .model import sha256_bytes
 from .store import FileRows, IndexedFile, IndexStore
-from .workers import parser_pool
+from .workers import parser_pool, start_method
 
 log = logging.getLogger(__name__)
 
@@ -116,8 +117,15 @@ def _run(jobs: list[_Job], workers: int) -> Iterator[_Result]:
     if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
         yield from map(_process, jobs)
         return
-    with parser_pool(workers) as pool:
+    with parser_pool(workers, warm=lambda: _warm(jobs)) as pool:
         yield from pool.map(_process, jobs, chunksize=8)
+
+
+def _warm(jobs: list[_Job]) -> None:
+    """Build, in this process, each language's strategy (grammar and queries compiled)
+    once, so forked workers start with them instead of each compiling its own."""
+    for language in {detect_language(job.candidate.rel_path) for job in jobs}:
+        strategy_for(language)
 
 
 def sync_workspace(
@@ -189,26 +197,32 @@ def sync_workspace(
             pending_skip.clear()
         last_flush = time.monotonic()
 
-    for done, result in enumerate(_run(jobs, workers), 1):
-        prev = stored.get(result.rel_path)
-        if result.indexed is not None:
-            pending_files.append(result.indexed)
-            was_indexed = prev is not None and prev.skip_reason is None
-            (report.modified if was_indexed else report.added).append(result.rel_path)
-        elif result.skip_reason is not None:
-            pending_skip.append((result.rel_path, result.skip_reason, result.size, result.mtime_ns))
-            if prev is None or prev.skip_reason != result.skip_reason:
-                report.skipped[result.rel_path] = result.skip_reason
-            if prev is not None and prev.skip_reason is None:
-                report.deleted.append(result.rel_path)
-        else:
-            pending_touch.append((result.rel_path, result.size, result.mtime_ns))
-            report.touched += 1
-        if len(pending_files) >= BATCH_FILES or time.monotonic() - last_flush > BATCH_SECONDS:
-            flush()
-        if progress:
-            progress(done, len(jobs), result.rel_path)
-    flush()
+    # A first build of a tree worth a pool loads the rows, then indexes their names. Only
+    # in a process with one thread (`code-intel index`): a language server answers
+    # lookups while it builds, and those would scan the tables instead.
+    alone = start_method() == "fork"
+    bulk = store.bulk_load() if alone and len(jobs) >= PARALLEL_THRESHOLD else contextlib.nullcontext()
+    with bulk:
+        for done, result in enumerate(_run(jobs, workers), 1):
+            prev = stored.get(result.rel_path)
+            if result.indexed is not None:
+                pending_files.append(result.indexed)
+                was_indexed = prev is not None and prev.skip_reason is None
+                (report.modified if was_indexed else report.added).append(result.rel_path)
+            elif result.skip_reason is not None:
+                pending_skip.append((result.rel_path, result.skip_reason, result.size, result.mtime_ns))
+                if prev is None or prev.skip_reason != result.skip_reason:
+                    report.skipped[result.rel_path] = result.skip_reason
+                if prev is not None and prev.skip_reason is None:
+                    report.deleted.append(result.rel_path)
+            else:
+                pending_touch.append((result.rel_path, result.size, result.mtime_ns))
+                report.touched += 1
+            if len(pending_files) >= BATCH_FILES or time.monotonic() - last_flush > BATCH_SECONDS:
+                flush()
+            if progress:
+                progress(done, len(jobs), result.rel_path)
+        flush()
 
     report.elapsed = time.perf_counter() - started
     store.set_meta("last_sync", str(time.time()))

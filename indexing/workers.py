@@ -2,12 +2,18 @@
 
 A ProcessPoolExecutor's workers block on their task queue forever when the parent is
 killed (kill -9 gives the pool no chance to shut down), and a forkserver and its
-resource tracker linger with them. So the workers are spawned as direct children
-(`spawn` also suits the language server, which calls this from a process with
-threads, where a plain fork could copy a held lock) and each binds its life to its
-parent: the kernel kills it when the parent dies (PR_SET_PDEATHSIG on Linux), and a
-watchdog thread catches what the kernel does not cover (other platforms, a parent
-that died before the signal was armed).
+resource tracker linger with them. So the workers are direct children and each binds
+its life to its parent: the kernel kills it when the parent dies (PR_SET_PDEATHSIG on
+Linux), and a watchdog thread catches what the kernel does not cover (other platforms,
+a parent that died before the signal was armed).
+
+How they start (`start_method`): a process running one thread (`code-intel index`)
+forks them, after `warm` has compiled in the parent what every worker needs (grammars,
+queries): a forked worker starts with all of it, where a spawned one pays its imports
+and query compilation again (≈ 0.25 s CPU per worker on Laravel's PHP) and spawn adds a
+resource-tracker process. A process with other threads (the language server, a
+progress bar) spawns them: a fork copies only the calling thread, and a lock another
+thread held at that moment would stay held in the child forever.
 """
 
 from __future__ import annotations
@@ -19,21 +25,34 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 WATCH_SECONDS = 0.5
 
 
-def parser_pool(workers: int) -> ProcessPoolExecutor:
+def parser_pool(workers: int, warm: Callable[[], None] | None = None) -> ProcessPoolExecutor:
     """A pool of `workers` processes bound to this one; use it in a `with` block so a
-    finished command leaves nothing running."""
+    finished command leaves nothing running. `warm` runs here first when the workers
+    will be forked (their copy of this process then has its result)."""
+    method = start_method()
+    if method == "fork" and warm is not None:
+        warm()
     return ProcessPoolExecutor(
         max_workers=workers,
-        mp_context=multiprocessing.get_context("spawn"),
+        mp_context=multiprocessing.get_context(method),
         initializer=bind_to_parent,
         initargs=(os.getpid(),),
     )
+
+
+def start_method() -> str:
+    """`fork` where it is safe (one thread in this process, a platform that forks),
+    else `spawn`; see the module docstring."""
+    if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+        return "fork"
+    return "spawn"
 
 
 def bind_to_parent(parent_pid: int) -> None:

@@ -38,6 +38,7 @@ from code_intel.indexing.sync import SyncReport, analyze_bytes, is_binary, sync_
 from .documents import OpenDocument
 from .navigator import Navigator
 from .resolve import fuzzy_score, rank_definitions, subsequence_like, word_at
+from .ts_paths import WorkspaceTsPaths
 
 if TYPE_CHECKING:
     from .protocol import IndexStatusResult
@@ -89,6 +90,7 @@ class LiveIndex:
         self.status = SyncStatus()
         self._sync_lock = threading.Lock()
         self.navigator = Navigator(self)
+        self.ts_paths = WorkspaceTsPaths(self.root)  # tsconfig `paths`/`baseUrl` imports
         # rel -> (file state it was read at, its symbols); overlays: (analysis, symbols)
         self._stored_symbols: OrderedDict[str, tuple[object, list[StoredSymbol]]] = OrderedDict()
         self._overlay_symbols: dict[str, tuple[FileAnalysis, list[StoredSymbol]]] = {}
@@ -196,7 +198,8 @@ class LiveIndex:
 
     def imports_of(self, rel: str) -> dict[str, str]:
         analysis = self.analysis(rel)
-        return dict(analysis.imports) if analysis is not None else self.store.imports_of(rel)
+        imports = dict(analysis.imports) if analysis is not None else self.store.imports_of(rel)
+        return self.ts_paths.rewrite(imports, rel)
 
     def definitions(
         self, name: str, exact: bool = True, language: str | None = None, limit: int = 200

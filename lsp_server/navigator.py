@@ -25,6 +25,7 @@ from code_intel.indexing.source import SourceDocument
 from code_intel.indexing.store import StoredSymbol
 
 from .documents import utf16_to_byte
+from .ts_literals import literal_key
 from .typing_eval import EXTERNAL, Evaluator, absolute_module
 from .typing_site import Site, TypeExpr, handler_for, has_reader, site_at
 
@@ -161,12 +162,35 @@ class Navigator:
         result = ev.resolve()
         if result is None and site.receiver is None:
             result = ev.global_name(site.name) if self._decidable(ev, site.name) else None
+        if result is None and site.receiver is not None and language in JS_FAMILY:
+            result = self._literal_member(ev, site)
         if result is EXTERNAL:
             return Answer(site.name, [], True, "external")
         if result:
             result = ev.narrow(result)  # type: ignore[arg-type]
             return Answer(site.name, result, True, "member" if site.receiver else "name")
         return Answer(site.name, [], False, "undecided", member=site.receiver is not None, call=site.call)
+
+    def _literal_member(self, ev: Evaluator, site: Site) -> list[StoredSymbol] | None:
+        """`routesV1.user.root` where `routesV1` is a `const` holding an object literal,
+        declared in this file or imported: the key in that literal."""
+        chain: list[str] = []
+        receiver = site.receiver
+        while receiver is not None and receiver.op == "member" and len(chain) < 8:
+            chain.append(receiver.arg)
+            receiver = receiver.base
+        if receiver is None or receiver.op != "global":
+            return None
+        found = ev.global_name(receiver.arg)
+        if not isinstance(found, list) or len(found) != 1 or found[0].symbol.kind not in (SymbolKind.VARIABLE, SymbolKind.CONSTANT):
+            return None
+        var = found[0]
+        doc = self.document(var.path)
+        key = literal_key(doc, var.symbol.selection_range.start, chain[::-1], site.name) if doc is not None else None
+        if key is None:
+            return None
+        qualified = ".".join([var.symbol.qualified_name, *chain[::-1], site.name])
+        return [StoredSymbol(var.path, var.language, Symbol(site.name, SymbolKind.PROPERTY, key, key, qualified))]
 
     def _shorthand(self, rel: str, language: str, site: Site) -> Answer:
         """`{host}`: the value read (a local or a file-level name), then the property of
@@ -409,8 +433,9 @@ class Navigator:
                               lambda: self._assigned_type(member))
 
     def assigned_expr(self, member: StoredSymbol) -> TypeExpr | None:
-        """Python: what the syntax says of the value a field is assigned where it is
-        defined (`cls.c1 = env.generate_revision(...)`), to be evaluated in its file."""
+        """Python: what the syntax says of the value a field or a module-level name is
+        assigned where it is defined (`cls.c1 = env.generate_revision(...)`, `app =
+        typer.Typer()`), to be evaluated in its file."""
         return self._memoized("assigned_expr", f"{member.path}:{member.symbol.qualified_name}",
                               lambda: self._assigned_expr(member))
 
@@ -424,7 +449,9 @@ class Navigator:
             return None
         offset = doc.line_starts[start.line] + start.character
         node = doc.tree.root_node.named_descendant_for_byte_range(offset, offset)
-        assignment = node.parent.parent if node is not None and node.parent is not None else None
+        assignment = node.parent if node is not None else None
+        if assignment is not None and assignment.type != "assignment":
+            assignment = assignment.parent  # `self.x = …`: the name sits in an attribute
         if assignment is None or assignment.type != "assignment":
             return None
         return handler.expr_type(assignment.child_by_field_name("right"), 0)
@@ -533,7 +560,10 @@ class Navigator:
             for line in self._memoized("lines", rel, lambda: self._read_lines(rel)):
                 m = (_PY_STAR_IMPORT if python else _STAR_EXPORT).match(line)
                 if m:
-                    out.append(absolute_module(m.group(1), rel) if python else resolve_specifier(m.group(1), rel))
+                    if python:
+                        out.append(absolute_module(m.group(1), rel))
+                    else:  # `export * from '@libs/ddd/x'` under tsconfig `paths` too
+                        out.append(self.live.ts_paths.module_of(m.group(1), rel) or resolve_specifier(m.group(1), rel))
             return out
         return self._memoized("stars", rel, find)
 
@@ -609,6 +639,49 @@ class Navigator:
                 out.append(doc.node_range(node))
             node = node.parent
         return tuple(out)
+
+    def runtime_only(self, s: StoredSymbol) -> bool:
+        """Python: a definition the type checker does not read, in the `else:` of
+        `if TYPE_CHECKING:` or under `if not TYPE_CHECKING:` (django-ninja defines `Path`
+        for the checker as an alias and for run time as a shortcut object)."""
+        if s.language != "python":
+            return False
+        return self._memoized("runtime", f"{s.path}\0{s.symbol.selection_range.start.line}\0"
+                              f"{s.symbol.selection_range.start.character}", lambda: self._runtime_only(s))
+
+    def _runtime_only(self, s: StoredSymbol) -> bool:
+        node = self._node_at(s.path, s.symbol.selection_range.start)
+        doc = self.document(s.path)
+        if node is None or doc is None or b"TYPE_CHECKING" not in doc.data:
+            return False
+        child, node = node, node.parent
+        while node is not None:
+            if node.type == "if_statement":
+                cond = node.child_by_field_name("condition")
+                written = doc.data[cond.start_byte : cond.end_byte].decode() if cond is not None else ""
+                checking = re.fullmatch(r"(not\s+)?(?:typing\.)?TYPE_CHECKING", written.strip())
+                if checking is not None:
+                    in_else = child.type == "else_clause"
+                    return in_else if checking.group(1) is None else child == node.child_by_field_name("consequence")
+            child, node = node, node.parent
+        return False
+
+    def class_scopes_at(self, rel: str, pos: Position) -> frozenset[int]:
+        """Python: lines of the classes whose body scope holds a position: the classes
+        around it up to the first function body (a method's parameters and annotations
+        are read in the class's scope, its body is not)."""
+        node = self._node_at(rel, pos)
+        out: set[int] = set()
+        while node is not None:
+            parent = node.parent
+            if node.type == "block" and parent is not None and parent.type == "function_definition":
+                break
+            if node.type == "class_definition":
+                name = node.child_by_field_name("name")
+                if name is not None:
+                    out.add(name.start_point[0])
+            node = parent
+        return frozenset(out)
 
     def _node_at(self, rel: str, pos: Position):  # type: ignore[no-untyped-def]
         doc = self.document(rel)

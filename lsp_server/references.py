@@ -64,7 +64,7 @@ def references_at(
             # TS `c.text()` answers the property and its type's call signature (named
             # after the interface): the references are the property's
             targets = [t for t in targets if t.symbol.name == name or name.lower() in _CLASS_KEYWORDS]
-        targets = _with_overloads(live, targets)
+        targets = _with_runtime_twins(live, _with_overloads(live, targets))
         with live.navigator.batch():
             targets = live.navigator.method_family(targets)
         if targets and name.lower() in _CLASS_KEYWORDS and name not in {t.symbol.name for t in targets}:
@@ -89,6 +89,25 @@ def _with_overloads(live: LiveIndex, targets: list[StoredSymbol]) -> list[Stored
             if (
                 d.path == t.path and d.symbol.container == t.symbol.container
                 and d.symbol.kind in _CALLABLE and _key(d) not in seen
+            ):
+                seen.add(_key(d))
+                out.append(d)
+    return out
+
+
+def _with_runtime_twins(live: LiveIndex, targets: list[StoredSymbol]) -> list[StoredSymbol]:
+    """Python: `if TYPE_CHECKING: Query = Annotated[…]` / `else: Query =
+    ParamShortcut(…)` are one name of the module; a use resolves to the checker's
+    definition, and the run-time one is among its references (pyright lists it)."""
+    out = list(targets)
+    seen = {_key(t) for t in targets}
+    for t in targets:
+        if t.language != "python" or live.navigator.runtime_only(t):
+            continue
+        for d in live.definitions(t.symbol.name, limit=2000):
+            if (
+                d.path == t.path and d.symbol.container == t.symbol.container and _key(d) not in seen
+                and live.navigator.runtime_only(d)
             ):
                 seen.add(_key(d))
                 out.append(d)

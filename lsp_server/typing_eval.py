@@ -24,6 +24,15 @@ from code_intel.indexing.chunking.php import resolve_name
 from code_intel.indexing.model import Position, Range, SymbolKind
 from code_intel.indexing.store import StoredSymbol
 
+from .ts_generics import (
+    PASS_THROUGH,
+    applied,
+    branches,
+    declared_parameters,
+    exposed,
+    heritage,
+    mentions,
+)
 from .typing_site import Arg, ArgShape, Site, TypeExpr, doc_param_type
 from .typing_text import (
     NOT_STRING,
@@ -36,12 +45,15 @@ from .typing_text import (
     optional_parameter,
     parameter_list,
     parameter_type,
+    python_generic_bases,
     return_type,
+    split_top_level,
     split_union,
     spread_tuples,
     type_names,
     type_parameters,
     value_type,
+    view_text,
 )
 
 CLASS_KINDS = frozenset({
@@ -106,6 +118,8 @@ class Lookup(Protocol):
     def export_alias(self, rel: str, name: str) -> str | None: ...
     def call_signatures(self, iface: StoredSymbol) -> list[StoredSymbol]: ...
     def block_scopes(self, s: StoredSymbol) -> tuple[Range, ...]: ...
+    def runtime_only(self, s: StoredSymbol) -> bool: ...
+    def class_scopes_at(self, rel: str, pos: Position) -> frozenset[int]: ...
 
 
 Ranker = Callable[[list[StoredSymbol], str, dict[str, str], str, str], list[StoredSymbol]]
@@ -232,6 +246,8 @@ class Evaluator:
         a workspace class or interface for a function."""
         if depth > 3:
             return True
+        if shape is ArgShape.VALUE:
+            return not self.only_functions(text, path, depth)
         for part in split_union(text):
             if part in NULLISH or part in NOT_STRING - {"Function"} or part == "string":
                 continue
@@ -259,6 +275,26 @@ class Evaluator:
             if shape is ArgShape.OBJECT or decl.symbol.kind not in (SymbolKind.CLASS, SymbolKind.INTERFACE):
                 return True
         return False
+
+    def only_functions(self, text: str, path: str, depth: int) -> bool:
+        """Whether every type a union names is a function type, written in place or
+        through workspace aliases (`read: Read<Value>` with `type Read<V> = (get: Getter)
+        => V`): then a number, `null` or an array cannot be passed."""
+        if depth > 3:
+            return False
+        parts = split_union(text)
+        for part in parts:
+            if part.startswith("(") and "=>" in part or part.startswith("new ") or part == "Function":
+                continue
+            name = re.match(r"[A-Za-z_$][\w$.]*", part)
+            if name is None or name.end() != len(part) and part[name.end()] != "<":
+                return False
+            found = self.global_name(name.group(), path, classes_only=True)
+            alias = found[0] if isinstance(found, list) and len(found) == 1 else None
+            value = self.lookup.alias_value(alias) if alias is not None and alias.symbol.kind is SymbolKind.TYPE else None
+            if not value or not self.only_functions(value, alias.path, depth + 1):  # type: ignore[union-attr]
+                return False
+        return bool(parts)
 
     def fits_string(self, value: str, text: str, path: str, depth: int = 0) -> bool:
         """Whether the string literal `value` may be passed where `text` is declared;
@@ -300,7 +336,7 @@ class Evaluator:
             return EXTERNAL
         if not types:
             return None
-        found, open_ = self.find_member(types, name)  # type: ignore[arg-type]
+        found, open_ = self.find_member(types, name, self.site.call)  # type: ignore[arg-type]
         if found and receiver.op == "self" and self.language in ("typescript", "tsx") and len(found) > 1:
             # `this.rootPlugin` in `static get rootPlugin()` is the static member, in an
             # instance method the instance one
@@ -358,10 +394,10 @@ class Evaluator:
             owners = self.types_of(expr.base, depth + 1)
             if owners is EXTERNAL or not owners:
                 return owners
-            found, open_ = self.find_member(owners, expr.arg)  # type: ignore[arg-type]
+            found, open_ = self.find_member(owners, expr.arg, False)  # type: ignore[arg-type]
             if not found:
                 return EXTERNAL if open_ else None
-            return self.value_types(found, depth, owners)  # type: ignore[arg-type]
+            return self.value_types(found, depth, owners, expr.base)  # type: ignore[arg-type]
         if op == "either":
             # the latest binding first; what an outside function returned there is
             # unknown rather than outside, so the earlier binding gets its say
@@ -395,6 +431,20 @@ class Evaluator:
             ] or None
         if op == "element":
             return self.element_types(expr, depth)
+        if op == "view":
+            declared = self.declared_text(expr, depth + 1)
+            if declared is not None:
+                return self.named(*declared)
+            # no builtin container: a workspace class's own `items()` / `get()`
+            return self.types_of(_as_call(expr), depth + 1)
+        if op == "narrowed":
+            return self.narrowed_types(expr, depth)
+        if op == "excluding":
+            declared = self.types_of(expr.base, depth + 1)
+            if not isinstance(declared, list):
+                return declared
+            short = re.split(r"[\\.]", expr.arg)[-1]
+            return [d for d in declared if d.symbol.name != short] or None
         if op == "context":
             # a literal checked against a union of several types (`string | URL |
             # OptionsInit`): tsserver links its keys to no declaration
@@ -417,11 +467,27 @@ class Evaluator:
             if not callees:
                 return callees
             out: list[StoredSymbol] = []
-            for c in callees:  # type: ignore[union-attr]
+            # `export const err = ResultImpl.err;`, `err: typeof ResultImpl.err`: what is
+            # called is the function the value stands for
+            callees = [a for c in callees for a in (self.aliased(c) or [c])]  # type: ignore[union-attr]
+            for c in callees:
                 if c.symbol.kind in CLASS_KINDS:
                     out.append(c)
                 elif c.symbol.kind in CALLABLE_KINDS:
-                    text = self.unbound_generics(self.returns_of(c), c)
+                    declared = self.returns_of(c)
+                    on = expr.base.base if expr.base is not None and expr.base.op == "member" else None
+                    bound = self.bound_type(declared, c, receivers, depth, on) if declared and receivers else None
+                    if isinstance(bound, list):
+                        out.extend(bound)
+                        continue
+                    text = self.unbound_generics(declared, c)
+                    # `MyFactory.build() -> T` with `MyFactory(DataclassFactory[VanillaDC])`
+                    bound_to = self.type_argument(text, c, receivers) if text and c.language == "python" and receivers else None
+                    if bound_to is not None:
+                        got = self.named(bound_to[0], bound_to[1], None)
+                        if isinstance(got, list):
+                            out.extend(got)
+                            continue
                     late = [r for r in receivers if r.symbol.kind in CLASS_KINDS]
                     if text and late and _late_bound(text, c.language):
                         # `@return static` on a base method called on a subclass: the subclass
@@ -443,6 +509,34 @@ class Evaluator:
             return _unique(out) or None
         return None
 
+    def narrowed_types(self, expr: TypeExpr, depth: int) -> Result:
+        """PHP `$x instanceof C` before the use: C when it is the declared type or below
+        it; a class or interface unrelated to the declared type adds to it (`$this
+        instanceof RedirectableUrlMatcherInterface` in a UrlMatcher keeps `$this->context`)."""
+        checked = self.named(expr.arg, self.rel, self.enclosing_class())
+        declared = self.types_of(expr.base, depth + 1) if expr.base is not None else None
+        if not isinstance(checked, list) or not checked or not isinstance(declared, list) or not declared:
+            return checked if checked else declared
+        wanted = {d.symbol.qualified_name for d in declared}
+        if any(wanted & self.ancestor_names(c) for c in checked):
+            return checked
+        return _unique(checked + declared)
+
+    def ancestor_names(self, cls: StoredSymbol) -> set[str]:
+        """Qualified names of a class and of everything above it."""
+        names: set[str] = set()
+        level = [cls]
+        for _ in range(12):
+            nxt: list[StoredSymbol] = []
+            for c in level:
+                if c.symbol.qualified_name not in names:
+                    names.add(c.symbol.qualified_name)
+                    nxt.extend(self.bases(c)[0])
+            if not nxt:
+                break
+            level = nxt
+        return names
+
     def element_types(self, expr: TypeExpr, depth: int) -> Result:
         """An item of a container: from the container's declared type (`List[Span]`,
         `Dict[str, Layout]`, `Optional[Sequence[X]]`), else from a workspace class's
@@ -462,6 +556,8 @@ class Evaluator:
         owners = self.types_of(expr.base, depth + 1)
         if not isinstance(owners, list) or not owners:
             return owners
+        if self.language == "php":
+            return self.php_items(owners, expr.arg) if expr.arg == "iter" else None  # type: ignore[arg-type]
         dunder = "__getitem__" if expr.arg == "index" else "__iter__"
         found, _ = self.find_member(owners, dunder)
         out: list[Result] = []
@@ -474,12 +570,27 @@ class Evaluator:
             out.append(self.named(text, fn.path, self.owner_class(fn)) if text else None)
         return _combine(out)
 
+    def php_items(self, owners: list[StoredSymbol], how: str) -> Result:
+        """PHP `foreach` over an object: an `IteratorAggregate`'s items are what its
+        `getIterator()` documents (`@return \\ArrayIterator<string, Route>`), an
+        `Iterator`'s what its `current()` returns."""
+        out: list[Result] = []
+        for method in ("getIterator", "current"):
+            found, _ = self.find_member(owners, method, True)
+            for fn in found:
+                text = doc_type(fn.symbol.doc, "return") or self.returns_of(fn)
+                inner = item_text(text, how) if text and method == "getIterator" else text
+                out.append(self.named(inner, fn.path, self.owner_class(fn)) if inner else None)
+            if found:
+                break
+        return _combine(out)
+
     def declared_text(self, expr: TypeExpr | None, depth: int) -> tuple[str, str, StoredSymbol | None] | None:
         """The type of a value as written where it is declared (with its type arguments,
         which `types_of` drops): (text, file it is written in, class around it)."""
         if expr is None or depth > _MAX_EVAL_DEPTH:
             return None
-        if expr.op == "named":
+        if expr.op in ("named", "narrowed"):
             return expr.arg, self.rel, self.enclosing_class()
         if expr.op == "inherited":
             return self.inherited_param(expr) or self.declared_text(expr.base, depth + 1)
@@ -527,6 +638,12 @@ class Evaluator:
                 if text:
                     return text, fn.path, self.owner_class(fn)
             return None
+        if expr.op == "view":
+            outer = self.declared_text(expr.base, depth + 1)
+            text = view_text(outer[0], expr.arg) if outer is not None else None
+            if text is not None and outer is not None:
+                return text, outer[1], outer[2]
+            return self.declared_text(_as_call(expr), depth + 1)
         if expr.op == "element":
             outer = self.declared_text(expr.base, depth + 1)
             inner = item_text(outer[0], expr.arg) if outer is not None else None
@@ -543,6 +660,41 @@ class Evaluator:
                         text = doc_type(c.symbol.doc, "return") or text
                     if text:
                         return text, c.path, self.owner_class(c)
+        return None
+
+    def type_argument(self, text: str, member: StoredSymbol, receivers: list[StoredSymbol]) -> tuple[str, str] | None:
+        """Python: a method's return type that is a type parameter of its class (`-> T`
+        in `class BaseFactory(Generic[T])`), as the receiver's class binds it through its
+        bases (`class MyFactory(DataclassFactory[VanillaDC])`): the argument's text and
+        the file it is written in."""
+        owner = self.owner_class(member)
+        name = text.strip()
+        if owner is None or not re.fullmatch(r"[A-Za-z_]\w*", name):
+            return None
+        params, _ = python_generic_bases(owner.symbol.signature or "")
+        if name not in params:
+            return None
+        for start in receivers[:2]:
+            if start.symbol.kind not in CLASS_KINDS:
+                continue
+            # walk up: each level's bases bind the next class's parameters
+            level: list[tuple[StoredSymbol, dict[str, tuple[str, str]]]] = [(start, {})]
+            for _ in range(6):
+                nxt: list[tuple[StoredSymbol, dict[str, tuple[str, str]]]] = []
+                for cls, bound in level:
+                    if cls.symbol.qualified_name == owner.symbol.qualified_name and cls.path == owner.path:
+                        got = bound.get(name)
+                        return got if got and got[0] not in params else None
+                    _, bases = python_generic_bases(cls.symbol.signature or "")
+                    for base_name, args in bases:
+                        found = self.named(base_name, cls.path, cls)
+                        for base in found if isinstance(found, list) else []:
+                            base_params, _ = python_generic_bases(base.symbol.signature or "")
+                            mapping = {p: bound.get(a, (a, cls.path)) for p, a in zip(base_params, args)}
+                            nxt.append((base, mapping))
+                level = nxt[:8]
+                if not level:
+                    break
         return None
 
     def unbound_generics(self, text: str | None, member: StoredSymbol) -> str | None:
@@ -564,6 +716,104 @@ class Evaluator:
             r"(?<![\w$.])(" + "|".join(map(re.escape, bound)) + r")(?![\w$])(?!\s*<)",
             lambda m: bound[m.group(1)], text,
         )
+
+    def aliased(self, value: StoredSymbol) -> list[StoredSymbol]:
+        """TS/JS: the functions a value is another name for: `const err = ResultImpl.err`
+        (a standalone version of a static method), a property typed `typeof
+        ResultImpl.err`; [] for anything else."""
+        if value.language not in _JS_LANGUAGES or value.symbol.kind not in VALUE_KINDS:
+            return []
+        sig = value.symbol.signature or ""
+        m = _ALIAS_VALUE.search(sig)
+        path = m.group(1) if m else None
+        if path is None:
+            declared = value_type(sig, value.symbol.name, value.language) or ""
+            t = re.fullmatch(r"typeof\s+([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)", declared.strip())
+            path = t.group(1) if t else None
+        if not path or path == value.symbol.name or self._aliases > 3:
+            return []
+        self._aliases += 1
+        try:
+            found = self.elsewhere(value).global_name(path)
+        finally:
+            self._aliases -= 1
+        return [f for f in found if f.symbol.kind in CALLABLE_KINDS] if isinstance(found, list) else []
+
+    def bound_type(
+        self, text: str, member: StoredSymbol, receivers: list[StoredSymbol], depth: int, base: TypeExpr | None = None
+    ) -> Result:
+        """TS: a member's declared type that names a type parameter of its class, read on
+        a receiver whose class binds it through `extends Base<Args>` (`this.props` typed
+        `T` in `ValueObject<T>`, read in `class Address extends ValueObject<AddressProps>`)
+        or whose declared type writes the arguments (`page: Paginated<UserEntity>`, the
+        receiver expression `base`): the argument, resolved where it is written, with the
+        rest of the type. None when no binding applies (the caller reads the type as usual)."""
+        if member.language not in ("typescript", "tsx") or depth > _MAX_EVAL_DEPTH:
+            return None
+        owner = self.owner_class(member)
+        if owner is None:
+            return None
+        for r in receivers:
+            if r.symbol.kind not in CLASS_KINDS:
+                continue
+            bindings = {} if _same_decl(r, owner) else self.inherited_bindings(r, owner, 0)
+            if bindings is None:
+                continue
+            own = declared_parameters(r.symbol.signature or "")
+            open_params = [p for p in declared_parameters(owner.symbol.signature or "") if p not in bindings]
+            if base is not None and own and (
+                any(mentions(text, p) for p in open_params) or any(v[0] in own for v in bindings.values())
+            ):
+                bindings = self.written_bindings(base, r, own, bindings, depth)
+            used = [p for p in bindings if mentions(text, p)]
+            if not used:
+                continue
+            results: list[Result] = [self.named(bindings[p][0], bindings[p][1], bindings[p][2]) for p in used]
+            rest = text
+            for p in used:  # what the member's own file says of the rest (`ValueObjectProps<…>`)
+                rest = re.sub(r"(?<![\w$.])" + re.escape(p) + r"(?![\w$])", "unknown", rest)
+            if type_names(rest, member.language):
+                results.append(self.named(rest, member.path, owner))
+            found = _combine([x for x in results if isinstance(x, list)])
+            if found:
+                return found
+        return None
+
+    def written_bindings(
+        self, base: TypeExpr, cls: StoredSymbol, params: list[str],
+        bindings: dict[str, tuple[str, str, StoredSymbol | None]], depth: int,
+    ) -> dict[str, tuple[str, str, StoredSymbol | None]]:
+        """`bindings` completed by the type arguments the receiver's declared type writes
+        for `cls` (`Paginated<UserEntity>` binds Paginated's `T`), where they are written."""
+        written = self.declared_text(base, depth + 1)
+        got = applied(written[0]) if written is not None else None
+        if written is None or got is None or got[0].rsplit(".", 1)[-1] != cls.symbol.name:
+            return bindings
+        explicit = {p: (got[1][i], written[1], written[2]) for i, p in enumerate(params) if i < len(got[1])}
+        if not bindings:
+            return explicit
+        return {k: explicit.get(v[0], v) for k, v in bindings.items()}
+
+    def inherited_bindings(self, cls: StoredSymbol, owner: StoredSymbol, depth: int) -> dict[str, tuple[str, str, StoredSymbol | None]] | None:
+        """TS: what `owner`'s type parameters stand for in `cls`, which extends it (maybe
+        through other classes) with type arguments: name -> (argument as written, the
+        file it is written in, the class there). None when `owner` is not reached."""
+        if depth > 6:
+            return None
+        for base, args in heritage(cls.symbol.signature or ""):
+            found = self.named(base, cls.path, cls)
+            for b in found if isinstance(found, list) else []:
+                if _same_decl(b, cls):
+                    continue
+                here = {p: (args[i], cls.path, cls) for i, p in enumerate(declared_parameters(b.symbol.signature or "")) if i < len(args)}
+                if _same_decl(b, owner):
+                    return here
+                deeper = self.inherited_bindings(b, owner, depth + 1)
+                if deeper is not None:
+                    # `class AggregateRoot<P> extends Entity<P>`: Entity's parameter is
+                    # whatever P is bound to below
+                    return {k: here.get(v[0], v) for k, v in deeper.items()}
+        return None
 
     def keyed_listener(self, fn: StoredSymbol, index: int, args: tuple[Arg, ...]) -> tuple[str, str, StoredSymbol | None] | None:
         """TS event emitters typed by a listener map: `on<U extends keyof WorkerListener>(
@@ -687,14 +937,15 @@ class Evaluator:
             owners = self.types_of(expr.base, depth + 1)
             if owners is EXTERNAL or not owners:
                 return owners, []
-            found, open_ = self.find_member(owners, expr.arg)  # type: ignore[arg-type]
+            found, open_ = self.find_member(owners, expr.arg, True)  # type: ignore[arg-type]
             return found or (EXTERNAL if open_ else None), owners  # type: ignore[return-value]
         if expr.op in ("named", "self", "defined"):
             return self.types_of(expr, depth), []
         return None, []
 
     def value_types(
-        self, ents: list[StoredSymbol], depth: int, owners: list[StoredSymbol] | None = None
+        self, ents: list[StoredSymbol], depth: int, owners: list[StoredSymbol] | None = None,
+        base: TypeExpr | None = None,
     ) -> Result:
         """Classes/modules stand for themselves; a field, property or variable for its
         declared (or assigned) type; a method for nothing (it is not called here)."""
@@ -706,16 +957,26 @@ class Evaluator:
             elif kind in CALLABLE_KINDS and e.language != "php":
                 # read, not called: a Python @property or a TS getter
                 text = self.returns_of(e)
+                bound = self.bound_type(text, e, owners, depth, base) if text and owners else None
+                if bound is not None:
+                    results.append(bound)
+                    continue
                 results.append(self.named(text, e.path, self.owner_class(e)) if text else None)
             elif kind in VALUE_KINDS:
-                text = self.unbound_generics(value_type(e.symbol.signature or "", e.symbol.name, e.language), e)
+                declared = value_type(e.symbol.signature or "", e.symbol.name, e.language)
+                bound = self.bound_type(declared, e, owners, depth, base) if declared and owners else None
+                if bound is not None:
+                    results.append(bound)
+                    continue
+                text = self.unbound_generics(declared, e)
                 if not text and e.language == "python":
                     text = self.lookup.assigned_type(e)
                 if not text:
                     text = _doc_tag(e.symbol.doc, "var")
                 if text:
                     results.append(self.named(text, e.path, self.owner_class(e)))
-                elif depth < 4 and e.language == "python" and e.symbol.kind is SymbolKind.FIELD:
+                elif depth < 4 and e.language == "python" and e.symbol.kind in (SymbolKind.FIELD, SymbolKind.VARIABLE):
+                    # a module-level `app = typer.Typer()` as much as a field's value
                     results.append(self.assigned_value(e, depth))
                 elif depth < 4 and e.language != "php":
                     results.append(self.called_value(e, depth))
@@ -813,7 +1074,34 @@ class Evaluator:
                 if found is None and self.language == "python":
                     found = self.type_alias(n, path, self_cls)
                 results.append(found)
+        if self.language in ("typescript", "tsx") and "<" in text:
+            results.extend(self.alias_arguments(text, path, self_cls))
         return _combine(results)
+
+    def alias_arguments(self, text: str, path: str, self_cls: StoredSymbol | None) -> list[Result]:
+        """TS: `DomainEventProps<UserCreatedEvent>` with `type DomainEventProps<T> =
+        Omit<T, 'id'> & {…}`: the alias exposes its argument's members, so the argument's
+        types count too (resolved where the text is written)."""
+        out: list[Result] = []
+        if self._aliases > 3:
+            return out
+        for part in (p for u in split_union(text) for p in split_top_level(u, "&")):
+            got = applied(part)
+            decl = self.global_name(got[0], path, classes_only=True) if got is not None and "." not in got[0] else None
+            for alias in decl if isinstance(decl, list) else []:
+                if alias.symbol.kind is not SymbolKind.TYPE or alias.language not in ("typescript", "tsx"):
+                    continue
+                params = declared_parameters(alias.symbol.signature or "")
+                value = self.lookup.alias_value(alias) if params else None
+                for p in exposed(value or "", params):
+                    i = params.index(p)
+                    if got is not None and i < len(got[1]):
+                        self._aliases += 1
+                        try:
+                            out.append(self.named(got[1][i], path, self_cls))
+                        finally:
+                            self._aliases -= 1
+        return out
 
     def type_alias(self, name: str, path: str, self_cls: StoredSymbol | None) -> Result:
         """Python: a name declared as a type alias (`HTTPProtocol: TypeAlias =
@@ -883,7 +1171,12 @@ class Evaluator:
         if target is not None:
             module = self.lookup.module_symbol(target, self.language)
             if module is not None and not self.named_import(target, module, name, path):
-                return [module]
+                # `import Maybe from 'true-myth/maybe'` (a package specifier the tsconfig
+                # maps to a file): what its `export default Maybe;` names, not the file
+                exported = self.default_export(f"{target}.{name}", name, path) if (
+                    module.symbol.qualified_name == target and self.language in _JS_LANGUAGES
+                ) else None
+                return exported or [module]
         # `import make_user as build`: the definition carries the imported name
         candidates = self.defs(target.replace("/", ".").rsplit(".", 1)[-1] if target else name)
         if classes_only:
@@ -903,7 +1196,7 @@ class Evaluator:
                 or self.package_reexport(target, 0)
             )
             if exported:
-                return exported
+                return self.checker_view(exported)
             return None if self.in_workspace(target) else EXTERNAL
         same_file = [c for c in candidates if c.path == path]
         if same_file and path == self.rel and self.language == "python":
@@ -925,23 +1218,39 @@ class Evaluator:
         definition (pyright answers so)."""
         if self.language != "python" or len(found) < 2:
             return found
+        found = self.checker_view(found)
         declared = [f for f in found if f.symbol.kind in CLASS_KINDS or f.symbol.kind in CALLABLE_KINDS]
         return _implementations(declared or found, self.lookup)
+
+    def checker_view(self, found: list[StoredSymbol]) -> list[StoredSymbol]:
+        """Python: of `if TYPE_CHECKING: Path = Annotated[…]` and `else: Path =
+        ParamShortcut(…)`, the checker's definition (pyright answers only that one)."""
+        if self.language != "python" or len(found) < 2:
+            return found
+        return [f for f in found if not self.lookup.runtime_only(f)] or found
 
     def visible_here(self, found: list[StoredSymbol]) -> list[StoredSymbol]:
         """Python: of a file's same-named definitions, those the position can see. A class
         or helper defined inside a function (every attrs test defines its own `C`) is
         seen only inside that function, and the innermost one shadows the rest."""
         line = self.site.range.start.line
-        functions = {
-            s.symbol.qualified_name: s for s in self.lookup.file_symbols(self.rel)
-            if s.symbol.kind in CALLABLE_KINDS
-        }
+        symbols = self.lookup.file_symbols(self.rel)
+        functions = {s.symbol.qualified_name: s for s in symbols if s.symbol.kind in CALLABLE_KINDS}
+        classes = {s.symbol.qualified_name: s for s in symbols if s.symbol.kind in CLASS_KINDS}
+        scopes: frozenset[int] | None = None
         depth: dict[int, int] = {}  # candidate index -> how deep its enclosing function sits
         for i, c in enumerate(found):
             fn = functions.get(c.symbol.container or "")
-            if fn is None:
-                depth[i] = 0  # module or class level
+            cls = classes.get(c.symbol.container or "")
+            if cls is not None:
+                # a nested class is seen in its class's body and the methods' signatures
+                # (`def paginate(self, p: Input)`), not in method bodies nor elsewhere
+                if scopes is None:
+                    scopes = self.lookup.class_scopes_at(self.rel, self.site.range.start)
+                if cls.symbol.selection_range.start.line in scopes:
+                    depth[i] = cls.symbol.qualified_name.count(".") + 1
+            elif fn is None:
+                depth[i] = 0  # module level
             elif fn.symbol.range.start.line <= line <= fn.symbol.range.end.line:
                 depth[i] = fn.symbol.qualified_name.count(".") + 1
         if not depth:
@@ -1075,10 +1384,24 @@ class Evaluator:
 
     # ---- members ----------------------------------------------------------------------
 
-    def find_member(self, owners: list[StoredSymbol], name: str) -> tuple[list[StoredSymbol], bool]:
+    def find_member(
+        self, owners: list[StoredSymbol], name: str, call: bool | None = None
+    ) -> tuple[list[StoredSymbol], bool]:
         """Members called `name` of the owners, nearest class of the hierarchy first.
         The flag says the hierarchy reaches outside the workspace (a vendor base), where
-        an unfound member may well live."""
+        an unfound member may well live. PHP keeps properties and methods apart: with
+        `call` known, `$this->collection` is a property (a trait's) before the class's own
+        `collection()` method; a hierarchy with only the other kind (Eloquent's
+        `$post->author` relation method) still answers."""
+        if call is not None and self.language == "php":
+            found, open_ = self._find_member(owners, name, call)
+            if found:
+                return found, open_
+        return self._find_member(owners, name, None)
+
+    def _find_member(
+        self, owners: list[StoredSymbol], name: str, call: bool | None
+    ) -> tuple[list[StoredSymbol], bool]:
         for owner in owners:
             if owner.symbol.kind is SymbolKind.MODULE and owner.language not in ("typescript", "tsx", "javascript"):
                 if owner.path.endswith(".pyi"):
@@ -1094,6 +1417,8 @@ class Evaluator:
                 if sub is not None:
                     return [sub], False
         candidates = self.defs(name)
+        if call is not None:
+            candidates = [c for c in candidates if (c.symbol.kind in CALLABLE_KINDS) == call]
         if not candidates:
             return [], False
         by_container: dict[str, list[StoredSymbol]] = {}
@@ -1165,16 +1490,27 @@ class Evaluator:
         names = base_names(cls.symbol.signature or "", cls.language, parent_only)
         if cls.language == "php" and not parent_only:
             names += self.lookup.class_traits(cls)
+        if cls.language in ("typescript", "tsx") and any(n in PASS_THROUGH for n in names):
+            # `interface Pending<T, E> extends Omit<TaskImpl<T, E>, 'value'>`: the members
+            # are TaskImpl's (less a few), so TaskImpl is the base
+            names = [n for n in names if n not in PASS_THROUGH] + [
+                n for head, args in heritage(cls.symbol.signature or "") if head in PASS_THROUGH and args
+                for n in type_names(args[0], cls.language)[:1]
+            ]
         if cls.symbol.kind is SymbolKind.TYPE and cls.language != "php":
             # `type Internal = Required<Omit<Options, 'x'>> & {…}`: the aliased types'
             # members are the alias's (its own `{…}` members are indexed under it)
             value = self.lookup.alias_value(cls)
             if value:
-                names += [n for n in type_names(value, cls.language) if n != cls.symbol.name]
+                # a conditional type's members are its results' (`T extends X ? A : B`)
+                parts = branches(value) if cls.language in ("typescript", "tsx") else [value]
+                names += [n for part in parts for n in type_names(part, cls.language) if n != cls.symbol.name]
         out: list[StoredSymbol] = []
         open_ = False
         for n in names:
-            got = self.named(n, cls.path, cls) if self.language == cls.language else None
+            # a .tsx test reaches .ts declarations: one language family, one name space
+            same = self.language == cls.language or {self.language, cls.language} <= _JS_LANGUAGES
+            got = self.named(n, cls.path, cls) if same else None
             if isinstance(got, list):
                 out.extend(g for g in got if g.symbol.qualified_name != cls.symbol.qualified_name)
             else:
@@ -1188,6 +1524,8 @@ _PY_ALIAS = re.compile(
     r"|=\s*((?:typing\.)?(?:Union|Optional)\[.+))$", re.DOTALL
 )
 _TYPE_GUARD = re.compile(r"^(?:typing\.|typing_extensions\.)?Type(?:Guard|Is)\[(.+)\]$", re.DOTALL)
+# `const err = ResultImpl.err` (the value is another name, nothing is called)
+_ALIAS_VALUE = re.compile(r"^(?:export\s+)?(?:const|let|var)\s+[\w$]+\s*=\s*([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+)\s*;?\s*$")
 _CALLED = re.compile(r"=\s*(?:await\s+)?([A-Za-z_$][\w$]*)\s*\(")
 
 _PY_TYPES = frozenset({
@@ -1245,6 +1583,11 @@ def absolute_module(written: str, importer: str) -> str:
     return ".".join([p for p in anchor if p] + ([rest] if rest else []))
 
 
+def _as_call(view: TypeExpr) -> TypeExpr:
+    """`d.items()` read as an ordinary method call (when `d` is no builtin container)."""
+    return TypeExpr("returns", base=TypeExpr("member", view.arg, view.base))
+
+
 def _implementations(found: list[StoredSymbol], lookup: Lookup) -> list[StoredSymbol]:
     """Python: `@overload` stubs give way to the implementation they describe (the
     one definition of that name in the same scope that is no overload); overloads
@@ -1291,12 +1634,18 @@ _JS_LANGUAGES = frozenset({"typescript", "tsx", "javascript", "jsx"})
 
 
 # array methods that answer one of the array's items
-_ARRAY_ITEM_METHODS = frozenset({"shift", "pop", "at", "find", "findLast"})
+# calls that give an item of their receiver: an array's (`shift`, `at`, …) or a Map's
+# value (`get`); a receiver that is no container falls through to its declared method
+_ARRAY_ITEM_METHODS = frozenset({"shift", "pop", "at", "find", "findLast", "get"})
 
 
 def _array_item_call(expr: TypeExpr) -> bool:
     base = expr.base
     return base is not None and base.op == "member" and base.arg in _ARRAY_ITEM_METHODS and base.base is not None
+
+
+def _same_decl(a: StoredSymbol, b: StoredSymbol) -> bool:
+    return a.path == b.path and a.symbol.qualified_name == b.symbol.qualified_name and a.symbol.selection_range == b.symbol.selection_range
 
 
 def _holds(r: Range, at: Position) -> bool:

@@ -22,6 +22,8 @@ from code_intel.indexing.languages import GRAMMARS, query
 from code_intel.indexing.model import Range
 from code_intel.indexing.source import SourceDocument, nearest_ancestor
 
+from .typing_text import PY_VIEWS
+
 # How far a chain of assignments (`a = b; b = c.d()`) is followed: only following a
 # binding counts, not the nesting of one expression (`await httpx.AsyncClient().get()`).
 _MAX_DEPTH = 6
@@ -34,6 +36,9 @@ class ArgShape(Enum):
 
     OBJECT = "object"
     FUNCTION = "function"
+    # a literal that is neither: a number, `true`, `null`, an array (`atom(0)` is not
+    # the overload taking a read function)
+    VALUE = "value"
 
 
 # one argument of a call: a string literal's value, a shape, or None (anything else)
@@ -56,7 +61,10 @@ class TypeExpr:
     `name:line` of its name), `guard` (Python: narrowed by `if f(x):` where `f`
     returns `TypeGuard[T]` / `TypeIs[T]`, `arg` names `f`; else `base`), `inherited`
     (PHP: parameter `$v` of method `m`, `arg` `m $v`, as the method it overrides
-    documents it; else `base`, its declared type).
+    documents it; else `base`, its declared type), `view` (Python: what the builtin
+    container method `arg` of `base` returns, `d.items()`), `narrowed` (PHP: checked by
+    `instanceof arg`, declared `base`), `excluding` (`base` but not `arg`: inside
+    `if (!$x instanceof arg) {…}`, in the `else:` of `if isinstance(x, arg):`).
     """
 
     op: str
@@ -192,6 +200,22 @@ class _Language:
     def same_name(self, ident: tree_sitter.Node, name: str) -> bool:
         return self.text(ident) == name
 
+    def branch_at(self, at: int, obj: tree_sitter.Node) -> str | None:
+        """Where `obj` lies relative to the `if` whose condition holds byte `at`: `then`
+        (its body), `else` (an `else`/`elif` branch), or None (elsewhere: after it)."""
+        node = self.doc.tree.root_node.descendant_for_byte_range(at, at)  # type: ignore[union-attr]
+        stmt = nearest_ancestor(node, frozenset({"if_statement"})) if node is not None else None
+        cond = stmt.child_by_field_name("condition") if stmt is not None else None
+        if stmt is None or cond is None or not cond.start_byte <= at < cond.end_byte:
+            return None
+        body = stmt.child_by_field_name("consequence") or stmt.child_by_field_name("body")
+        if body is not None and body.start_byte <= obj.start_byte < body.end_byte:
+            return "then"
+        for alt in stmt.children_by_field_name("alternative"):
+            if alt.start_byte <= obj.start_byte < alt.end_byte:
+                return "else"
+        return None
+
     def bound_in_body(self, scope: tree_sitter.Node, name: str, before: int) -> tree_sitter.Node | None:
         """The binding of `name` directly in `scope`'s body (not in nested functions).
         The query runs in C; only binding sites reach Python, not every node of a
@@ -255,6 +279,10 @@ def _python_module_ref(doc: SourceDocument, node: tree_sitter.Node) -> str | Non
 
 
 _PY_ASSIGNMENTS = frozenset({"assignment", "augmented_assignment"})
+_PY_CONTAINER_LITERALS = frozenset({"list", "dict", "set", "tuple"})
+_PY_COMPREHENSIONS = frozenset({"list_comprehension", "set_comprehension", "dictionary_comprehension", "generator_expression"})
+# builtins that copy an iterable's items into a new container
+_PY_COPIES = frozenset({"list", "tuple", "sorted", "reversed", "set", "frozenset", "iter", "enumerate", "next"})
 
 
 class _Python(_Language):
@@ -319,7 +347,14 @@ class _Python(_Language):
             pass
         if guard is not None and (found is None or guard.start() > found.start()):
             return TypeExpr("guard", guard.group(1).decode(), self.expr_type(obj, 0))
-        return TypeExpr("named", found.group(1).decode()) if found else None
+        if found is None:
+            return None
+        negated = re.search(rb"\bnot\s+\(?\s*$", head[: found.start()]) is not None
+        if _excluded(negated, self.branch_at(scope.start_byte + found.start(), obj)):
+            # `if isinstance(x, A): … else: x.m()`, `if not isinstance(x, A): x.m()`
+            declared = self.expr_type(obj, 0)
+            return TypeExpr("excluding", found.group(1).decode(), declared) if declared is not None else None
+        return TypeExpr("named", found.group(1).decode())
 
     def expr_type(self, node: tree_sitter.Node | None, depth: int) -> TypeExpr | None:
         if node is None or depth > _MAX_DEPTH:
@@ -348,6 +383,9 @@ class _Python(_Language):
             for t in reversed(found):
                 if t is not None:
                     result = t if result is None else TypeExpr("either", base=t, alt=result)
+            if result is None or (result.op == "named" and result.arg in _PY_CONTAINER_LITERALS):
+                # `picked = []` / `[… for …]` under an earlier `picked: list[Revision]`
+                return self.declared_before(node, name, bound) or result
             return result
         if t == "attribute":
             base = self.expr_type(node.child_by_field_name("object"), depth)
@@ -357,13 +395,55 @@ class _Python(_Language):
             fn = node.child_by_field_name("function")
             if fn is not None and fn.type == "identifier" and self.text(fn) == "super":
                 return TypeExpr("super")
+            args = node.child_by_field_name("arguments")
+            # `next(p for p in ps)`: the generator is the call's whole argument list
+            positional = [args] if args is not None and args.type == "generator_expression" else (
+                [a for a in args.named_children if a.type != "comment"] if args is not None else []
+            )
+            if fn is not None and self.text(fn) in ("cast", "typing.cast") and len(positional) == 2:
+                # `cast("Constraints", field_meta.constraints)`: the type it names
+                written = self.text(positional[0]).strip()
+                if positional[0].type == "string":
+                    written = written.strip("'\"")
+                return TypeExpr("named", written) if written else None
+            if (
+                fn is not None and fn.type == "identifier" and self.text(fn) in _PY_COPIES
+                and len(positional) == 1 and positional[0].type not in ("keyword_argument", "list_splat", "dictionary_splat")
+                and self.binding(fn, self.text(fn)) is None
+            ):
+                # `list(params.values())`, `sorted(routes)`: the same items as what is copied;
+                # `enumerate(routes)`: (index, item) pairs
+                if self.text(fn) == "next":
+                    # `next(p for p in command.params if …)`: what the generator yields
+                    arg = positional[0]
+                    if arg.type == "generator_expression":
+                        return self.expr_type(arg.child_by_field_name("body"), depth + 1)
+                    items = self.expr_type(arg, depth + 1)
+                    return TypeExpr("element", "iter", items) if items is not None else None
+                copied = self.expr_type(positional[0], depth)
+                if self.text(fn) == "enumerate":
+                    return TypeExpr("view", "enumerate", copied) if copied is not None else None
+                return copied
             callee = self.expr_type(fn, depth)
+            if callee is not None and callee.op == "member" and callee.arg in PY_VIEWS:
+                # `params.items()`: from `params`' declared container type when it has one
+                return TypeExpr("view", callee.arg, callee.base)
             return TypeExpr("returns", base=callee) if callee is not None else None
         if t in ("parenthesized_expression", "await", "conditional_expression") and node.named_child_count:
             # `await c.get()`: an async def's declared type is what await gives;
             # `A() if c else b`: the first branch
             return self.expr_type(node.named_children[0], depth)
+        if t == "boolean_operator" and self.text(node.child_by_field_name("operator")) == "or":
+            # `transport or HTTPTransport()`: the left side's type, else the right's
+            left = self.expr_type(node.child_by_field_name("left"), depth)
+            right = self.expr_type(node.child_by_field_name("right"), depth)
+            if left is not None and right is not None:
+                return TypeExpr("either", base=left, alt=right)
+            return left or right
         if t == "subscript":
+            if any(c.type == "slice" for c in node.children_by_field_name("subscript")):
+                # `unassigned[:]`: a copy of the container
+                return self.expr_type(node.child_by_field_name("value"), depth)
             # `self._spans[0]`, `layout["left"]`: an item of the container's type
             base = self.expr_type(node.child_by_field_name("value"), depth)
             return TypeExpr("element", "index", base) if base is not None else None
@@ -411,6 +491,9 @@ class _Python(_Language):
 
     def binding(self, node: tree_sitter.Node, name: str, before: int | None = None) -> tree_sitter.Node | None:
         """The binding in effect at `node` (or at byte `before` of its function)."""
+        own = self.comprehension_binding(node, name) if before is None else None
+        if own is not None:
+            return own
         scope = nearest_ancestor(node, self.function_types)
         while scope is not None:
             found = self._bound_in(scope, name, node.start_byte if before is None else before)
@@ -427,6 +510,38 @@ class _Python(_Language):
                     return self.binding(node, name, stmt.start_byte - 1)  # type: ignore[union-attr]
                 return found
             scope = nearest_ancestor(scope, self.function_types)
+        return None
+
+    def declared_before(self, node: tree_sitter.Node, name: str, bound: tree_sitter.Node) -> TypeExpr | None:
+        """`roots: list[Revision]` declared once, then `roots = [… for …]` in each branch:
+        the declaration types every later binding that says nothing itself."""
+        for _ in range(12):
+            earlier = self.binding(node, name, bound.start_byte - 1)
+            if earlier is None or earlier.start_byte >= bound.start_byte or _is_import_binding(earlier):
+                return None
+            bound = earlier
+            holder = bound.parent
+            ann = holder.child_by_field_name("type") if holder is not None and holder.type == "assignment" else None
+            if ann is not None and holder.child_by_field_name("left") == bound:  # type: ignore[union-attr]
+                return TypeExpr("named", self.text(ann))
+        return None
+
+    def comprehension_binding(self, node: tree_sitter.Node, name: str) -> tree_sitter.Node | None:
+        """`tuple(rev.revision for rev in heads)`: a comprehension's `for` binds its
+        variable for the whole comprehension, the expression written before it included
+        (an earlier `for rev in …` loop of the function is another variable)."""
+        cur = node.parent
+        while cur is not None and cur.type not in self.function_types:
+            if cur.type in _PY_COMPREHENSIONS:
+                for clause in cur.named_children:
+                    left = clause.child_by_field_name("left") if clause.type == "for_in_clause" else None
+                    right = clause.child_by_field_name("right") if left is not None else None
+                    if right is not None and right.start_byte <= node.start_byte < right.end_byte:
+                        continue  # `for x in x.items` reads the outer `x`
+                    for ident in _identifiers(left) if left is not None else []:
+                        if self.text(ident) == name:
+                            return ident
+            cur = cur.parent
         return None
 
     def _bound_in(self, scope: tree_sitter.Node, name: str, before: int) -> tree_sitter.Node | None:
@@ -457,6 +572,12 @@ class _Python(_Language):
                     out.append(ident.named_children[0] if ident.type == "dotted_name" else ident)
             return out
         return [node] if capture == "d" else _identifiers(node)
+
+
+def _excluded(negated: bool, branch: str | None) -> bool:
+    """A type check that says what the value is NOT where it is used: the `else` of a
+    positive check, or the body of a negated one."""
+    return branch == ("then" if negated else "else")
 
 
 def _identifiers(target: tree_sitter.Node) -> list[tree_sitter.Node]:
@@ -1031,6 +1152,8 @@ _ITEM_CALLBACKS = frozenset({"forEach", "map", "filter", "find", "findLast", "so
 _ARG_SHAPES = {
     "object": ArgShape.OBJECT, "arrow_function": ArgShape.FUNCTION,
     "function_expression": ArgShape.FUNCTION, "function": ArgShape.FUNCTION,
+    "number": ArgShape.VALUE, "true": ArgShape.VALUE, "false": ArgShape.VALUE,
+    "null": ArgShape.VALUE, "array": ArgShape.VALUE, "template_string": ArgShape.VALUE,
 }
 
 
@@ -1127,6 +1250,7 @@ _PHP_CLASS_POSITIONS = frozenset({
 class _Php(_Language):
     binding_query = """
     (assignment_expression left: (variable_name) @t)
+    (assignment_expression left: (list_literal (variable_name) @t))
     (foreach_statement) @f
     """
     identifiers = frozenset({"name"})
@@ -1250,7 +1374,20 @@ class _Php(_Language):
         found = None
         for found in re.finditer(written + rb"\s+instanceof\s+([\\\w]+)", head):
             pass
-        return TypeExpr("named", found.group(1).decode()) if found else None
+        if found is None:
+            return None
+        checked = found.group(1).decode()
+        # what the receiver is without the check (never narrowed again: no recursion)
+        declared = TypeExpr("self") if obj.type == "variable_name" and self.text(obj) == "$this" else (
+            self.expr_type(obj, 1) if obj.type == "variable_name" else
+            self.expr_type(obj, 0) if obj.type != "subscript_expression" else None
+        )
+        negated = re.search(rb"!\s*\(?\s*$", head[: found.start()]) is not None
+        if _excluded(negated, self.branch_at(start + found.start(), obj)):
+            # `if (!$m instanceof RequestMatcherInterface) { $m->match(…) }`: not that one
+            return TypeExpr("excluding", checked, declared) if declared is not None else None
+        # an unrelated class or interface adds to what the receiver is (an intersection)
+        return TypeExpr("narrowed", checked, declared)
 
     def scope_type(self, scope: tree_sitter.Node | None) -> TypeExpr | None:
         if scope is None:
@@ -1275,7 +1412,18 @@ class _Php(_Language):
             if narrowed is not None:
                 return narrowed
             bound = self.binding(node, name)
-            return self.binding_type(bound, depth) if bound is not None else None
+            found = self.binding_type(bound, depth) if bound is not None else None
+            for _ in range(3):
+                # `$imported = [$imported];` says nothing of the items: the earlier
+                # `/** @var RouteCollection[] $imported */` binding still does
+                if found is not None or bound is None or bound.parent is None or bound.parent.type != "assignment_expression":
+                    break
+                earlier = self.binding(node, name, bound.start_byte - 1)
+                if earlier is None or earlier.start_byte >= bound.start_byte:
+                    break
+                bound = earlier
+                found = self.binding_type(bound, depth)
+            return found
         if t in ("member_access_expression", "nullsafe_member_access_expression"):
             base = self.expr_type(node.child_by_field_name("object"), depth)
             name = self.text(node.child_by_field_name("name"))
@@ -1299,8 +1447,23 @@ class _Php(_Language):
             if fn is not None and fn.type in ("name", "qualified_name"):
                 return TypeExpr("returns", base=TypeExpr("global", self.text(fn)))
             return None
-        if t == "parenthesized_expression" and node.named_child_count:
+        if t in ("parenthesized_expression", "clone_expression") and node.named_child_count:
+            # `clone $route` is another of what `$route` is
             return self.expr_type(node.named_children[0], depth)
+        if t in ("binary_expression", "conditional_expression"):
+            # `$a ?? new Foo()`, `$c ? new Foo() : null`, `$f ?: $this->default()`
+            if t == "binary_expression":
+                op = node.child_by_field_name("operator")
+                if op is None or self.text(op) != "??":
+                    return None
+                values = [node.child_by_field_name("left"), node.child_by_field_name("right")]
+            else:
+                values = [node.child_by_field_name("body") or node.child_by_field_name("condition"),
+                          node.child_by_field_name("alternative")]
+            found = [x for x in (self.expr_type(v, depth + 1) for v in values if v is not None and v.type != "null") if x]
+            if len(found) > 1:
+                return TypeExpr("either", base=found[0], alt=found[1])
+            return found[0] if found else None
         if t == "subscript_expression" and node.named_child_count:
             # `if (!($options['cookies'] instanceof CookieJar)) { throw …; }` before it
             narrowed = self.narrowed(node)
@@ -1327,6 +1490,9 @@ class _Php(_Language):
                 # documented only on the method it overrides or implements
                 return TypeExpr("inherited", f"{self.text(name)} {self.text(bound)}", declared)
             return doc or declared
+        if holder.type == "list_literal" and holder.parent is not None and holder.parent.type == "assignment_expression":
+            # `/** @var FilesystemOperator $filesystem */ [$filesystem, $path] = …`
+            return self.docblock_type(holder.parent, bound)
         if holder.type == "assignment_expression":
             doc_type = self.docblock_type(holder, bound)
             if doc_type is not None:

@@ -95,10 +95,25 @@ def return_type(signature: str, language: str) -> str | None:
         m = re.match(r"@method\s+(?:static\s+)?([^\s(]+)\s+\w+\s*\(", signature)
         return m.group(1) if m else None
     if language == "python":
-        m = re.search(r"->\s*(.+?)\s*:?\s*$", signature)
+        m = re.search(r"->\s*(.+?)\s*:?\s*$", _without_comment(signature))
         return m.group(1) if m else None
     m = re.search(r"\)\s*:\s*([^{=]+?)\s*(?:=>|\{|;)?\s*$", signature)
     return m.group(1) if m else None
+
+
+def _without_comment(line: str) -> str:
+    """A Python line without its trailing comment (`-> list[X]:  # pragma: no cover`,
+    `name: str  # the user's name`), a `#` inside a string literal kept."""
+    quote = None
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#":
+            return line[:i].rstrip()
+    return line
 
 
 _CONTAINERS = re.compile(
@@ -135,6 +150,44 @@ def element_text(text: str, iterating: bool) -> str | None:
     return args[0] or None
 
 
+_MAPPINGS = frozenset({"Dict", "dict", "Mapping", "MutableMapping", "DefaultDict", "defaultdict", "OrderedDict"})
+# Python container methods whose result the container's own type arguments say
+PY_VIEWS = frozenset({"items", "values", "keys", "get", "pop", "setdefault", "copy"})
+
+
+def view_text(text: str, method: str) -> str | None:
+    """What a builtin container's method returns, written from the container's type:
+    `dict[str, ParamMeta]` `.items()` -> `list[tuple[str, ParamMeta]]`, `.values()` ->
+    `list[ParamMeta]`, `.get(k)` -> `ParamMeta`; `List[X]` `.pop()` -> `X`; `enumerate(…)`
+    of a `List[X]` -> `list[tuple[int, X]]`. None when the
+    text is no such container (a workspace class's own `items()` decides then)."""
+    if method == "enumerate":
+        item = element_text(text, True)
+        return f"list[tuple[int, {item}]]" if item else None
+    t = text.strip().strip("'\"")
+    m = re.fullmatch(r"(?:typing\.)?Optional\[(.*)\]", t)
+    if m:
+        t = m.group(1).strip()
+    parts = [p.strip() for p in re.split(r"\|(?![^\[]*\])", t)]
+    parts = [p for p in parts if p not in ("None", "")]
+    m = _CONTAINERS.fullmatch(parts[0]) if len(parts) == 1 else None
+    if m is None:
+        return None
+    kind, args = m.group(1), [a.strip() for a in split_top_level(m.group(2), ",")]
+    if method == "copy":
+        return parts[0]
+    if kind in _MAPPINGS:
+        if len(args) != 2:
+            return None
+        key, value = args
+        return {
+            "items": f"list[tuple[{key}, {value}]]", "values": f"list[{value}]", "keys": f"list[{key}]",
+        }.get(method, value)
+    if method == "pop" and kind in ("List", "list", "MutableSequence", "Set", "set", "Deque", "deque"):
+        return args[0] or None
+    return None
+
+
 def doc_type(doc: str | None, tag: str) -> str | None:
     """A docblock tag's type with its generic arguments (`@var array<int, Foo>`)."""
     if not doc or "@" + tag not in doc:
@@ -167,12 +220,14 @@ def _ts_element(t: str, iterating: bool) -> str | None:
     if one.endswith("[]"):
         inner = one[:-2].strip()
         return inner[1:-1].strip() if inner.startswith("(") and inner.endswith(")") else inner
-    m = re.fullmatch(r"(Array|ReadonlyArray|Set|ReadonlySet|Iterable|IterableIterator|Record)<(.*)>", one)
+    m = re.fullmatch(r"(Array|ReadonlyArray|Set|ReadonlySet|Iterable|IterableIterator|Record|Map|ReadonlyMap|WeakMap)<(.*)>", one, re.DOTALL)
     if m is None:
         php = _PHP_ITERABLE.fullmatch(one)  # PHP docblocks: `list<Foo>`, `array<int, Foo>`
         return [a.strip() for a in split_top_level(php.group(1), ",")][-1] if php else None
     args = [a.strip() for a in split_top_level(m.group(2), ",")]
-    if m.group(1) == "Record":
+    if m.group(1) in ("Record", "Map", "ReadonlyMap", "WeakMap"):
+        # a subscript (`Record`) or `map.get(k)`: the value; a loop over a Map gives
+        # `[key, value]` pairs, not one item type
         return "" if iterating or len(args) < 2 else args[1]
     if m.group(1) in ("Set", "ReadonlySet") and not iterating:
         return ""
@@ -345,14 +400,26 @@ def value_type(signature: str, name: str, language: str) -> str | None:
             return m.group(1)
         m = re.search(r"=\s*new\s+([\\\w]+)", sig)
         return m.group(1) if m else None
+    if language == "python":
+        sig = _without_comment(sig)
     # `name?: T`, `name!: T` (definitely assigned: `get!: HandlerInterface<E>`)
     m = re.search(re.escape(name) + r"[?!]?\s*:\s*([^=;]+?)\s*(?:=|;|$)", sig)
     if m and not m.group(1).startswith(("(", "{")):
         return m.group(1)
-    m = re.search(r"=\s*(?:new\s+|await\s+)?([A-Za-z_$][\w.$]*)\s*\(", sig)
+    m = re.search(r"=\s*(?:new\s+|await\s+)?([A-Za-z_$][\w.$]*)\s*(<[^()=;]*>)?\s*\(", sig)
     if m and (m.group(1)[:1].isupper() or "new " in sig) and _call_ends_value(sig, m.end() - 1):
-        return m.group(1)
+        # `new Map<string, Session>()`: the type arguments too (a Map's `get` gives a Session)
+        return m.group(1) + (m.group(2) or "" if language in ("typescript", "tsx") else "")
+    if language in ("typescript", "tsx"):
+        # `export const Task = TaskImpl as TaskConstructor;`: the asserted type
+        m = _AS_CAST.search(sig)
+        if m and m.group(1) != "const":
+            return m.group(1)
     return None
+
+
+# `= value as Type;` ending a declaration (the value's type is what is asserted)
+_AS_CAST = re.compile(r"=[^=].*?\bas\s+([A-Za-z_$][\w$.]*(?:<.*>)?)\s*;?\s*$", re.DOTALL)
 
 
 def _call_ends_value(sig: str, open_paren: int) -> bool:
@@ -391,6 +458,30 @@ def base_names(signature: str, language: str, parent_only: bool = False) -> list
         if m:
             names.extend(re.split(r"[<(]", p.strip(), maxsplit=1)[0].strip() for p in split_top_level(m.group(1), ","))
     return [n for n in names if n]
+
+
+def python_generic_bases(signature: str) -> tuple[list[str], list[tuple[str, list[str]]]]:
+    """A Python class's own type parameters and its bases with their type arguments:
+    `class DataclassFactory(BaseFactory[T], Generic[T])` -> (["T"], [("BaseFactory",
+    ["T"]), ("Generic", ["T"])]). The parameters are `Generic[...]`'s (or PEP 695's
+    `class C[T]`), else the bare names among the bases' arguments, in order."""
+    m = re.search(r"class\s+\w+\s*(\[[^\]]*\])?\s*\((.*)\)", signature)
+    if not m:
+        return [], []
+    bases: list[tuple[str, list[str]]] = []
+    for part in split_top_level(m.group(2), ","):
+        part = part.strip()
+        if not part or "=" in part or part.startswith("*"):
+            continue
+        head, _, rest = part.partition("[")
+        args = [a.strip() for a in split_top_level(rest[:-1], ",")] if rest.endswith("]") else []
+        bases.append((head.strip(), args))
+    if m.group(1):
+        params = [p.strip().split(":")[0].strip() for p in split_top_level(m.group(1)[1:-1], ",")]
+    else:
+        generic = next((args for name, args in bases if name.rsplit(".", 1)[-1] in ("Generic", "Protocol") and args), None)
+        params = generic or [a for _, args in bases for a in args if re.fullmatch(r"[A-Z]\w*", a)]
+    return list(dict.fromkeys(params)), bases
 
 
 _DECLARED_NAME = re.compile(r"\b(?:class|interface|trait|struct)\s+[\w$]+\s*<")

@@ -18,7 +18,6 @@ import re
 import threading
 from bisect import bisect_left
 from collections.abc import Callable
-from dataclasses import replace
 from operator import itemgetter
 from typing import Any
 
@@ -374,8 +373,11 @@ class PhpStrategy(TreeSitterStrategy):
     comment_types = frozenset({"comment"})
 
     def __init__(self) -> None:
+        from .laravel_links import _LINKS_QUERY  # builds on this module
+
         super().__init__()
         query(self.grammar_name, _RELATED_QUERY)
+        query(self.grammar_name, _LINKS_QUERY)
 
     def analyze(
         self, doc: SourceDocument, settings: ChunkSettings, lazy: bool = False
@@ -469,13 +471,9 @@ class PhpStrategy(TreeSitterStrategy):
                     SymbolKind.CONSTRUCTOR if name.lower() == "__construct" else SymbolKind.METHOD
                 )
             container = parent.qualified_name if parent else namespace_at(regions, node.start_byte)
-            d.symbol = replace(
-                s,
-                name=name,
-                kind=kind,
-                container=container,
-                qualified_name=self.qualify(container, name, kind),
-            )
+            # built directly: `dataclasses.replace` re-reads the class's fields per call
+            d.symbol = Symbol(name, kind, s.range, s.selection_range,
+                              self.qualify(container, name, kind), container, s.signature, s.doc)
             stack.append(d)
         return defs
 

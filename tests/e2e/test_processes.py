@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -86,7 +87,8 @@ def test_kill_9_of_index_leaves_no_worker(tmp_path, reap):
     deadline = time.monotonic() + 60
     workers: list[psutil.Process] = []
     while time.monotonic() < deadline and proc.poll() is None:
-        workers = [c for c in parent.children() if "spawn_main" in " ".join(c.cmdline())]
+        # forked workers carry the parent's command line, spawned ones `spawn_main`
+        workers = [c for c in parent.children() if "resource_tracker" not in " ".join(c.cmdline())]
         if len(workers) >= 2:
             break
         time.sleep(0.05)
@@ -96,6 +98,38 @@ def test_kill_9_of_index_leaves_no_worker(tmp_path, reap):
     proc.wait()
     left = wait_until_empty(proc.pid, GRACE_SECONDS)
     assert not left, f"still running {GRACE_SECONDS}s after kill -9 of index: {describe(left)}"
+
+
+def test_index_in_a_terminal_forks_its_workers_and_leaves_nothing(tmp_path, reap):
+    """With a progress bar on a terminal, `index` still forks its parser workers (no
+    refresh thread runs, see `indexing.workers`): they start with the parent's
+    grammars and queries instead of importing and compiling their own."""
+    import pty
+
+    root = make_tree(tmp_path / "big", files=200, functions=40)
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([EXE, "index", str(root)], start_new_session=True,
+                            stdin=follower, stdout=follower, stderr=follower)
+    os.close(follower)
+    reap(proc.pid)
+    parent = psutil.Process(proc.pid)
+    kinds: set[str] = set()
+    while proc.poll() is None:
+        try:
+            for child in parent.children():  # spawn: `spawn_main` workers + a resource tracker
+                line = " ".join(child.cmdline())
+                kinds.add("spawned" if "spawn_main" in line or "resource_tracker" in line else "forked")
+        except psutil.Error:
+            pass
+        try:  # drain the terminal so the progress bar never blocks on a full buffer
+            os.read(leader, 65536) if select.select([leader], [], [], 0.02)[0] else None
+        except OSError:
+            break
+    assert proc.wait(timeout=120) == 0
+    os.close(leader)
+    assert kinds == {"forked"}
+    left = wait_until_empty(proc.pid, 2.0)
+    assert not left, f"left running after index exited: {describe(left)}"
 
 
 def test_finished_index_leaves_nothing_running(tmp_path, reap):

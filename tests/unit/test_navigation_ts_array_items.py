@@ -48,3 +48,36 @@ def test_an_item_from_shift_or_at_is_the_arrays_item_type(live: LiveIndex):
 
 def test_the_value_of_an_entries_pair_in_a_for_of_is_an_item(live: LiveIndex):
     assert defs(live, "percent", 0) == [("source/index.ts", 1)]  # event.percent
+
+
+MAP_FILES = {
+    "src/session.ts": "export class Session {\n  userId = '';\n  close(): void {}\n}\n",
+    "src/registry.ts": (
+        "import { Session } from './session';\n"
+        "export class Registry {\n"
+        "  private sessions = new Map<string, Session>();\n"
+        "  private byUser: Map<string, Session> = new Map();\n"
+        "  get(id: string): Registry {\n    return this;\n  }\n"
+        "  close(id: string): void {\n"
+        "    this.sessions.get(id)?.close();\n"
+        "    const s = this.byUser.get(id)!;\n"
+        "    console.log(s.userId);\n"
+        "  }\n}\n"
+    ),
+    "src/other.ts": "export class Other {\n  userId = '';\n  close(): void {}\n}\n",
+}
+
+
+@pytest.fixture(scope="module")
+def map_live(tmp_path_factory: pytest.TempPathFactory) -> LiveIndex:
+    return indexed_tree(tmp_path_factory.mktemp("tsmapitems") / "repo", MAP_FILES)
+
+
+def test_a_map_s_get_gives_its_value_type(map_live: LiveIndex):
+    lines = MAP_FILES["src/registry.ts"].splitlines()
+    n = next(i for i, line in enumerate(lines) if "?.close()" in line)
+    _, found = map_live.resolve("src/registry.ts", n, lines[n].index("close") + 1)
+    assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("src/session.ts", 2)]
+    n = next(i for i, line in enumerate(lines) if "s.userId" in line)
+    _, found = map_live.resolve("src/registry.ts", n, lines[n].index("userId") + 1)
+    assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("src/session.ts", 1)]

@@ -160,3 +160,42 @@ def test_references_are_not_cut_at_a_thousand(tmp_path):
     live = indexed_tree(tmp_path / "repo", files)
     answer = references_at(live, "lib/types.ts", 0, len("export type R"))
     assert len([r for r in answer.resolved if r.path == "lib/commander.ts"]) == 1201  # + the import
+
+
+ATOM = {
+    "src/vanilla/atom.ts": (
+        "type Getter = <V>(a: V) => V\n"
+        "type Read<Value> = (get: Getter) => Value\n"
+        "type Write<Args extends unknown[], Result> = (get: Getter, ...args: Args) => Result\n"
+        "export function atom<Value, Args extends unknown[], Result>(read: Read<Value>, write: Write<Args, Result>): Value\n"
+        "export function atom<Value>(read: Read<Value>): Value\n"
+        "export function atom<Value, Args extends unknown[], Result>(initialValue: Value, write: Write<Args, Result>): Value\n"
+        "export function atom<Value>(initialValue: Value): Value\n"
+        "export function atom<Value>(read: Value | Read<Value>, write?: unknown) {\n"
+        "  return read\n"
+        "}\n"
+    ),
+    "tests/atom.test.tsx": (
+        "import { atom } from '../src/vanilla/atom'\n"
+        "const countAtom = atom(0)\n"
+        "const flagAtom = atom(false)\n"
+        "const listAtom = atom([1, 2])\n"
+        "const doubled = atom((get) => get(countAtom) * 2)\n"
+        "const reset = atom(null, (_get, set) => set)\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def atom_live(tmp_path_factory: pytest.TempPathFactory) -> LiveIndex:
+    return indexed_tree(tmp_path_factory.mktemp("tsatom") / "repo", ATOM)
+
+
+def test_a_literal_argument_is_not_a_function_parameter(atom_live: LiveIndex):
+    # jotai's `atom(0)` is the `initialValue: Value` overload, not `read: Read<Value>`
+    # (a function type through an alias); before: the first overload of arity 1
+    lines = ATOM["tests/atom.test.tsx"].splitlines()
+    want = {1: 6, 2: 6, 3: 6, 4: 4, 5: 5}
+    for n, line in want.items():
+        _, found = atom_live.resolve("tests/atom.test.tsx", n, lines[n].index("atom(") + 1)
+        assert [(s.path, s.symbol.selection_range.start.line) for s in found] == [("src/vanilla/atom.ts", line)], n

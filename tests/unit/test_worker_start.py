@@ -1,0 +1,80 @@
+"""How parser workers start: forked with what the parent warmed when the parent runs
+one thread, spawned (nothing inherited) when other threads could hold a lock."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+
+import pytest
+from code_intel.indexing import workers
+
+WARMED: list[str] = []
+
+
+def probe(_: int) -> list[str]:
+    """Runs in a worker: what it inherited of this module's state."""
+    return list(WARMED)
+
+
+@pytest.fixture
+def single_threaded(monkeypatch):
+    monkeypatch.setattr(workers.threading, "active_count", lambda: 1)
+
+
+def test_one_thread_forks_and_the_workers_start_with_the_warm_up(single_threaded):
+    WARMED.clear()
+    assert workers.start_method() == "fork"
+    with workers.parser_pool(2, warm=lambda: WARMED.append("php queries")) as pool:
+        seen = list(pool.map(probe, range(4)))
+    assert seen == [["php queries"]] * 4  # a spawned worker would see an empty list
+
+
+def test_another_thread_means_spawn_and_no_warm_up_in_this_process():
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        WARMED.clear()
+        assert workers.start_method() == "spawn"
+        with workers.parser_pool(1, warm=lambda: WARMED.append("x")) as pool:
+            seen = list(pool.map(probe, range(2)))
+        assert WARMED == [] and seen == [[], []]
+    finally:
+        stop.set()
+        other.join()
+
+
+_AFTER_WARM_UP = r"""
+import sys
+import tree_sitter
+from code_intel.indexing.analyze import analyze_source
+from code_intel.indexing.chunking import ChunkSettings
+from code_intel.indexing.discovery import Candidate
+from code_intel.indexing.sync import _Job, _warm
+
+path = sys.argv[1]
+_warm([_Job(Candidate("app/Post.php", path, 0, 0), None, ChunkSettings())])
+compiled = []
+real = tree_sitter.Query
+tree_sitter.Query = lambda *a: compiled.append(a) or real(*a)
+analysis = analyze_source("app/Post.php", open(path, "rb").read())
+print(len(compiled), len(analysis.symbols))
+"""
+
+
+def test_after_the_warm_up_a_php_file_compiles_no_query(tmp_path):
+    """What a forked worker inherits is all it needs: analysing a PHP class with a
+    typed method, a relation and a route() call compiles nothing more."""
+    php = tmp_path / "Post.php"
+    php.write_text(
+        "<?php\nnamespace App;\nuse Illuminate\\Database\\Eloquent\\Model;\n"
+        "class Post extends Model {\n"
+        "    /** @return \\Illuminate\\Support\\Collection */\n"
+        "    public function author(User $u) { return $this->belongsTo(User::class); }\n"
+        "    public function url() { return route('posts.show', $this); }\n}\n"
+    )
+    out = subprocess.run([sys.executable, "-c", _AFTER_WARM_UP, str(php)],
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert out[0] == "0" and int(out[1]) >= 3
