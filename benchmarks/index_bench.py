@@ -44,6 +44,13 @@ first build's name indexes built after the load (issue 13 item 4, idx4php; 00:52
 four helpers on the 2 cores, load 5-7): `--baseline-cli` (main's venv, best of 2) Laravel
 src/ CPU 4.55 s -> 3.90 s (0.86x), wall 9.76 s -> 7.51 s; sympy CPU unchanged within noise
 (9.47 vs 9.51 s). SQLite writes of Laravel's rows in one process 0.46 s -> 0.36 s.
+With the Python pass's remaining binding round-trips cut (idx4py: definitions' ranges
+from the walk's points, nested imports and type strings from one compiled descent per
+keyword or quoted name instead of `Node.parent` per level, `import` found by
+`bytes.find`): analysis + rows interleaved per file, main's frozen build vs this one
+alternating, 3 runs each on sympy (01:27, load 4-7): 2.07x -> 1.87x the parse (the
+part above the parse -18 %); Laravel src/ 4.16x -> 4.00x. Whole `code-intel index`
+CPU, 12 alternating runs each: 10.1 s vs 9.9 s mean, inside its +-15 % noise.
 
 With `--laravel` (a checkout of laravel/framework; its `src/` is indexed) the PHP
 peer runs too: `code-intel index` from spawn to exit against Intelephense from spawn

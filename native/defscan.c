@@ -354,11 +354,22 @@ static int def_visit(const DefQuery *q, const DefLevel *levels, size_t depth, Py
         PyObject *tree = ((BNode *)root_obj)->tree;
         PyObject *d = def_new_node(Py_TYPE(root_obj), node, tree);
         PyObject *name = d ? def_new_node(Py_TYPE(root_obj), caps[0], tree) : NULL;
-        PyObject *item = name ? Py_BuildValue("(INN)", ri, d, name) : NULL;
-        if (item == NULL) {
-            if (name == NULL) Py_XDECREF(d);
+        PyObject *ids = name ? Py_BuildValue("(NN)", PyLong_FromVoidPtr((void *)node.id),
+                                             PyLong_FromVoidPtr((void *)caps[0].id)) : NULL;
+        if (ids == NULL) {
+            Py_XDECREF(d);
+            Py_XDECREF(name);
             return -1;
         }
+        /* Bytes and points of D and its name, so the caller builds the symbol's ranges
+         * without asking the binding for them node by node. */
+        TSPoint ds = ts_node_start_point(node), de = ts_node_end_point(node);
+        TSPoint ns = ts_node_start_point(caps[0]), ne = ts_node_end_point(caps[0]);
+        PyObject *item = Py_BuildValue(
+            "(INNN(IIIIIIIIIIII))", ri, d, name, ids, ts_node_start_byte(node), ts_node_end_byte(node),
+            ds.row, ds.column, de.row, de.column, ts_node_start_byte(caps[0]), ts_node_end_byte(caps[0]),
+            ns.row, ns.column, ne.row, ne.column);
+        if (item == NULL) return -1;
         int appended = PyList_Append(out, item);
         Py_DECREF(item);
         if (appended < 0) return -1;
@@ -378,8 +389,9 @@ typedef struct {
     DefStatus inherited;
 } DefFrame;
 
-/* defs(root, handle, data) -> [(rule index, D node, name node)] in walk order, or None
- * when a rule matches one D in more than one way (the caller then runs the engine).
+/* defs(root, handle, data) -> [(rule index, D node, name node, (D id, name id), (D start byte,
+ * end byte, start row, column, end row, column, then the same six of the name))] in walk
+ * order, or None when a rule matches one D in more than one way (the caller then runs the engine).
  * The walk reads the runtime's subtrees directly (as WALK_KINDS does): the cursor's
  * bookkeeping cost more than the matching. */
 static PyObject *refscan_defs(PyObject *self, PyObject *args) {

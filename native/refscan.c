@@ -1061,12 +1061,17 @@ done:
 }
 
 #include "defscan.c"
+#include "enclosing.c"
 
 static PyMethodDef methods[] = {
     {"compile_defs", refscan_compile_defs, METH_VARARGS,
      "compile_defs(node, rules) -> handle matching definition patterns (see native/defscan.c)."},
+    {"enclosing", refscan_enclosing, METH_VARARGS,
+     "enclosing(root, starts, ends, targets, contexts, max_up) -> [(target start, end, context "
+     "index or -1, context node or None, target node) or None] per span."},
     {"defs", refscan_defs, METH_VARARGS,
-     "defs(root, handle, data) -> [(rule, definition node, name node)], or None when ambiguous."},
+     "defs(root, handle, data) -> [(rule, definition node, name node, ids, bytes and points)], "
+     "or None when ambiguous."},
     {"pack", refscan_pack, METH_VARARGS,
      "pack(path, refs, sep) -> the store's packed rows, one per name (store.pack_references)."},
     {"compile", refscan_compile, METH_VARARGS,

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import islice, pairwise
 from operator import attrgetter
 from typing import Any, ClassVar, Protocol
 
 import tree_sitter
 
 from ..languages import parser_for, query
-from ..model import Chunk, FileAnalysis, Reference, Symbol, SymbolKind
+from ..model import Chunk, FileAnalysis, Position, Range, Reference, Symbol, SymbolKind
 from ..source import SourceDocument
 from . import defscan, refscan
 
@@ -128,27 +128,30 @@ def uncovered_windows(
     doc: SourceDocument, spans: list[tuple[int, int]], settings: ChunkSettings
 ) -> list[Chunk]:
     """Line windows over runs of (five non-blank or more) lines that no span of
-    (first, last) lines covers, so nothing is silently left out of search."""
-    covered = bytearray(len(doc.lines) + 1)
+    (first, last) lines covers, so nothing is silently left out of search. Spans mark
+    a byte per line by slice and the free runs are found by searching those bytes:
+    nested chunks cover the same lines many times, which a loop per line paid for."""
+    lines = doc.lines
+    n = len(lines)
+    covered = bytearray(n)
     for start, end in spans:
-        for line in range(start, min(end, len(doc.lines) - 1) + 1):
-            covered[line] = 1
+        stop = min(end, n - 1) + 1
+        if stop > start:
+            covered[start:stop] = b"\x01" * (stop - start)
     out: list[Chunk] = []
-    run_start: int | None = None
-    for line in range(len(doc.lines) + 1):
-        free = line < len(doc.lines) and not covered[line]
-        if free and run_start is None:
-            run_start = line
-        elif not free and run_start is not None:
-            text = doc.lines_text(run_start, line - 1)
-            if sum(1 for ln in text.splitlines() if ln.strip()) >= MIN_WINDOW_LINES:
-                out.extend(
-                    c
-                    for w in line_windows(doc, settings, run_start, line - 1, "block")
-                    for c in split_oversized(w, settings)
-                )
-            run_start = None
+    for run in _FREE_LINES.finditer(covered):
+        first, last = run.start(), run.end() - 1
+        if len(list(islice(filter(str.strip, lines[first : last + 1]), MIN_WINDOW_LINES))) < MIN_WINDOW_LINES:
+            continue
+        out.extend(
+            c
+            for w in line_windows(doc, settings, first, last, "block")
+            for c in split_oversized(w, settings)
+        )
     return out
+
+
+_FREE_LINES = re.compile(rb"\x00+")
 
 
 class ParsedStrategy:
@@ -249,6 +252,23 @@ def _reference_name(raw: bytes, sigil: bool) -> tuple[str, int] | None:
     if not name or not (name[0].isalpha() or name[0] in "_$\\#"):
         return None
     return (name.lstrip("$") if sigil else name), (-1 if b"\n" in raw else len(raw))
+
+
+#: (definition node, name node, kind, `defscan.Where`): one definition as the pass reads it.
+DefinitionMatch = tuple[tree_sitter.Node, tree_sitter.Node, SymbolKind, defscan.Where]
+_KINDS = {k.value: k for k in SymbolKind}
+
+
+def _outermost_first(m: DefinitionMatch) -> tuple[int, int]:
+    return m[3][0], -m[3][1]
+
+
+def _where(node: tree_sitter.Node, name: tree_sitter.Node) -> defscan.Where:
+    """`defscan.Where` of a match the query engine found."""
+    (sr, sc), (er, ec) = node.start_point, node.end_point
+    (nsr, nsc), (ner, nec) = name.start_point, name.end_point
+    return (node.start_byte, node.end_byte, sr, sc, er, ec,
+            name.start_byte, name.end_byte, nsr, nsc, ner, nec)
 
 
 _COMMENT_PREFIX = re.compile(r"^\s*(/\*\*?|\*/|\*|//+|#+|--)\s?")
@@ -396,38 +416,51 @@ class TreeSitterStrategy:
         span: tuple[int, int] | None = None,
     ) -> list[_Def]:
         """`span` (bytes lo..hi, whole top-level statements) limits the pass to the
-        definitions inside it: an edited buffer re-reads only the statements it changed."""
+        definitions inside it: an edited buffer re-reads only the statements it changed.
+        Ranges and names come from each match's bytes and points (`defscan.Where`), so
+        the pass asks the binding nothing about the two nodes."""
         ordered = (self._definition_nodes_compiled(doc, root) if span is None else None)
         if ordered is None:
             ordered = self._definition_nodes(doc, root, span)
-        stack: list[_Def] = []
+        data = doc.data
+        non_ascii = doc.first_non_ascii
+        utf16 = doc.utf16_column
+        stack: list[tuple[int, Symbol]] = []  # (end byte, symbol) of the open definitions
         defs: list[_Def] = []
-        for node, name_node, kind in ordered:
-            while stack and stack[-1].node.end_byte <= node.start_byte:
+        for node, name_node, kind, where in ordered:
+            sb, eb, sr, sc, er, ec, nsb, neb, nsr, nsc, ner, nec = where
+            while stack and stack[-1][0] <= sb:
                 stack.pop()
-            parent = stack[-1].symbol if stack else None
+            parent = stack[-1][1] if stack else None
             kind = self.adjust_kind(kind, parent)
-            name = doc.node_text(name_node)
+            name = data[nsb:neb].decode("utf-8", errors="replace")
             container = parent.qualified_name if parent else prefix
+            if non_ascii:
+                sc, ec, nsc, nec = (
+                    utf16(sr, sc) if sr in non_ascii else sc,
+                    utf16(er, ec) if er in non_ascii else ec,
+                    utf16(nsr, nsc) if nsr in non_ascii else nsc,
+                    utf16(ner, nec) if ner in non_ascii else nec,
+                )
             symbol = Symbol(
-                name=name,
-                kind=kind,
-                range=doc.node_range(node),
-                selection_range=doc.node_range(name_node),
-                qualified_name=self.qualify(container, name, kind),
-                container=container,
-                signature=self.signature(doc, node),
-                doc=self.docstring(doc, node),
+                name,
+                kind,
+                Range(Position(sr, sc), Position(er, ec)),
+                Range(Position(nsr, nsc), Position(ner, nec)),
+                self.qualify(container, name, kind),
+                container,
+                self.signature(doc, node),
+                self.docstring(doc, node),
             )
-            d = _Def(node, name_node, symbol)
-            defs.append(d)
-            stack.append(d)
+            defs.append(_Def(node, name_node, symbol))
+            stack.append((eb, symbol))
         return defs
 
     def _definition_nodes(
         self, doc: SourceDocument, root: tree_sitter.Node, span: tuple[int, int] | None
-    ) -> list[tuple[tree_sitter.Node, tree_sitter.Node, SymbolKind]]:
-        """(definition, name, kind) from the query engine, outermost first at a start."""
+    ) -> list[DefinitionMatch]:
+        """(definition, name, kind, where) from the query engine, outermost first at a
+        start."""
         cursor = tree_sitter.QueryCursor(query(self.grammar_name, self.definitions_query))
         if span is not None:
             cursor.set_byte_range(*span)
@@ -448,34 +481,35 @@ class TreeSitterStrategy:
             except ValueError:
                 continue
             found[node.id] = (node, captures["name"][0], kind)
-        return sorted(found.values(), key=lambda t: (t[0].start_byte, -t[0].end_byte))
+        return [
+            (node, name, kind, _where(node, name))
+            for node, name, kind in sorted(found.values(), key=lambda t: (t[0].start_byte, -t[0].end_byte))
+        ]
 
     def _definition_nodes_compiled(
         self, doc: SourceDocument, root: tree_sitter.Node
-    ) -> list[tuple[tree_sitter.Node, tree_sitter.Node, SymbolKind]] | None:
+    ) -> list[DefinitionMatch] | None:
         """`_definition_nodes` from the compiled walk (`defscan`), or None where its
         answer could differ from the engine's: one node matched as two definitions, or
         two definitions over the same bytes (their order would be the engine's)."""
         matches = defscan.definitions(root, self.grammar_name, self.definitions_query, doc.data)
         if matches is None:
             return None
-        found: dict[int, tuple[tree_sitter.Node, tree_sitter.Node, SymbolKind]] = {}
-        keys: dict[int, str] = {}
-        for def_key, node, name_node in matches:
-            seen = keys.get(node.id)
+        found: dict[int, DefinitionMatch] = {}
+        keys: dict[int, tuple[str, int]] = {}  # definition id -> (capture, name id)
+        for def_key, node, name_node, (node_id, name_id), where in matches:
+            seen = keys.get(node_id)
             if seen is not None:
-                if seen != def_key or found[node.id][1].id != name_node.id:
+                if seen != (def_key, name_id):
                     return None
                 continue
-            keys[node.id] = def_key
-            try:
-                kind = SymbolKind(def_key.split(".", 1)[1])
-            except ValueError:
-                continue
-            found[node.id] = (node, name_node, kind)
-        ordered = sorted(found.values(), key=lambda t: (t[0].start_byte, -t[0].end_byte))
+            keys[node_id] = (def_key, name_id)
+            kind = _KINDS.get(def_key.partition(".")[2])
+            if kind is not None:
+                found[node_id] = (node, name_node, kind, where)
+        ordered = sorted(found.values(), key=_outermost_first)
         for a, b in pairwise(ordered):
-            if a[0].start_byte == b[0].start_byte and a[0].end_byte == b[0].end_byte:
+            if a[3][0] == b[3][0] and a[3][1] == b[3][1]:
                 return None
         return ordered
 

@@ -227,12 +227,19 @@ def _handle(root: tree_sitter.Node, grammar_name: str, source: str) -> tuple[Any
         return _compiled[key]
 
 
+#: (definition id, name id) and (start byte, end byte, start row, start column, end row,
+#: end column) of the definition, then the same six of its name: what the definitions
+#: pass reads of both nodes, handed over by the walk instead of asked of the binding.
+Ids = tuple[int, int]
+Where = tuple[int, int, int, int, int, int, int, int, int, int, int, int]
+
+
 def definitions(
     root: tree_sitter.Node, grammar_name: str, source: str, data: bytes
-) -> list[tuple[str, tree_sitter.Node, tree_sitter.Node]] | None:
-    """(`definition.*` capture, definition node, name node) for every match, in tree
-    order, or None where the engine must run (not built, unsupported query, a pattern
-    matching one node in two ways)."""
+) -> list[tuple[str, tree_sitter.Node, tree_sitter.Node, Ids, Where]] | None:
+    """(`definition.*` capture, definition node, name node, ids, where) for every match,
+    in tree order, or None where the engine must run (not built, unsupported query, a
+    pattern matching one node in two ways)."""
     if not refscan.AVAILABLE or type(root) is not tree_sitter.Node:
         return None
     compiled = _handle(root, grammar_name, source)
@@ -242,4 +249,4 @@ def definitions(
     found = refscan._refscan.defs(root, handle, data)  # type: ignore[union-attr]
     if found is None:
         return None
-    return [(kinds[i], node, name) for i, node, name in found]
+    return [(kinds[i], node, name, ids, where) for i, node, name, ids, where in found]

@@ -13,40 +13,59 @@ import re
 
 import tree_sitter
 
-# a quoted identifier-ish text: `"URL"`, `'pkg.Client'`, `"A | None"`
-_CANDIDATE = re.compile(rb"""(["'])([A-Za-z_][\w.]*(?:\s*\|\s*[A-Za-z_][\w.]*)*)\1""")
+from . import refscan
+
+# a quoted identifier-ish text: `"URL"`, `'pkg.Client'`, `"A | None"`. Possessive
+# (`*+`): what a run takes, giving back could never match (a quote, `|` or a letter
+# must follow), and not trying halves the scan of every quote in a tree.
+_CANDIDATE = re.compile(rb"""(["'])([A-Za-z_][\w.]*+(?:\s*+\|\s*+[A-Za-z_][\w.]*+)*+)\1""")
 _NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _NOT_TYPES = frozenset({"None"})
+
+
+#: The ancestors that decide whether a string stands where a type does (see `_decides`).
+_DECIDING = ("type", "keyword_argument", "subscript", "assignment", "call",
+             "function_definition", "class_definition", "block", "module")
+_MAX_UP = 8  # ancestors looked at above the string
 
 
 def _in_type_context(node: tree_sitter.Node) -> bool:
     """Whether a string node stands where a type (or an `__all__` entry) does."""
     cur = node.parent
-    for _ in range(8):
+    for _ in range(_MAX_UP):
         if cur is None:
             return False
-        t = cur.type
-        if t == "type":
-            return True
-        if t == "keyword_argument":
-            name = cur.child_by_field_name("name")
-            return name is not None and name.text == b"bound"
-        if t == "subscript":
-            value = cur.child_by_field_name("value")
-            text = value.text or b"" if value is not None else b""
-            last = text.rsplit(b".", 1)[-1]
-            return last[:1].isupper()  # `Union[...]`, `typing.Optional[...]`, not `d["k"]`
-        if t == "assignment":
-            left = cur.child_by_field_name("left")
-            return left is not None and left.text == b"__all__"
-        if t in ("call", "function_definition", "class_definition", "block", "module"):
-            return False
+        if cur.type in _DECIDING:
+            return _decides(cur)
         cur = cur.parent
     return False
 
 
+def _decides(cur: tree_sitter.Node) -> bool:
+    """What the nearest deciding ancestor says about the string below it."""
+    t = cur.type
+    if t == "type":
+        return True
+    if t == "keyword_argument":
+        name = cur.child_by_field_name("name")
+        return name is not None and name.text == b"bound"
+    if t == "subscript":
+        value = cur.child_by_field_name("value")
+        text = value.text or b"" if value is not None else b""
+        last = text.rsplit(b".", 1)[-1]
+        return last[:1].isupper()  # `Union[...]`, `typing.Optional[...]`, not `d["k"]`
+    if t == "assignment":
+        left = cur.child_by_field_name("left")
+        return left is not None and left.text == b"__all__"
+    return False  # call, function_definition, class_definition, block, module
+
+
 def _names(data: bytes, node: tree_sitter.Node) -> list[tuple[int, int, str]]:
-    m = _CANDIDATE.fullmatch(data, node.start_byte, node.end_byte)
+    return _names_in(data, node.start_byte, node.end_byte)
+
+
+def _names_in(data: bytes, lo: int, hi: int) -> list[tuple[int, int, str]]:
+    m = _CANDIDATE.fullmatch(data, lo, hi)
     if m is None:
         return []
     start = m.start(2)
@@ -63,8 +82,18 @@ def _names(data: bytes, node: tree_sitter.Node) -> list[tuple[int, int, str]]:
 def type_strings(data: bytes, root: tree_sitter.Node) -> list[tuple[int, int, str]]:
     """(start byte, end byte, name) of each name written in such a string; a dotted name
     counts as its last segment's occurrence (`"pkg.Client"` -> `Client`)."""
+    candidates = list(_CANDIDATE.finditer(data))
+    if not candidates:
+        return []
     out: list[tuple[int, int, str]] = []
-    for m in _CANDIDATE.finditer(data):
+    found = _enclosing_strings(root, candidates)
+    if found is not None:
+        for m, hit in zip(candidates, found, strict=True):
+            if hit is None or hit[0] != m.start() or hit[3] is None or not _decides(hit[3]):
+                continue
+            out.extend(_names_in(data, hit[0], hit[1]))
+        return out
+    for m in candidates:
         node = root.named_descendant_for_byte_range(*m.span(2))
         while node is not None and node.type != "string":
             node = node.parent
@@ -72,6 +101,15 @@ def type_strings(data: bytes, root: tree_sitter.Node) -> list[tuple[int, int, st
             continue
         out.extend(_names(data, node))
     return out
+
+
+def _enclosing_strings(
+    root: tree_sitter.Node, candidates: list[re.Match[bytes]]
+) -> list[refscan.Enclosing] | None:
+    """Per candidate, the string node over its text and the ancestor that decides it,
+    from the compiled helper; None where it cannot run (the loop above then asks the
+    binding, a `Node.parent` descent per level)."""
+    return refscan.enclosing(root, [m.span(2) for m in candidates], ("string",), _DECIDING, _MAX_UP)
 
 
 def type_string_at(data: bytes, root: tree_sitter.Node, offset: int) -> tuple[int, int, str] | None:

@@ -150,3 +150,27 @@ def scan(
     return _refscan.scan(  # type: ignore[union-attr]
         root, handle, data, name_starts, starts, ends, containers, sigil, utf16, Reference
     )
+
+
+#: Per span: (start byte, end byte, index of the deciding context or -1, that context's
+#: node or None, the target node), or None when no target encloses the span.
+Enclosing = tuple[int, int, int, tree_sitter.Node | None, tree_sitter.Node] | None
+
+
+def enclosing(
+    root: tree_sitter.Node,
+    spans: list[tuple[int, int]],
+    targets: tuple[str, ...],
+    contexts: tuple[str, ...],
+    max_up: int,
+) -> list[Enclosing] | None:
+    """For each byte span (lo, hi): the nearest node of a `targets` type at or above the
+    smallest named node over it (as `named_descendant_for_byte_range` and `Node.parent`
+    find it), and the first of its next `max_up` ancestors of a `contexts` type. One
+    compiled descent from the root per span, where each `Node.parent` step is a descent
+    of its own (native/enclosing.c). None where the extension cannot run here."""
+    if not AVAILABLE or type(root) is not tree_sitter.Node:
+        return None
+    return _refscan.enclosing(  # type: ignore[union-attr]
+        root, [lo for lo, _ in spans], [hi for _, hi in spans], targets, contexts, max_up
+    )

@@ -30,12 +30,12 @@ def _doc(language: str, data: bytes, path: str = "m.py") -> SourceDocument:
 
 
 def _both(strategy: TreeSitterStrategy, doc: SourceDocument):
-    """(compiled, engine) as comparable (node id, name id, kind) lists; compiled None
-    when the walk declined."""
+    """(compiled, engine) as comparable (node id, name id, kind, bytes and points) lists;
+    compiled None when the walk declined."""
     root = doc.tree.root_node
     compiled = strategy._definition_nodes_compiled(doc, root)
     engine = strategy._definition_nodes(doc, root, None)
-    key = lambda triples: [(n.id, m.id, k) for n, m, k in triples]
+    key = lambda matches: [(n.id, m.id, k, where) for n, m, k, where in matches]
     return (None if compiled is None else key(compiled)), key(engine)
 
 
@@ -72,7 +72,7 @@ def test_a_keyword_step_names_the_anonymous_class():
     doc = _doc("php", src, "m.php")
     compiled, engine = _both(strategy, doc)
     assert compiled is not None and compiled == engine
-    first, name, _ = strategy._definition_nodes_compiled(doc, doc.tree.root_node)[0]
+    first, name, _, _ = strategy._definition_nodes_compiled(doc, doc.tree.root_node)[0]
     assert (first.type, name.text) == ("anonymous_class", b"class")
 
 
@@ -96,11 +96,11 @@ def test_a_node_with_many_children_is_matched_below_it():
     source = "(module (function_definition name: (identifier) @name)) @definition.module"
     doc = _doc("python", src)
     found = defscan.definitions(doc.tree.root_node, "python", source, src)
-    assert found is not None and [(k, n.type, m.text) for k, n, m in found] == [
+    assert found is not None and [(k, n.type, m.text) for k, n, m, _, _ in found] == [
         ("definition.module", "module", b"only")
     ]
     engine = tree_sitter.QueryCursor(query("python", source)).matches(doc.tree.root_node)
-    assert [c["name"][0].id for _, c in engine] == [m.id for _, _, m in found]
+    assert [c["name"][0].id for _, c in engine] == [m.id for _, _, m, _, _ in found]
 
 
 def test_a_pattern_matching_one_node_two_ways_leaves_it_to_the_engine():
