@@ -19,10 +19,20 @@ def indexed_tree(root: Path, files: Mapping[str, str]) -> LiveIndex:
     return index
 
 
-def definitions_at(live: LiveIndex, files: Mapping[str, str], rel: str, needle: str, word: str) -> list[StoredSymbol]:
-    """What a definition request answers on `word`, on the first line of `files[rel]`
-    holding `needle` (the first `word` from `needle` on)."""
+def position_of(files: Mapping[str, str], rel: str, needle: str, word: str) -> tuple[int, int]:
+    """(line, column) inside `word`, on the first line of `files[rel]` holding `needle`
+    (the first `word` from `needle` on)."""
     lines = files[rel].splitlines()
     n = next(i for i, line in enumerate(lines) if needle in line)
-    _, found = live.resolve(rel, n, lines[n].index(word, lines[n].index(needle)) + 1)
+    return n, lines[n].index(word, lines[n].index(needle)) + 1
+
+
+def definitions_at(live: LiveIndex, files: Mapping[str, str], rel: str, needle: str, word: str) -> list[StoredSymbol]:
+    """What a definition request answers on `word` (see `position_of`)."""
+    _, found = live.resolve(rel, *position_of(files, rel, needle, word))
     return found
+
+
+def target_lines(live: LiveIndex, files: Mapping[str, str], rel: str, needle: str, word: str) -> list[tuple[str, int]]:
+    """The definitions' (path, name line) for `word` (see `position_of`)."""
+    return [(s.path, s.symbol.selection_range.start.line) for s in definitions_at(live, files, rel, needle, word)]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from code_intel.lsp_server.live_index import LiveIndex
 
-from tests.unit.source_tree import indexed_tree
+from tests.unit.source_tree import indexed_tree, position_of
 
 FILES = {
     "tsconfig.json": '{ "compilerOptions": { "paths": { "lib/*": ["./src/*.ts"] } } }\n',
@@ -41,9 +41,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> LiveIndex:
 
 
 def _at(rel: str, needle: str, word: str) -> tuple[int, int]:
-    lines = FILES[rel].splitlines()
-    n = next(i for i, line in enumerate(lines) if needle in line)
-    return n, lines[n].index(word, lines[n].index(needle)) + 1
+    return position_of(FILES, rel, needle, word)
 
 
 def where(live: LiveIndex, rel: str, needle: str, word: str) -> list[tuple[str, int]]:

@@ -9,7 +9,7 @@ import pytest
 from code_intel.lsp_server.live_index import LiveIndex
 from code_intel.lsp_server.references import references_at
 
-from tests.unit.source_tree import indexed_tree
+from tests.unit.source_tree import indexed_tree, position_of, target_lines
 
 FILES = {
     "src/hono-base.ts": (
@@ -40,14 +40,11 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> LiveIndex:
 
 
 def _at(rel: str, needle: str, word: str) -> tuple[int, int]:
-    lines = FILES[rel].splitlines()
-    n = next(i for i, line in enumerate(lines) if needle in line)
-    return n, lines[n].index(word, lines[n].index(needle)) + 1
+    return position_of(FILES, rel, needle, word)
 
 
 def where(live: LiveIndex, rel: str, needle: str, word: str) -> list[tuple[str, int]]:
-    _, found = live.resolve(rel, *_at(rel, needle, word))
-    return [(s.path, s.symbol.selection_range.start.line) for s in found]
+    return target_lines(live, FILES, rel, needle, word)
 
 
 def test_members_through_a_class_exported_under_another_name(live: LiveIndex):

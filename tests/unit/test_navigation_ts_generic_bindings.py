@@ -11,7 +11,7 @@ import pytest
 from code_intel.lsp_server.live_index import LiveIndex
 from code_intel.lsp_server.ts_generics import applied, declared_parameters, exposed, heritage
 
-from tests.unit.source_tree import indexed_tree
+from tests.unit.source_tree import indexed_tree, target_lines
 
 FILES = {
     "src/ddd/entity.base.ts": (
@@ -67,15 +67,8 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> LiveIndex:
     return indexed_tree(tmp_path_factory.mktemp("tsgen") / "repo", FILES)
 
 
-def _at(rel: str, needle: str, word: str) -> tuple[int, int]:
-    lines = FILES[rel].splitlines()
-    n = next(i for i, line in enumerate(lines) if needle in line)
-    return n, lines[n].index(word, lines[n].index(needle)) + 1
-
-
 def where(live: LiveIndex, rel: str, needle: str, word: str) -> list[tuple[str, int]]:
-    _, found = live.resolve(rel, *_at(rel, needle, word))
-    return [(s.path, s.symbol.selection_range.start.line) for s in found]
+    return target_lines(live, FILES, rel, needle, word)
 
 
 def test_a_field_typed_by_a_type_parameter_bound_two_bases_up(live: LiveIndex):

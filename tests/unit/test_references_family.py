@@ -10,7 +10,7 @@ import pytest
 from code_intel.lsp_server.live_index import LiveIndex
 from code_intel.lsp_server.references import references_at
 
-from tests.unit.source_tree import indexed_tree
+from tests.unit.source_tree import indexed_tree, position_of
 
 H = "src/Monolog/Handler/"
 FILES = {
@@ -65,9 +65,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> LiveIndex:
 
 
 def _at(rel: str, needle: str, word: str) -> tuple[int, int]:
-    lines = FILES[rel].splitlines()
-    n = next(i for i, line in enumerate(lines) if needle in line)
-    return n, lines[n].index(word, lines[n].index(needle)) + 1
+    return position_of(FILES, rel, needle, word)
 
 
 def test_references_of_an_override_cover_its_family(live: LiveIndex):
