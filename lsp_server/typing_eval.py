@@ -768,7 +768,13 @@ class Evaluator:
             used = [p for p in bindings if mentions(text, p)]
             if not used:
                 continue
-            results: list[Result] = [self.named(bindings[p][0], bindings[p][1], bindings[p][2]) for p in used]
+            # a type literal written as the argument (`RequestResultSafeDestructure<{user:
+            # User}>`): the index keeps its keys as members of the declaration writing it
+            results: list[Result] = [
+                [bindings[p][2]] if bindings[p][0].startswith("{") and bindings[p][2] is not None
+                else self.named(bindings[p][0], bindings[p][1], bindings[p][2])
+                for p in used
+            ]
             rest = text
             for p in used:  # what the member's own file says of the rest (`ValueObjectProps<…>`)
                 rest = re.sub(r"(?<![\w$.])" + re.escape(p) + r"(?![\w$])", "unknown", rest)
@@ -800,7 +806,7 @@ class Evaluator:
         file it is written in, the class there). None when `owner` is not reached."""
         if depth > 6:
             return None
-        for base, args in heritage(cls.symbol.signature or ""):
+        for base, args in heritage(cls.symbol.signature or "") + self.alias_heritage(cls):
             found = self.named(base, cls.path, cls)
             for b in found if isinstance(found, list) else []:
                 if _same_decl(b, cls):
@@ -814,6 +820,16 @@ class Evaluator:
                     # whatever P is bound to below
                     return {k: here.get(v[0], v) for k, v in deeper.items()}
         return None
+
+    def alias_heritage(self, alias: StoredSymbol) -> list[tuple[str, list[str]]]:
+        """TS: `type AuthResponse = RequestResultSafeDestructure<{user: User}>` binds the
+        applied alias' parameters as `extends` would (each applied part of a union or
+        intersection)."""
+        if alias.symbol.kind is not SymbolKind.TYPE or alias.language not in ("typescript", "tsx"):
+            return []
+        value = self.lookup.alias_value(alias) or ""
+        parts = [p for u in split_union(value) for p in split_top_level(u, "&")]
+        return [got for got in map(applied, parts) if got is not None]
 
     def keyed_listener(self, fn: StoredSymbol, index: int, args: tuple[Arg, ...]) -> tuple[str, str, StoredSymbol | None] | None:
         """TS event emitters typed by a listener map: `on<U extends keyof WorkerListener>(
