@@ -979,6 +979,11 @@ class Evaluator:
                     continue
                 results.append(self.named(text, e.path, self.owner_class(e)) if text else None)
             elif kind in VALUE_KINDS:
+                if e.language in ("typescript", "tsx") and _typed_in_place(e):
+                    # `options?: { skipBrowserRedirect?: boolean }`: the index keeps the
+                    # literal's keys as members of the property itself
+                    results.append([e])
+                    continue
                 declared = value_type(e.symbol.signature or "", e.symbol.name, e.language)
                 bound = self.bound_type(declared, e, owners, depth, base) if declared and owners else None
                 if bound is not None:
@@ -1653,6 +1658,17 @@ _JS_LANGUAGES = frozenset({"typescript", "tsx", "javascript", "jsx"})
 # calls that give an item of their receiver: an array's (`shift`, `at`, …) or a Map's
 # value (`get`); a receiver that is no container falls through to its declared method
 _ARRAY_ITEM_METHODS = frozenset({"shift", "pop", "at", "find", "findLast", "get"})
+
+
+def _typed_in_place(member: StoredSymbol) -> bool:
+    """TS: a property whose declared type is a type literal written there (`options?: {
+    redirectTo?: string }`, maybe `| undefined`), not an index signature or mapped type."""
+    sig = member.symbol.signature or ""
+    m = re.search(r"(?<![\w$])" + re.escape(member.symbol.name) + r"[?!]?\s*:\s*\{", sig)
+    if m is None or sig[m.end():].lstrip().startswith("["):
+        return False
+    declared = sig[m.end() - 1:].split("=", 1)[0] if "=>" not in sig else sig[m.end() - 1:]
+    return len([p for p in split_union(declared.strip().rstrip(";,")) if p not in NULLISH]) == 1
 
 
 def _array_item_call(expr: TypeExpr) -> bool:
