@@ -1085,14 +1085,26 @@ class _Js(_Language):
                 return self.assigned_later(bound, depth)
             return self.expr_type(value, depth + 1)
         if holder.type in ("object_pattern", "pair_pattern"):
-            # `const {options} = request` / `const {options: o} = this`: that member
-            key = bound if holder.type == "object_pattern" else holder.child_by_field_name("key")
-            pattern = holder if holder.type == "object_pattern" else holder.parent
-            decl = pattern.parent if pattern is not None else None
-            if key is None or decl is None or decl.type != "variable_declarator" or decl.child_by_field_name("name") != pattern:
-                return None
-            base = self.expr_type(decl.child_by_field_name("value"), depth + 1)
-            return TypeExpr("member", self.text(key), base) if base is not None else None
+            # `const {options} = request` / `const {options: o} = this`: that member;
+            # nested, `const { data: { user } } = await client.getUser()`: a member's member
+            keys: list[str] = []
+            node: tree_sitter.Node | None = bound
+            while holder is not None and holder.type in ("object_pattern", "pair_pattern"):
+                key = node if holder.type == "object_pattern" else holder.child_by_field_name("key")
+                pattern = holder if holder.type == "object_pattern" else holder.parent
+                if key is None or pattern is None or pattern.type != "object_pattern":
+                    return None
+                keys.append(self.text(key))
+                up = pattern.parent
+                if up is not None and up.type == "pair_pattern" and up.child_by_field_name("value") == pattern:
+                    node, holder = pattern, up
+                    continue
+                if up is None or up.type != "variable_declarator" or up.child_by_field_name("name") != pattern:
+                    return None
+                base = self.expr_type(up.child_by_field_name("value"), depth + 1)
+                for k in reversed(keys):
+                    base = TypeExpr("member", k, base) if base is not None else None
+                return base
         return None
 
     def binding(self, node: tree_sitter.Node, name: str) -> tree_sitter.Node | None:

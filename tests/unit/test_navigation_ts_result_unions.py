@@ -52,6 +52,8 @@ FILES = {
         "  expect(data.session.refresh_token).toBeTruthy()\n"
         "  const found = await client.getUser()\n"
         "  expect(found.data.user.id).toBeTruthy()\n"
+        "  const { error: failed, data: { user } } = await client.getUser()\n"
+        "  expect(user.email).toBeTruthy()\n"
         "})\n"
     ),
     # same-named members elsewhere: a guess by name cannot tell
@@ -93,3 +95,8 @@ def test_the_key_typed_by_a_workspace_interface_continues(live: LiveIndex) -> No
 def test_a_result_not_destructured(live: LiveIndex) -> None:
     assert where(live, "test/client.test.ts", "found.data.user.id", "user") == [("src/lib/types.ts", 22)]
     assert where(live, "test/client.test.ts", "found.data.user.id", "id") == [("src/lib/types.ts", 10)]
+
+
+def test_a_nested_destructuring(live: LiveIndex) -> None:
+    assert where(live, "test/client.test.ts", "user.email", "user") == [("test/client.test.ts", 8)]
+    assert where(live, "test/client.test.ts", "user.email", "email") == [("src/lib/types.ts", 11)]
