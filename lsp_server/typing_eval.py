@@ -188,12 +188,17 @@ class Evaluator:
             return found
         if site.new:
             return [d for d in found if d.symbol.kind is SymbolKind.CLASS] or found
-        if site.args is None or any(d.symbol.kind not in CALLABLE_KINDS for d in found):
+        return found if site.args is None else self.first_fit(found, site.args)
+
+    def first_fit(self, found: list[StoredSymbol], args: tuple[Arg, ...]) -> list[StoredSymbol]:
+        """The first overload (in source order) of one function the arguments fit, TS's
+        own rule; all of them when they are no overload set or none fits for sure."""
+        if len(found) < 2 or any(d.symbol.kind not in CALLABLE_KINDS for d in found):
             return found
         if len({(d.path, d.symbol.container) for d in found}) != 1:
             return found
         for d in sorted(found, key=lambda d: d.symbol.selection_range.start.line):
-            if self.accepts(d, site.args):
+            if self.accepts(d, args):
                 return [d]
         return found
 
@@ -234,9 +239,34 @@ class Evaluator:
             if isinstance(arg, ArgShape):
                 if not self.fits_shape(arg, declared, fn.path):
                     return False
+            elif isinstance(arg, TypeExpr):
+                if not self.fits_value(arg, declared, fn.path):
+                    return False
             elif not self.fits_string(arg, declared, fn.path):
                 return False
         return True
+
+    def fits_value(self, arg: TypeExpr, text: str, path: str) -> bool:
+        """Whether a value of the type `arg` may be passed where `text` is declared;
+        False only when sure: every type the parameter names is a workspace type strictly
+        below all of the argument's (an `Atom<V>` where `WritableAtom<V, A, R>`, which
+        extends it, is wanted: its required members are missing)."""
+        got = self.types_of(arg, 2)
+        if not isinstance(got, list) or not got or any(g.symbol.kind not in CLASS_KINDS for g in got):
+            return True
+        mine = {g.symbol.qualified_name for g in got}
+        for part in split_union(text):
+            head = applied(part)
+            name = head[0] if head is not None else part.strip()
+            if not re.fullmatch(r"[A-Za-z_$][\w$.]*", name):
+                return True
+            found = self.global_name(name, path, classes_only=True)
+            if not isinstance(found, list) or len(found) != 1 or found[0].symbol.kind not in CLASS_KINDS:
+                return True
+            above = self.ancestor_names(found[0])
+            if found[0].symbol.qualified_name in mine or not mine <= above:
+                return True
+        return False
 
     def fits_shape(self, shape: ArgShape, text: str, path: str, depth: int = 0) -> bool:
         """Whether an object literal or a function may be passed where `text` is
@@ -470,6 +500,8 @@ class Evaluator:
             # `export const err = ResultImpl.err;`, `err: typeof ResultImpl.err`: what is
             # called is the function the value stands for
             callees = [a for c in callees for a in (self.aliased(c) or [c])]  # type: ignore[union-attr]
+            if expr.args is not None and self.language in _JS_LANGUAGES:
+                callees = self.first_fit(callees, expr.args)
             for c in callees:
                 if c.symbol.kind in CLASS_KINDS:
                     out.append(c)
