@@ -1114,6 +1114,8 @@ class Evaluator:
     def named(self, text: str, path: str, self_cls: StoredSymbol | None) -> Result:
         """A type as written in `path` -> workspace classes, EXTERNAL, or None."""
         names = type_names(text, self.language)
+        if not names and self.language in _JS_LANGUAGES and _literal_types(text):
+            return None  # `{ data: {…} } | {…}` written in place: no class, not outside either
         if not names:
             return EXTERNAL if text.strip() else None
         results: list[Result] = []
@@ -1690,6 +1692,12 @@ _JS_LANGUAGES = frozenset({"typescript", "tsx", "javascript", "jsx"})
 # calls that give an item of their receiver: an array's (`shift`, `at`, …) or a Map's
 # value (`get`); a receiver that is no container falls through to its declared method
 _ARRAY_ITEM_METHODS = frozenset({"shift", "pop", "at", "find", "findLast", "get"})
+
+
+def _literal_types(text: str) -> bool:
+    """TS: a type written as (a union of) object type literals."""
+    parts = [p for p in split_union(text.strip().lstrip("|").strip()) if p not in NULLISH]
+    return bool(parts) and all(p.startswith("{") and p.endswith("}") for p in parts)
 
 
 def _typed_in_place(member: StoredSymbol) -> bool:

@@ -56,6 +56,17 @@ FILES = {
         "  expect(user.email).toBeTruthy()\n"
         "})\n"
     ),
+    # a callback's parameter typed by a union of literals written in place, destructured
+    "src/lock.ts": (
+        "export interface Lease {\n  expires_at?: number\n}\n"
+        "export async function withLease<R>(\n"
+        "  fn: (result: { data: { lease: Lease }; error: null } | { data: { lease: null }; error: Error }) => Promise<R>,\n"
+        "): Promise<R> {\n  return fn(null as never)\n}\n"
+        "export async function tick() {\n"
+        "  return withLease(async (result) => {\n"
+        "    const {\n      data: { lease },\n    } = result\n"
+        "    return lease?.expires_at\n  })\n}\n"
+    ),
     # same-named members elsewhere: a guess by name cannot tell
     "src/other.ts": (
         "export class Other {\n  user = 1\n  session = 2\n  email = 'e'\n  refresh_token = 't'\n  id = 3\n}\n"
@@ -100,3 +111,8 @@ def test_a_result_not_destructured(live: LiveIndex) -> None:
 def test_a_nested_destructuring(live: LiveIndex) -> None:
     assert where(live, "test/client.test.ts", "user.email", "user") == [("test/client.test.ts", 8)]
     assert where(live, "test/client.test.ts", "user.email", "email") == [("src/lib/types.ts", 11)]
+
+
+def test_a_literal_union_written_in_place_is_no_outside_type(live: LiveIndex) -> None:
+    # not resolved through the literals, but not taken for a type outside the workspace
+    assert ("src/lock.ts", 1) in where(live, "src/lock.ts", "lease?.expires_at", "expires_at")
