@@ -1695,9 +1695,12 @@ _ARRAY_ITEM_METHODS = frozenset({"shift", "pop", "at", "find", "findLast", "get"
 
 
 def _literal_types(text: str) -> bool:
-    """TS: a type written as (a union of) object type literals."""
+    """TS: a type written as (a union of) object type literals with named keys (an
+    index signature `{ [k: string]: string }` names none: its keys are nobody's)."""
     parts = [p for p in split_union(text.strip().lstrip("|").strip()) if p not in NULLISH]
-    return bool(parts) and all(p.startswith("{") and p.endswith("}") for p in parts)
+    return bool(parts) and all(
+        p.startswith("{") and p.endswith("}") and not p[1:].lstrip().startswith("[") for p in parts
+    )
 
 
 def _typed_in_place(member: StoredSymbol) -> bool:

@@ -40,6 +40,8 @@ FILES = {
         "  }\n"
         "}\n"
         "export const other = { retries: 2, timeout: 3 }\n"
+        "export function fromUrl(params: { [parameter: string]: string }) {\n"
+        "  return params.redirectTo\n}\n"
     ),
 }
 
@@ -63,3 +65,8 @@ def test_a_key_of_a_nested_literal_type(live: LiveIndex) -> None:
     ]
     assert where(live, "src/client.ts", "credentials.options?.redirectTo", "redirectTo") == [("src/lib/types.ts", 3)]
 
+
+
+def test_a_key_of_an_index_signature_is_nobody_s(live: LiveIndex) -> None:
+    # `params: { [parameter: string]: string }`: not a guess among same-named keys
+    assert where(live, "src/client.ts", "params.redirectTo", "redirectTo") == []
