@@ -366,6 +366,25 @@ PROJECTS = [
         ("src", "tests"),
         held_out=True,
     ),
+    # held out, seventh round (nav7ts): pinned and measured on main 70ffc50 before any change.
+    # auth-js (a typed SDK) is then looked at; h3 (an HTTP framework) is the control, its
+    # misses unread until the final build is measured
+    Project(
+        "auth-js",
+        "typescript",
+        "https://github.com/supabase/auth-js",
+        "25c6b427162b47f9089e0c9d2389d4ee1ca12343",
+        ("src", "test"),
+        held_out=True,
+    ),
+    Project(
+        "h3",
+        "typescript",
+        "https://github.com/unjs/h3",
+        "ac609aae8fa93947b564de55e2d1a6bec5ad18ad",
+        ("src", "test"),
+        held_out=True,
+    ),
 ]
 
 EXTENSIONS = {"python": (".py",), "typescript": (".ts", ".tsx"), "php": (".php",)}

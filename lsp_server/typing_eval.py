@@ -188,12 +188,17 @@ class Evaluator:
             return found
         if site.new:
             return [d for d in found if d.symbol.kind is SymbolKind.CLASS] or found
-        if site.args is None or any(d.symbol.kind not in CALLABLE_KINDS for d in found):
+        return found if site.args is None else self.first_fit(found, site.args)
+
+    def first_fit(self, found: list[StoredSymbol], args: tuple[Arg, ...]) -> list[StoredSymbol]:
+        """The first overload (in source order) of one function the arguments fit, TS's
+        own rule; all of them when they are no overload set or none fits for sure."""
+        if len(found) < 2 or any(d.symbol.kind not in CALLABLE_KINDS for d in found):
             return found
         if len({(d.path, d.symbol.container) for d in found}) != 1:
             return found
         for d in sorted(found, key=lambda d: d.symbol.selection_range.start.line):
-            if self.accepts(d, site.args):
+            if self.accepts(d, args):
                 return [d]
         return found
 
@@ -234,9 +239,34 @@ class Evaluator:
             if isinstance(arg, ArgShape):
                 if not self.fits_shape(arg, declared, fn.path):
                     return False
+            elif isinstance(arg, TypeExpr):
+                if not self.fits_value(arg, declared, fn.path):
+                    return False
             elif not self.fits_string(arg, declared, fn.path):
                 return False
         return True
+
+    def fits_value(self, arg: TypeExpr, text: str, path: str) -> bool:
+        """Whether a value of the type `arg` may be passed where `text` is declared;
+        False only when sure: every type the parameter names is a workspace type strictly
+        below all of the argument's (an `Atom<V>` where `WritableAtom<V, A, R>`, which
+        extends it, is wanted: its required members are missing)."""
+        got = self.types_of(arg, 2)
+        if not isinstance(got, list) or not got or any(g.symbol.kind not in CLASS_KINDS for g in got):
+            return True
+        mine = {g.symbol.qualified_name for g in got}
+        for part in split_union(text):
+            head = applied(part)
+            name = head[0] if head is not None else part.strip()
+            if not re.fullmatch(r"[A-Za-z_$][\w$.]*", name):
+                return True
+            found = self.global_name(name, path, classes_only=True)
+            if not isinstance(found, list) or len(found) != 1 or found[0].symbol.kind not in CLASS_KINDS:
+                return True
+            above = self.ancestor_names(found[0])
+            if found[0].symbol.qualified_name in mine or not mine <= above:
+                return True
+        return False
 
     def fits_shape(self, shape: ArgShape, text: str, path: str, depth: int = 0) -> bool:
         """Whether an object literal or a function may be passed where `text` is
@@ -470,6 +500,8 @@ class Evaluator:
             # `export const err = ResultImpl.err;`, `err: typeof ResultImpl.err`: what is
             # called is the function the value stands for
             callees = [a for c in callees for a in (self.aliased(c) or [c])]  # type: ignore[union-attr]
+            if expr.args is not None and self.language in _JS_LANGUAGES:
+                callees = self.first_fit(callees, expr.args)
             for c in callees:
                 if c.symbol.kind in CLASS_KINDS:
                     out.append(c)
@@ -768,7 +800,13 @@ class Evaluator:
             used = [p for p in bindings if mentions(text, p)]
             if not used:
                 continue
-            results: list[Result] = [self.named(bindings[p][0], bindings[p][1], bindings[p][2]) for p in used]
+            # a type literal written as the argument (`RequestResultSafeDestructure<{user:
+            # User}>`): the index keeps its keys as members of the declaration writing it
+            results: list[Result] = [
+                [bindings[p][2]] if bindings[p][0].startswith("{") and bindings[p][2] is not None
+                else self.named(bindings[p][0], bindings[p][1], bindings[p][2])
+                for p in used
+            ]
             rest = text
             for p in used:  # what the member's own file says of the rest (`ValueObjectProps<…>`)
                 rest = re.sub(r"(?<![\w$.])" + re.escape(p) + r"(?![\w$])", "unknown", rest)
@@ -800,7 +838,7 @@ class Evaluator:
         file it is written in, the class there). None when `owner` is not reached."""
         if depth > 6:
             return None
-        for base, args in heritage(cls.symbol.signature or ""):
+        for base, args in heritage(cls.symbol.signature or "") + self.alias_heritage(cls):
             found = self.named(base, cls.path, cls)
             for b in found if isinstance(found, list) else []:
                 if _same_decl(b, cls):
@@ -814,6 +852,16 @@ class Evaluator:
                     # whatever P is bound to below
                     return {k: here.get(v[0], v) for k, v in deeper.items()}
         return None
+
+    def alias_heritage(self, alias: StoredSymbol) -> list[tuple[str, list[str]]]:
+        """TS: `type AuthResponse = RequestResultSafeDestructure<{user: User}>` binds the
+        applied alias' parameters as `extends` would (each applied part of a union or
+        intersection)."""
+        if alias.symbol.kind is not SymbolKind.TYPE or alias.language not in ("typescript", "tsx"):
+            return []
+        value = self.lookup.alias_value(alias) or ""
+        parts = [p for u in split_union(value) for p in split_top_level(u, "&")]
+        return [got for got in map(applied, parts) if got is not None]
 
     def keyed_listener(self, fn: StoredSymbol, index: int, args: tuple[Arg, ...]) -> tuple[str, str, StoredSymbol | None] | None:
         """TS event emitters typed by a listener map: `on<U extends keyof WorkerListener>(
@@ -963,6 +1011,11 @@ class Evaluator:
                     continue
                 results.append(self.named(text, e.path, self.owner_class(e)) if text else None)
             elif kind in VALUE_KINDS:
+                if e.language in ("typescript", "tsx") and _typed_in_place(e):
+                    # `options?: { skipBrowserRedirect?: boolean }`: the index keeps the
+                    # literal's keys as members of the property itself
+                    results.append([e])
+                    continue
                 declared = value_type(e.symbol.signature or "", e.symbol.name, e.language)
                 bound = self.bound_type(declared, e, owners, depth, base) if declared and owners else None
                 if bound is not None:
@@ -1061,6 +1114,8 @@ class Evaluator:
     def named(self, text: str, path: str, self_cls: StoredSymbol | None) -> Result:
         """A type as written in `path` -> workspace classes, EXTERNAL, or None."""
         names = type_names(text, self.language)
+        if not names and self.language in _JS_LANGUAGES and _literal_types(text):
+            return None  # `{ data: {…} } | {…}` written in place: no class, not outside either
         if not names:
             return EXTERNAL if text.strip() else None
         results: list[Result] = []
@@ -1637,6 +1692,26 @@ _JS_LANGUAGES = frozenset({"typescript", "tsx", "javascript", "jsx"})
 # calls that give an item of their receiver: an array's (`shift`, `at`, …) or a Map's
 # value (`get`); a receiver that is no container falls through to its declared method
 _ARRAY_ITEM_METHODS = frozenset({"shift", "pop", "at", "find", "findLast", "get"})
+
+
+def _literal_types(text: str) -> bool:
+    """TS: a type written as (a union of) object type literals with named keys (an
+    index signature `{ [k: string]: string }` names none: its keys are nobody's)."""
+    parts = [p for p in split_union(text.strip().lstrip("|").strip()) if p not in NULLISH]
+    return bool(parts) and all(
+        p.startswith("{") and p.endswith("}") and not p[1:].lstrip().startswith("[") for p in parts
+    )
+
+
+def _typed_in_place(member: StoredSymbol) -> bool:
+    """TS: a property whose declared type is a type literal written there (`options?: {
+    redirectTo?: string }`, maybe `| undefined`), not an index signature or mapped type."""
+    sig = member.symbol.signature or ""
+    m = re.search(r"(?<![\w$])" + re.escape(member.symbol.name) + r"[?!]?\s*:\s*\{", sig)
+    if m is None or sig[m.end():].lstrip().startswith("["):
+        return False
+    declared = sig[m.end() - 1:].split("=", 1)[0] if "=>" not in sig else sig[m.end() - 1:]
+    return len([p for p in split_union(declared.strip().rstrip(";,")) if p not in NULLISH]) == 1
 
 
 def _array_item_call(expr: TypeExpr) -> bool:

@@ -41,8 +41,6 @@ class ArgShape(Enum):
     VALUE = "value"
 
 
-# one argument of a call: a string literal's value, a shape, or None (anything else)
-Arg = str | ArgShape | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +73,11 @@ class TypeExpr:
     # `param` (TS): the call's arguments, to pick the overload and to read a listener
     # keyed by an event name (`on<U extends keyof L>(event: U, listener: L[U])`)
     args: tuple[Arg, ...] | None = None
+
+
+# one argument of a call: a string literal's value, a shape, the type of a local bound to
+# a call (`useAtom(derivedAtom)` with `const derivedAtom = atom(read)`), or None (anything else)
+Arg = str | ArgShape | TypeExpr | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -767,10 +770,10 @@ class _Js(_Language):
             out.append(self.text(frag[0]) if len(frag) == 1 else ("" if a.type == "string" else None))
         return tuple(out)
 
-    def local_shape(self, ident: tree_sitter.Node) -> ArgShape | None:
+    def local_shape(self, ident: tree_sitter.Node) -> Arg:
         """A local passed by name: an object literal or a function when its declaration
         says so (`const opts: IClientOptions = {…}`, `function onDone() {…}`)."""
-        bound = self.binding(ident, self.text(ident))
+        bound = self.binding(ident, self.text(ident)) or self._file_const(_root(ident), self.text(ident))
         holder = bound.parent if bound is not None else None
         if holder is None:
             return None
@@ -779,6 +782,13 @@ class _Js(_Language):
         value = holder.child_by_field_name("value") if holder.type == "variable_declarator" else None
         if value is None or holder.child_by_field_name("name") != bound:
             return None
+        if value.type in ("call_expression", "new_expression") and holder.child_by_field_name("type") is None:
+            # what the call gives decides between overloads taking related types
+            # (`Atom<V>` passed where one overload wants the narrower `WritableAtom`)
+            got = self.expr_type(value, 2)
+            if got is not None and got.op == "returns" and got.args is None and value.type == "call_expression":
+                got = replace(got, args=self.call_args(value))  # its own overload decides
+            return got
         return _ARG_SHAPES.get(value.type)
 
     def literal_context(self, obj: tree_sitter.Node, depth: int) -> TypeExpr | None:
@@ -1085,14 +1095,26 @@ class _Js(_Language):
                 return self.assigned_later(bound, depth)
             return self.expr_type(value, depth + 1)
         if holder.type in ("object_pattern", "pair_pattern"):
-            # `const {options} = request` / `const {options: o} = this`: that member
-            key = bound if holder.type == "object_pattern" else holder.child_by_field_name("key")
-            pattern = holder if holder.type == "object_pattern" else holder.parent
-            decl = pattern.parent if pattern is not None else None
-            if key is None or decl is None or decl.type != "variable_declarator" or decl.child_by_field_name("name") != pattern:
-                return None
-            base = self.expr_type(decl.child_by_field_name("value"), depth + 1)
-            return TypeExpr("member", self.text(key), base) if base is not None else None
+            # `const {options} = request` / `const {options: o} = this`: that member;
+            # nested, `const { data: { user } } = await client.getUser()`: a member's member
+            keys: list[str] = []
+            node: tree_sitter.Node | None = bound
+            while holder is not None and holder.type in ("object_pattern", "pair_pattern"):
+                key = node if holder.type == "object_pattern" else holder.child_by_field_name("key")
+                pattern = holder if holder.type == "object_pattern" else holder.parent
+                if key is None or pattern is None or pattern.type != "object_pattern":
+                    return None
+                keys.append(self.text(key))
+                up = pattern.parent
+                if up is not None and up.type == "pair_pattern" and up.child_by_field_name("value") == pattern:
+                    node, holder = pattern, up
+                    continue
+                if up is None or up.type != "variable_declarator" or up.child_by_field_name("name") != pattern:
+                    return None
+                base = self.expr_type(up.child_by_field_name("value"), depth + 1)
+                for k in reversed(keys):
+                    base = TypeExpr("member", k, base) if base is not None else None
+                return base
         return None
 
     def binding(self, node: tree_sitter.Node, name: str) -> tree_sitter.Node | None:
