@@ -28,7 +28,7 @@ from .private import in_cache, private_dir, store_dir, tighten
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 8  # 2: Python `self.x` fields, module names under if/try, nested imports;
+SCHEMA_VERSION = 9  # 2: Python `self.x` fields, module names under if/try, nested imports;
 # 3: PHP docblock type references and @method/@property members, Python `__all__`/string-type references
 # 4: a JS/TS `src/index.ts` / `lib/index.ts` is the module `src` / `lib` (what `from "../lib"` names);
 #    Python `cls.x = …` in a classmethod is a field like `self.x = …`
@@ -40,6 +40,7 @@ SCHEMA_VERSION = 8  # 2: Python `self.x` fields, module names under if/try, nest
 #    (`Converter = _add_repr(Converter)`) is a field of the class; PHP docblock shapes across lines
 # 8: a decorated JS/TS declaration's signature starts after its decorators (`@ValidateNested()`
 #    above `mySubClasses: MySubClass[]` was the whole signature of the field)
+# 9: the Python string given to `cast` as its type (`cast("Constraints", value)`) names a class
 DB_FILE = "index.db"
 
 _SCHEMA = """

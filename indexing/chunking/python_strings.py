@@ -1,5 +1,6 @@
 """Python strings that name code: entries of `__all__` and forward references in type
-expressions (`x: "Client"`, `Union["URL", str]`, `TypeVar("T", bound="Base")`).
+expressions (`x: "Client"`, `Union["URL", str]`, `TypeVar("T", bound="Base")`,
+`cast("Client", value)`).
 Type checkers read them as uses of those names (pyright lists them as references), so
 the index records them and a definition request on one resolves the name.
 
@@ -36,13 +37,14 @@ def _in_type_context(node: tree_sitter.Node) -> bool:
         if cur is None:
             return False
         if cur.type in _DECIDING:
-            return _decides(cur)
+            return _decides(cur, node.start_byte)
         cur = cur.parent
     return False
 
 
-def _decides(cur: tree_sitter.Node) -> bool:
-    """What the nearest deciding ancestor says about the string below it."""
+def _decides(cur: tree_sitter.Node, string_start: int) -> bool:
+    """What the nearest deciding ancestor says about the string below it (starting at
+    `string_start`)."""
     t = cur.type
     if t == "type":
         return True
@@ -57,7 +59,17 @@ def _decides(cur: tree_sitter.Node) -> bool:
     if t == "assignment":
         left = cur.child_by_field_name("left")
         return left is not None and left.text == b"__all__"
-    return False  # call, function_definition, class_definition, block, module
+    if t == "call":  # `cast("Client", value)`: the type is the first argument
+        callee = cur.child_by_field_name("function")
+        args = cur.child_by_field_name("arguments")
+        first = args.named_child(0) if args is not None and args.named_child_count else None
+        return (
+            callee is not None
+            and (callee.text or b"").rsplit(b".", 1)[-1] == b"cast"
+            and first is not None
+            and first.start_byte == string_start
+        )
+    return False  # function_definition, class_definition, block, module
 
 
 def _names(data: bytes, node: tree_sitter.Node) -> list[tuple[int, int, str]]:
@@ -89,7 +101,7 @@ def type_strings(data: bytes, root: tree_sitter.Node) -> list[tuple[int, int, st
     found = _enclosing_strings(root, candidates)
     if found is not None:
         for m, hit in zip(candidates, found, strict=True):
-            if hit is None or hit[0] != m.start() or hit[3] is None or not _decides(hit[3]):
+            if hit is None or hit[0] != m.start() or hit[3] is None or not _decides(hit[3], hit[0]):
                 continue
             out.extend(_names_in(data, hit[0], hit[1]))
         return out

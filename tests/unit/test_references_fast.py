@@ -41,6 +41,7 @@ FILES = {
         "import typing\n\nfrom .ops import Add\n\n__all__ = [\"Add\", \"AddTypes\"]\n"
         "AddTypes = typing.Union[\"Add\", int]\nT = typing.TypeVar(\"T\", bound=\"Add\")\n\n\n"
         "def make(a: \"Add\") -> None:\n    d = {}\n    d[\"Add\"] = \"Add\"\n"
+        "    c = typing.cast(\"Add\", d)\n    e = typing.cast(int, \"Add\")\n"
     ),
 }
 
@@ -89,8 +90,9 @@ def test_references_through_imports_need_no_parse_of_the_importing_files(
 
 
 def test_names_in_all_and_string_annotations_are_references(live: LiveIndex):
-    # before: `__all__` entries, `Union["Add", int]`, `bound="Add"` and `a: "Add"` were
-    # text; a dictionary key or a printed string still is
+    # before: `__all__` entries, `Union["Add", int]`, `bound="Add"`, `a: "Add"` and
+    # `cast("Add", d)` were text; a dictionary key, a printed string or the value given
+    # to `cast` still is
     got = sorted(
         (r.reference.start_line, r.reference.start_character)
         for r in references_named(live, "pkg.ops.Add").resolved
@@ -99,11 +101,12 @@ def test_names_in_all_and_string_annotations_are_references(live: LiveIndex):
     lines = FILES["pkg/types.py"].splitlines()
     want = sorted(
         [(2, lines[2].index("Add"))]
-        + [(n, lines[n].index('"Add"') + 1) for n in (4, 5, 6, 9)]
+        + [(n, lines[n].index('"Add"') + 1) for n in (4, 5, 6, 9, 12)]
     )
     assert got == want
-    _, found = live.resolve("pkg/types.py", 5, lines[5].index('"Add"') + 2)
-    assert [s.symbol.qualified_name for s in found] == ["pkg.ops.Add"]
+    for n in (5, 12):
+        _, found = live.resolve("pkg/types.py", n, lines[n].index('"Add"') + 2)
+        assert [s.symbol.qualified_name for s in found] == ["pkg.ops.Add"]
 
 
 def test_a_parameter_shadowing_an_import_is_not_a_reference_of_it(live: LiveIndex):
