@@ -40,7 +40,8 @@ SCHEMA_VERSION = 9  # 2: Python `self.x` fields, module names under if/try, nest
 #    (`Converter = _add_repr(Converter)`) is a field of the class; PHP docblock shapes across lines
 # 8: a decorated JS/TS declaration's signature starts after its decorators (`@ValidateNested()`
 #    above `mySubClasses: MySubClass[]` was the whole signature of the field)
-# 9: the Python string given to `cast` as its type (`cast("Constraints", value)`) names a class
+# 9: the Python string given to `cast` as its type (`cast("Constraints", value)`) names a class;
+#    JS/TS names linked from doc comments (`{@link Task}`) are references
 DB_FILE = "index.db"
 
 _SCHEMA = """

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 import tree_sitter
+from code_intel.indexing.chunking.jsdoc import link_names
 from code_intel.indexing.chunking.php_docblock import docblock_type_names
 from code_intel.indexing.chunking.python_strings import type_string_at
 from code_intel.indexing.languages import GRAMMARS, query
@@ -631,6 +632,19 @@ class _Js(_Language):
         "shorthand_property_identifier", "shorthand_property_identifier_pattern",
     })
     class_types = frozenset({"class_declaration", "class", "abstract_class_declaration"})
+
+    def string_site(self, offset: int) -> Site | None:
+        """A name linked from a doc comment (`{@link Task}`) is that name, resolved like
+        code where the comment stands (tsserver does)."""
+        root = self.doc.tree.root_node  # type: ignore[union-attr]
+        comment = root.descendant_for_byte_range(offset, offset)
+        if comment is None or comment.type != "comment":
+            return None
+        at = offset - comment.start_byte
+        for s, e, name in link_names(self.doc.data[comment.start_byte : comment.end_byte]):
+            if s <= at <= e:
+                return Site(name, self.doc.byte_range(comment.start_byte + s, comment.start_byte + e))
+        return None
 
     def site(self, node: tree_sitter.Node) -> Site:
         key = self.destructured_key(node)

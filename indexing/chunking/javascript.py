@@ -27,9 +27,10 @@ from typing import Any
 import tree_sitter
 
 from ..languages import query
-from ..model import Chunk, FileAnalysis, SymbolKind
+from ..model import Chunk, FileAnalysis, Reference, SymbolKind
 from ..source import SourceDocument
 from .base import ChunkSettings, FileWork, TreeSitterStrategy, _Def
+from .jsdoc import jsdoc_references
 from .walks import (
     attach_leading_lines,
     clean_block_comment,
@@ -459,6 +460,10 @@ class JavaScriptStrategy(TreeSitterStrategy):
             _local.facts = None
 
     # ---- hooks -------------------------------------------------------------------
+
+    def _references(self, doc: SourceDocument, root: tree_sitter.Node, defs: list[_Def]) -> list[Reference]:
+        # names linked from doc comments (`{@link Task}`) are uses too: tsserver lists them
+        return super()._references(doc, root, defs) + jsdoc_references(doc, root)
 
     def module_prefix(self, doc: SourceDocument, analysis: FileAnalysis) -> str | None:
         """The module name. It runs first, so it also records the imports that
