@@ -24,7 +24,7 @@ from .discovery import Candidate, discover
 from .languages import detect_language
 from .model import sha256_bytes
 from .store import FileRows, IndexedFile, IndexStore
-from .workers import parser_pool, start_method
+from .workers import parser_pool, single_threaded
 
 log = logging.getLogger(__name__)
 
@@ -200,8 +200,7 @@ def sync_workspace(
     # A first build of a tree worth a pool loads the rows, then indexes their names. Only
     # in a process with one thread (`code-intel index`): a language server answers
     # lookups while it builds, and those would scan the tables instead.
-    alone = start_method() == "fork"
-    bulk = store.bulk_load() if alone and len(jobs) >= PARALLEL_THRESHOLD else contextlib.nullcontext()
+    bulk = store.bulk_load() if single_threaded() and len(jobs) >= PARALLEL_THRESHOLD else contextlib.nullcontext()
     with bulk:
         for done, result in enumerate(_run(jobs, workers), 1):
             prev = stored.get(result.rel_path)

@@ -47,10 +47,16 @@ def parser_pool(workers: int, warm: Callable[[], None] | None = None) -> Process
     )
 
 
+def single_threaded() -> bool:
+    """Whether this process runs one thread: nothing else can hold a lock a fork would
+    copy, or read a store while it is being loaded (`code-intel index`, not a server)."""
+    return threading.active_count() == 1
+
+
 def start_method() -> str:
     """`fork` where it is safe (one thread in this process, a platform that forks),
     else `spawn`; see the module docstring."""
-    if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+    if single_threaded() and "fork" in multiprocessing.get_all_start_methods():
         return "fork"
     return "spawn"
 

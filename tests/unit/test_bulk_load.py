@@ -32,7 +32,7 @@ def table(store: IndexStore, name: str) -> list[tuple]:
 
 def test_first_build_answers_lookups_while_loading_and_indexes_names_after(tmp_path, monkeypatch):
     monkeypatch.setattr(sync, "BATCH_FILES", 5)
-    monkeypatch.setattr(sync, "start_method", lambda: "fork")  # `code-intel index`: one thread
+    monkeypatch.setattr(sync, "single_threaded", lambda: True)  # `code-intel index`
     root = tree(tmp_path / "ws")
     store = IndexStore(tmp_path / "index.db")
     seen = []
@@ -106,7 +106,7 @@ def test_a_store_with_files_keeps_its_indexes_during_a_sync(tmp_path):
 
 def test_a_process_with_threads_keeps_its_name_indexes_during_a_first_build(tmp_path, monkeypatch):
     """A language server answers lookups while it builds: they must not scan."""
-    monkeypatch.setattr(sync, "start_method", lambda: "spawn")
+    monkeypatch.setattr(sync, "single_threaded", lambda: False)
     root = tree(tmp_path / "ws")
     store = IndexStore(tmp_path / "index.db")
     seen = []

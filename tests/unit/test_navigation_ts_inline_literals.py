@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from code_intel.lsp_server.live_index import LiveIndex
 
-from tests.unit.source_tree import indexed_tree
+from tests.unit.source_tree import indexed_tree, target_lines
 
 FILES = {
     "src/lib/types.ts": (
@@ -52,11 +52,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> LiveIndex:
 
 
 def where(live: LiveIndex, rel: str, needle: str, word: str) -> list[tuple[str, int]]:
-    lines = FILES[rel].splitlines()
-    n = next(i for i, line in enumerate(lines) if needle in line)
-    col = lines[n].index(word, lines[n].index(needle)) + 1
-    _, found = live.resolve(rel, n, col)
-    return [(s.path, s.symbol.selection_range.start.line) for s in found]
+    return target_lines(live, FILES, rel, needle, word)
 
 
 def test_a_key_of_a_nested_literal_type(live: LiveIndex) -> None:
