@@ -8,6 +8,8 @@ An editor (`code-intel lsp` on stdio) opens a scratch copy of the tree; as soon 
 the endpoint is up, N clients (default 16) attach with the token and send R mixed
 requests between them (default 1,000: definition, references, workspace/symbol,
 `codeIntel/searchText`, `codeIntel/query`) while the first sync is still running.
+Definitions, references and workspace symbols sent before that first build is done
+wait for it (at most 20 s): their latencies include the build's remaining time.
 A probe client sends a cheap `codeIntel/indexStatus` every 50 ms throughout; its
 worst latency is the longest stall anyone saw. Then the slow cases on their own:
 references of a very common name and a search of a common word, with the probe's

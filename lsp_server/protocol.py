@@ -332,6 +332,21 @@ def tool_name(method: str) -> str:
     return "".join("_" + c.lower() if c.isupper() else c for c in name)
 
 
+def after_first_build(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Awaitable[Any]]:
+    """A navigation handler that answers once the workspace's first build is done (at
+    most `FIRST_BUILD_WAIT_SECONDS`, see `WorkspaceHub.first_build`); on a built index
+    it runs at once. `fn` may be synchronous or a coroutine function."""
+
+    @functools.wraps(fn)
+    async def handler(ls: Any, params: Any) -> Any:
+        if ls.hub is not None:
+            await ls.hub.first_build(ls)
+        result = fn(ls, params)
+        return await result if inspect.isawaitable(result) else result
+
+    return handler
+
+
 def on_worker_thread(fn: Callable[[Any, Any], T]) -> Callable[[Any, Any], Awaitable[T]]:
     """A synchronous handler `fn(ls, params)` whose cost grows with the workspace, run
     on a worker thread: the event loop keeps serving the other requests meanwhile, and

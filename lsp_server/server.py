@@ -47,6 +47,9 @@ log = logging.getLogger(__name__)
 
 VERSION = "0.1.0"
 SYNC_DEBOUNCE_SECONDS = 0.3
+# How long a navigation request waits for the first build of an empty index: what the
+# MCP bridge waits too (`INDEX_WAIT_SECONDS`).
+FIRST_BUILD_WAIT_SECONDS = 20.0
 
 
 class ServerProtocol(CodeIntelProtocol):
@@ -97,6 +100,12 @@ class WorkspaceHub:
         ]
         self.diagnosed_paths: set[str] = set()  # files showing a blocked-write warning
         self._told_store_gone = False
+        # Set once the store holds a finished build (or the first sync ended anyway):
+        # until then, an empty answer would say "nothing there" when it means "not yet".
+        self.built = asyncio.Event()
+        if live.store.get_meta("sync_count"):
+            self.built.set()
+        self._told_building = False
 
     # ---- a store removed under the server ---------------------------------------------
 
@@ -134,6 +143,7 @@ class WorkspaceHub:
             self.endpoint_server.close()
             self.endpoint_server, self.info = None, None
             asyncio.ensure_future(_claim_endpoint(self))
+        self.built.clear()
         self.request_sync(0)
         return True
 
@@ -169,6 +179,7 @@ class WorkspaceHub:
         finally:
             if reporter:
                 reporter.end()
+            self.built.set()
         for listener in self.sync_listeners:
             listener()
         # What survives a sync lives long: keep it out of the collector's scans, so the
@@ -180,6 +191,25 @@ class WorkspaceHub:
             self._sync_again = False
             self.request_sync(0)
         return report
+
+    async def first_build(self, ls: CodeIntelServer) -> None:
+        """Before a navigation answer on an index that was never built: wait for its
+        first build (pyright and tsserver also answer after their first analysis), at
+        most `FIRST_BUILD_WAIT_SECONDS`; after that, answer from what is there and tell
+        the user once that answers may be incomplete."""
+        if self.built.is_set():
+            return
+        try:
+            await asyncio.wait_for(self.built.wait(), FIRST_BUILD_WAIT_SECONDS)
+        except TimeoutError:
+            if not self._told_building:
+                self._told_building = True
+                st = self.live.status
+                ls.window_show_message(types.ShowMessageParams(
+                    type=types.MessageType.Info,
+                    message=f"code-intel is still building the index ({st.done}/{st.total or '?'} files); "
+                    "definitions and references may be incomplete until it finishes.",
+                ))
 
     async def wait_for_sync(self) -> None:
         while self._debounce is not None or (self._sync_task and not self._sync_task.done()):
@@ -382,7 +412,11 @@ def create_server(hub: WorkspaceHub | None = None, primary: bool = True) -> Code
         from .features.watcher import start_watching
 
         await start_watching(ls)
-        hub._sync_task = asyncio.ensure_future(hub.run_sync(progress_owner=ls))
+        if hub.live.config.sync_on_start:
+            hub._sync_task = asyncio.ensure_future(hub.run_sync(progress_owner=ls))
+        else:  # the user syncs (codeIntel/syncIndex, `code-intel index`): answer from the store as it is
+            hub.live.status.state = "ready"  # idle: no sync is coming, nothing to wait for
+            hub.built.set()
 
     @server.feature(types.SHUTDOWN)
     def on_shutdown(ls: CodeIntelServer, params: Any) -> None:

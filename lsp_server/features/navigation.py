@@ -1,6 +1,8 @@
 """Standard navigation: definition, references, document and workspace symbols, hover.
 
-Every answer goes through LiveIndex, so open buffers win over the disk. References and
+Every answer goes through LiveIndex, so open buffers win over the disk, and waits for
+the workspace's first build when the index was empty at start (an empty answer then
+would mean "not yet", not "nothing there"). References and
 workspace symbols cost time that grows with the workspace (every occurrence of a common
 name, every symbol matching a short query): they run on a worker thread, so one slow
 request does not hold up everyone else's definitions, and `$/cancelRequest` ends them.
@@ -13,7 +15,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ..convert import LSP_KIND, document_symbols, hover_markdown, location
-from ..protocol import on_worker_thread
+from ..protocol import after_first_build, on_worker_thread
 from ..references import references_at
 
 if TYPE_CHECKING:
@@ -25,6 +27,7 @@ MAX_LOCATIONS = 50
 
 def register(server: CodeIntelServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    @after_first_build
     def definition(ls: CodeIntelServer, params: types.DefinitionParams) -> list[types.Location]:
         live = ls.live
         rel = live.rel_path(params.text_document.uri)
@@ -35,6 +38,7 @@ def register(server: CodeIntelServer) -> None:
         return [location(live.uri(s.path), s.symbol.selection_range) for s in ranked[:MAX_LOCATIONS]]
 
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
+    @after_first_build
     @on_worker_thread
     def references(ls: CodeIntelServer, params: types.ReferenceParams) -> list[types.Location]:
         live = ls.live
@@ -50,12 +54,13 @@ def register(server: CodeIntelServer) -> None:
             found = [location(live.uri(s.path), s.symbol.selection_range) for s in answer.targets] + found
         return found
 
-    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)  # an open buffer's own symbols: no wait
     def document_symbol(ls: CodeIntelServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
         rel = ls.live.rel_path(params.text_document.uri)
         return document_symbols(ls.live.file_symbols(rel)) if rel else []
 
     @server.feature(types.WORKSPACE_SYMBOL)
+    @after_first_build
     @on_worker_thread
     def workspace_symbol(ls: CodeIntelServer, params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
         live = ls.live
@@ -70,6 +75,7 @@ def register(server: CodeIntelServer) -> None:
         ]
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
+    @after_first_build
     def hover(ls: CodeIntelServer, params: types.HoverParams) -> types.Hover | None:
         live = ls.live
         rel = live.rel_path(params.text_document.uri)
