@@ -8,6 +8,8 @@ Universal Ctags on the same tree in the same run.
         --intelephense /work/peers/index/node_modules/.bin/intelephense
     .venv/bin/python benchmarks/index_bench.py --baseline-cli /work/main/.venv/bin/code-intel
         (also another build's `code-intel index` next to this one's: same trees, same minutes)
+    .venv/bin/python benchmarks/index_bench.py --pool-overhead
+        (also what the forked parser pool adds: see `pool_overhead`)
 
 Measured (in this process, through the same `sync_workspace` the CLI and the language
 server use): cold index, files/s, symbols/s, peak RSS of the indexer and its parser
@@ -51,6 +53,14 @@ keyword or quoted name instead of `Node.parent` per level, `import` found by
 alternating, 3 runs each on sympy (01:27, load 4-7): 2.07x -> 1.87x the parse (the
 part above the parse -18 %); Laravel src/ 4.16x -> 4.00x. Whole `code-intel index`
 CPU, 12 alternating runs each: 10.1 s vs 9.9 s mean, inside its +-15 % noise.
+Does the forked pool itself cost CPU (issue 13, idx5; 03:00-03:40, load 5-9)? Per-file
+work (read, analysis, rows), medians of 5 fresh processes: sympy one process 4.70 s, two
+processes at once 5.02 s each (1.07x: sharing the cores), the pool's workers 5.23 s
+(1.11x) plus its parent receiving 0.27 s; Laravel src/ 2.55 / 2.61 / 3.03 + 0.21 s. The
+workers' extra is user time (system time and page faults barely move); gc.freeze() before
+the fork with gc off in the workers, chunksize 32, or warming by analysing every file in
+the parent first changed nothing beyond the +-15 % noise. So what a sync's parent adds
+over one process is its SQLite writes (~1.5 s on sympy) and receiving, not a fork cost.
 
 With `--laravel` (a checkout of laravel/framework; its `src/` is indexed) the PHP
 peer runs too: `code-intel index` from spawn to exit against Intelephense from spawn
