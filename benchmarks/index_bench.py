@@ -8,6 +8,8 @@ Universal Ctags on the same tree in the same run.
         --intelephense /work/peers/index/node_modules/.bin/intelephense
     .venv/bin/python benchmarks/index_bench.py --baseline-cli /work/main/.venv/bin/code-intel
         (also another build's `code-intel index` next to this one's: same trees, same minutes)
+    .venv/bin/python benchmarks/index_bench.py --pool-overhead
+        (also what the forked parser pool adds: see `pool_overhead`)
 
 Measured (in this process, through the same `sync_workspace` the CLI and the language
 server use): cold index, files/s, symbols/s, peak RSS of the indexer and its parser
@@ -51,6 +53,14 @@ keyword or quoted name instead of `Node.parent` per level, `import` found by
 alternating, 3 runs each on sympy (01:27, load 4-7): 2.07x -> 1.87x the parse (the
 part above the parse -18 %); Laravel src/ 4.16x -> 4.00x. Whole `code-intel index`
 CPU, 12 alternating runs each: 10.1 s vs 9.9 s mean, inside its +-15 % noise.
+Does the forked pool itself cost CPU (issue 13, idx5; 03:00-03:40, load 5-9)? Per-file
+work (read, analysis, rows), medians of 5 fresh processes: sympy one process 4.70 s, two
+processes at once 5.02 s each (1.07x: sharing the cores), the pool's workers 5.23 s
+(1.11x) plus its parent receiving 0.27 s; Laravel src/ 2.55 / 2.61 / 3.03 + 0.21 s. The
+workers' extra is user time (system time and page faults barely move); gc.freeze() before
+the fork with gc off in the workers, chunksize 32, or warming by analysing every file in
+the parent first changed nothing beyond the +-15 % noise. So what a sync's parent adds
+over one process is its SQLite writes (~1.5 s on sympy) and receiving, not a fork cost.
 
 With `--laravel` (a checkout of laravel/framework; its `src/` is indexed) the PHP
 peer runs too: `code-intel index` from spawn to exit against Intelephense from spawn
@@ -66,6 +76,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
+import os
 import pickle
 import resource
 import shutil
@@ -82,6 +94,7 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from code_intel.indexing import sync
 from code_intel.indexing.analyze import analyze_source, parse
 from code_intel.indexing.chunking import ChunkSettings
 from code_intel.indexing.config import Config
@@ -225,6 +238,50 @@ def phases(root: Path, scratch: Path) -> dict[str, float]:
     return out
 
 
+def _pool_probe(mode: str, root: str, out: multiprocessing.Queue) -> None:
+    """In a fresh process: the sync's per-file work (read, analyse, rows; no SQLite) over
+    `root`, in this process (`one`) or through the sync's own forked pool (`pool`).
+    Puts (this process's CPU, its workers' CPU)."""
+    jobs = [sync._Job(c, None, ChunkSettings()) for c in discover(Path(root), Config()).files.values()]
+    sync._warm(jobs)
+    me0, kids0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    results = map(sync._process, jobs) if mode == "one" else sync._run(jobs, os.cpu_count() or 2)
+    for _ in results:
+        pass
+    me1, kids1 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    out.put((me1.ru_utime + me1.ru_stime - me0.ru_utime - me0.ru_stime,
+             kids1.ru_utime + kids1.ru_stime - kids0.ru_utime - kids0.ru_stime))
+
+
+def pool_overhead(root: Path, rounds: int = 3) -> dict[str, float]:
+    """What the forked parser pool adds to the per-file work, and how much of it any
+    second busy process on the machine would add too. Alternating rounds of: the work
+    in one process alone; two such processes at once (each does all of it: the control
+    for sharing the cores and caches); the sync's pool (workers, and the parent
+    receiving the results). Medians of CPU seconds; SQLite writes are not included."""
+    ctx = multiprocessing.get_context("spawn")  # fresh interpreters, as the CLI starts
+
+    def run(modes: list[str]) -> list[tuple[float, float]]:
+        queue = ctx.Queue()
+        procs = [ctx.Process(target=_pool_probe, args=(m, str(root), queue)) for m in modes]
+        for proc in procs:
+            proc.start()
+        got = [queue.get() for _ in procs]
+        for proc in procs:
+            proc.join()
+        return got
+
+    runs: dict[str, list[float]] = {"one process": [], "two at once, each": [],
+                                    "pool workers": [], "pool parent": []}
+    for _ in range(rounds):
+        runs["one process"].append(run(["one"])[0][0])
+        runs["two at once, each"] += [me for me, _ in run(["one", "one"])]
+        (parent, workers), = run(["pool"])
+        runs["pool workers"].append(workers)
+        runs["pool parent"].append(parent)
+    return {name: round(sorted(v)[len(v) // 2], 2) for name, v in runs.items()}
+
+
 def laravel_peer(checkout: Path, exe: str, scratch: Path) -> dict[str, float | int]:
     """`code-intel index` (spawn to exit) and Intelephense (spawn to `indexingEnded`)
     on two fresh copies of the framework's `src/`."""
@@ -290,6 +347,8 @@ def main() -> None:
                         help="Intelephense executable (default: on PATH)")
     parser.add_argument("--phases", action="store_true",
                         help="also the CPU of each phase in one process, as multiples of the parse")
+    parser.add_argument("--pool-overhead", action="store_true",
+                        help="also the forked pool's CPU next to one process and two at once (3 rounds each)")
     parser.add_argument("--baseline-cli", type=Path,
                         help="another build's code-intel (e.g. /work/main/.venv/bin/code-intel): its "
                              "`index` runs next to this build's on the same trees, best of two each")
@@ -324,6 +383,7 @@ def main() -> None:
         floor, floor_cpu = parse_floor(root, report.workers)
         laravel = laravel_peer(args.laravel, args.intelephense, Path(tmp)) if args.laravel else None
         phase_cpu = phases(root, Path(tmp)) if args.phases else None
+        pool = pool_overhead(root) if args.pool_overhead else None
         builds = None
         if args.baseline_cli:
             trees = {"tree": copy_tree(source, Path(tmp) / "pristine", args.quick)}
@@ -354,6 +414,7 @@ def main() -> None:
         "cpu_ratio_cold_vs_parse": round(cold_cpu / floor_cpu, 2),
         "laravel": laravel,
         "phases_cpu_seconds": phase_cpu,
+        "pool_overhead_cpu_seconds": pool,
         "builds": builds,
         "ctags_tags": dict(ctags_kinds.most_common()),
         "our_symbol_kinds": dict(kinds.most_common()),
@@ -387,6 +448,11 @@ def main() -> None:
         print(f"CPU by phase, one process ({references} references), as multiples of the parse:")
         for name, seconds in phase_cpu.items():
             print(f"  {name:<26}{seconds:>9.2f} s   {seconds / phase_cpu['parse']:5.2f}x")
+    if pool:
+        one = pool["one process"]
+        print("per-file work (read, analysis, rows; no SQLite), CPU, median of 3:")
+        for name, seconds in pool.items():
+            print(f"  {name:<26}{seconds:>9.2f} s   {seconds / one:5.2f}x one process")
     if laravel:
         print(f"laravel/framework src/ ({laravel['files']} files), spawn to done:")
         print(f"{'  code-intel index':<28}{laravel['ours_seconds']:>9.2f} s")

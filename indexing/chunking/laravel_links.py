@@ -28,15 +28,23 @@ from ..model import Reference
 from ..source import SourceDocument
 from .php import call_arguments, string_value
 
+
+def any_of(capture: str, words: str) -> str:
+    """`(#any-of? @fn "a" "b")` for `words` "a|b": the same test as `#match? "^(a|b)$"` on
+    a name, compared as strings by the binding instead of a regex call per candidate
+    (the links query's matching -24 % on Laravel's src/)."""
+    return f"(#any-of? {capture} " + " ".join(f'"{w}"' for w in words.split("|")) + ")"
+
+
 # Every link is found in ONE walk of the tree: a query of one pattern per kind of call
 # (each pattern's index says which), where a query per kind walked the whole tree
 # eleven times per file, more than its parse.
 _ROUTE_CALLS = (
-    """(function_call_expression function: (name) @fn (#match? @fn "^(route|to_route)$")) @call""",
+    f"""(function_call_expression function: (name) @fn {any_of("@fn", "route|to_route")}) @call""",
     """(member_call_expression name: (name) @fn (#eq? @fn "route")) @call""",
-    """(scoped_call_expression
+    f"""(scoped_call_expression
         scope: [(name) (qualified_name)] @scope (#match? @scope "Route$")
-        name: (name) @fn (#match? @fn "^(has|is)$")) @call""",
+        name: (name) @fn {any_of("@fn", "has|is")}) @call""",
 )
 
 
@@ -46,8 +54,8 @@ _RELATION_METHODS = (
     "|withExists|withSum|withAvg|withMin|withMax|whereRelation|orWhereRelation|relationship"
 )
 _RELATION_CALLS = (
-    f"""(member_call_expression name: (name) @fn (#match? @fn "^({_RELATION_METHODS})$")) @call""",
-    f"""(scoped_call_expression name: (name) @fn (#match? @fn "^({_RELATION_METHODS})$")) @call""",
+    f"""(member_call_expression name: (name) @fn {any_of("@fn", _RELATION_METHODS)}) @call""",
+    f"""(scoped_call_expression name: (name) @fn {any_of("@fn", _RELATION_METHODS)}) @call""",
 )
 # `Component::make('customer.name')`: every segment but the last names a relation.
 _MAKE_CALL = """(scoped_call_expression name: (name) @fn (#eq? @fn "make")) @call"""
@@ -62,14 +70,14 @@ _WITH_PROPERTY = """
 _VIEW_CALLS = (
     ("""(function_call_expression function: (name) @fn (#eq? @fn "view")) @call""", 0),
     (
-        """(scoped_call_expression scope: [(name) (qualified_name)] @scope
-            (#match? @scope "View$") name: (name) @fn (#match? @fn "^(make|first|exists)$"))
+        f"""(scoped_call_expression scope: [(name) (qualified_name)] @scope
+            (#match? @scope "View$") name: (name) @fn {any_of("@fn", "make|first|exists")})
             @call""",
         0,
     ),
     (
-        """(member_call_expression name: (name) @fn
-            (#match? @fn "^(view|layout|extends|markdown|text)$")) @call""",
+        f"""(member_call_expression name: (name) @fn
+            {any_of("@fn", "view|layout|extends|markdown|text")}) @call""",
         0,
     ),
     (

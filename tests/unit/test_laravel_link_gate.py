@@ -34,3 +34,21 @@ def test_a_file_passing_the_gate_gets_its_links_and_one_failing_it_none():
     refs = lambda data: [r.name for r in analyze_source("app/x.php", data).references]
     assert "posts.show" in refs(linked)
     assert "posts.show" not in refs(plain)
+
+
+def test_the_query_links_exactly_the_listed_call_names():
+    """The query's name tests (`#any-of?`, compared as strings) link each listed call and
+    no name that only starts, ends or differs in case like one: what the anchored
+    regexes they replace accepted."""
+    from code_intel.indexing.chunking.laravel_links import _RELATION_METHODS, any_of
+
+    assert any_of("@fn", "has|is") == '(#any-of? @fn "has" "is")'
+    listed = _RELATION_METHODS.split("|")
+    near = sorted({w + "x" for w in listed} | {w[:-1] for w in listed} | {w.upper() for w in listed}
+                  - set(listed))
+    calls = "".join(f"    $q->{w}('rel_{i}');\n" for i, w in enumerate(listed + near))
+    source = f"<?php\nfunction f($q) {{\n{calls}    route('home'); to_routex('no'); Route::is('admin');\n}}\n"
+    names = {r.name for r in analyze_source("app/x.php", source.encode()).references}
+    assert {f"rel_{i}" for i in range(len(listed))} <= names
+    assert not {f"rel_{i}" for i in range(len(listed), len(listed) + len(near))} & names
+    assert {"home", "admin"} <= names and "no" not in names
