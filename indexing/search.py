@@ -358,14 +358,14 @@ def with_english(text: str, translation: ja_terms.Translation) -> str:
     return f"{text} ({translation.english})" if translation.english else text
 
 
-def _workspace_uses(lexical: LexicalIndex) -> Callable[[str], bool]:
-    """Does any file of the workspace contain this term (as BM25 matches it)? Chooses a
+def _workspace_uses(lexical: LexicalIndex) -> Callable[[str], int]:
+    """How many files of the workspace contain this term (as BM25 matches it)? Chooses a
     Japanese word's senses (ja_terms.choose_terms); cached for the request."""
-    seen: dict[str, bool] = {}
+    seen: dict[str, int] = {}
 
-    def known(term: str) -> bool:
+    def known(term: str) -> int:
         if term not in seen:
-            seen[term] = lexical.document_frequencies([term])[0][term] > 0
+            seen[term] = int(lexical.document_frequencies([term])[0][term])
         return seen[term]
 
     return known
@@ -578,7 +578,8 @@ def hybrid_query(
     for f in files:
         _mark_translated(f.evidence, translation)
     if not want_prose and any(file_kind(p) in PROSE_KINDS for p in file_hits):
-        notes.append("docs, changelogs, translations, lock files and stylesheets rank below code; "
+        notes.append("docs, changelogs, translations, lock files, stylesheets, migrations and seed data "
+                     "rank below code; "
                      "ask with include_prose to rank them equally")
     status = "partial" if retry is not None else "ok"
     return QueryResult(text, fusion, status, files, symbols, map_hits, notes, retry,
@@ -608,14 +609,16 @@ def _count_keyword_hits(c: _Candidate, store: IndexStore, terms: list[str]) -> N
 
 _PROSE_REQUEST = re.compile(
     r"\b(docs?|documentation|readme|changelog|changes|release notes?|translations?|locale|i18n|"
-    r"lock ?files?|composer\.lock|package-lock|css|scss|sass|stylesheets?|styling)\b|"
-    r"ドキュメント|翻訳|変更履歴|説明書|スタイル",
+    r"lock ?files?|composer\.lock|package-lock|css|scss|sass|stylesheets?|styling|"
+    r"migrations?|migrate|schema|seeds?|seeders?|seeding|sql)\b|"
+    r"ドキュメント|翻訳|変更履歴|説明書|スタイル|マイグレーション|スキーマ|シード",
     re.IGNORECASE,
 )
 
 
 def _asks_for_prose(text: str) -> bool:
-    """A short request that names docs, changelogs, translations or styles wants them."""
+    """A short request that names docs, changelogs, translations, styles, migrations or
+    seed data wants them."""
     return len(text) <= 600 and bool(_PROSE_REQUEST.search(text))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from code_intel.indexing.file_kinds import (
     DEFAULT_EMBED_EXCLUDES,
+    PROSE_KINDS,
     file_kind,
     looks_machine_written,
     matches_any,
@@ -75,6 +76,22 @@ def test_file_kinds():
     assert file_kind("src/flask/app.py") == "code"
     assert file_kind("docs/conf.py") == "code"
     assert file_kind("app/Models/Order.php") == "code"
+
+
+def test_migrations_and_seed_data_are_their_own_kinds():
+    # umami: `db/clickhouse/migrations/*.sql`, `db/postgresql/data-migrations/*.sql`,
+    # `scripts/seed/**` ranked high for requests about the queries and handlers
+    assert file_kind("db/clickhouse/migrations/05_add_utm_clid.sql") == "migration"
+    assert file_kind("db/postgresql/data-migrations/convert-utm-clid-columns.sql") == "migration"
+    assert file_kind("db/clickhouse/schema.sql") == "migration"
+    assert file_kind("hc/api/migrations/0001_initial.py") == "migration"
+    assert file_kind("database/migrations/2024_01_01_create_orders_table.php") == "migration"
+    assert file_kind("scripts/seed/generators/events.ts") == "seed"
+    assert file_kind("database/seeders/DatabaseSeeder.php") == "seed"
+    assert {"migration", "seed"} <= PROSE_KINDS
+    # code that only has a similar name stays code
+    assert file_kind("src/lib/migrate.ts") == "code"
+    assert file_kind("app/Console/Commands/SeedDemo.php") == "code"
 
 
 def test_embedding_excludes_lock_minified_generated_and_vendored_files():

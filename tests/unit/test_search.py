@@ -373,3 +373,38 @@ def test_code_outranks_stylesheets_and_nested_docs_unless_asked(with_style):
     # a request about the styling wants the stylesheet
     about, _ = lexical_files(with_style, "css for the order total")
     assert about.index("resources/css/orders.css") < files.index("resources/css/orders.css")
+
+
+
+@pytest.fixture
+def with_schema(fixture_copy):
+    """The Laravel fixture with a migration and a seeder that spell the order model's
+    words (umami's `db/*/migrations/*.sql` and `scripts/seed/**` ranked above the queries
+    a request described)."""
+    root = fixture_copy("laravel_app")
+    (root / "database/migrations").mkdir(parents=True, exist_ok=True)
+    (root / "database/migrations/2024_01_01_000000_create_orders_table.php").write_text(
+        "<?php\n// order total calculateTotal\nSchema::create('orders', function ($table) {\n"
+        + "    $table->decimal('order_total'); // order total calculateTotal\n" * 12 + "});\n")
+    (root / "database/seeders").mkdir(parents=True, exist_ok=True)
+    (root / "database/seeders/OrderSeeder.php").write_text(
+        "<?php\nclass OrderSeeder {\n    public function run() {\n"
+        + "        // order total calculateTotal\n        $order->total = calculateTotal();\n" * 10 + "    }\n}\n")
+    store = IndexStore.for_workspace(root)
+    sync_workspace(root, store, Config(workers=1))
+    lexical = LexicalIndex.for_workspace(root)
+    lexical.sync(store)
+    return store, lexical
+
+
+def test_code_outranks_migrations_and_seeders_unless_asked(with_schema):
+    migration = "database/migrations/2024_01_01_000000_create_orders_table.php"
+    seeder = "database/seeders/OrderSeeder.php"
+    files, result = lexical_files(with_schema, "order total calculateTotal")
+    assert files[0] == ORDER_MODEL
+    assert files.index(migration) > files.index(ORDER_MODEL)
+    assert files.index(seeder) > files.index(ORDER_MODEL)
+    assert any("migrations and seed data" in n for n in result.notes)
+    # a request about the schema wants the migration
+    about, _ = lexical_files(with_schema, "migration for the order total")
+    assert about.index(migration) < files.index(migration)
