@@ -19,7 +19,8 @@
   evidence is summed per file with decaying weight, the vector signal's best file is
   trusted when it leads clearly, a definition name only confirms files another
   signal found (unless the request writes it as code), and docs, changelogs,
-  translations and lock files rank below code unless asked for (`include_prose`).
+  translations, lock files, stylesheets, migrations and seed data rank below code
+  unless asked for (`include_prose`).
   Requests up to MAX_QUERY_CHARS are read by `request_text.parse_request`.
 
 `SearchService` bundles the index store, the lexical index, the vector index and a
@@ -95,7 +96,8 @@ RRF_WEIGHTS = {"vector": 1.0, "lexical": 1.0, "definition": 1.0, "reference": 0.
 #: commits of click and flask (MRR 0.820 vs 0.812 before); the rest were set by hand.
 FILE_WEIGHTS = {"vector": 2.0, "lexical": 1.0, "file": 2.0, "definition": 0.5, "reference": 0.1,
                 "map": 2.0, "direct": 3.0}
-#: docs, changelogs, translation catalogues and lock files: their score is multiplied by this
+#: docs, changelogs, translation catalogues, lock files, stylesheets, migrations and seed
+#: data (file_kinds.PROSE_KINDS): their score is multiplied by this
 PROSE_FACTOR = 0.35
 CANDIDATES = 50  # hits taken from each signal before fusion
 FILE_CANDIDATES = 100
@@ -396,8 +398,8 @@ def hybrid_query(
 
     `signals` restricts the evidence used (the evaluation's BM25-only and
     vector-only rows); the default uses all four. Docs, changelogs, translation
-    catalogues and lock files rank below code unless `include_prose` (or the request
-    asks for documentation or translations). `trust_leaders=False` ranks files by rank
+    catalogues, lock files, stylesheets, migrations and seed data rank below code unless
+    `include_prose` (or the request asks for them). `trust_leaders=False` ranks files by rank
     fusion alone, without trusting a signal's clear leader (file_fusion.py): the
     evaluations' same-run baseline.
     """
