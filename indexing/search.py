@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from . import ja_terms
+from . import file_kinds, ja_terms
 from .config import Config, SearchWeights
 from .embeddings import Embedder, EmbedderNotReady, EmbeddingError, LazyEmbedder, resolve
 from .embeddings.identifiers import split_identifier
@@ -539,7 +539,7 @@ def hybrid_query(
             c.reference_rank = rank
 
     # 6. fuse
-    want_prose = include_prose or _asks_for_prose(text)
+    demoted = frozenset() if include_prose else PROSE_KINDS - _kinds_asked_for(text)
     for c in cands.values():
         if fusion == "weighted":
             c.score = (
@@ -561,7 +561,7 @@ def hybrid_query(
                 )
                 if rank is not None
             )
-        if not want_prose and file_kind(c.path) in PROSE_KINDS:
+        if file_kind(c.path) in demoted:
             c.score *= PROSE_FACTOR
     ordered = sorted(cands.values(), key=lambda c: (-c.score, c.path, c.start_line))
     if fusion != "weighted":  # evidence only: counted for the symbols returned
@@ -576,10 +576,10 @@ def hybrid_query(
     grey = model.thresholds.fact - model.thresholds.reject if model is not None and trust_leaders else 0.0
     # A Japanese request's word signals search dictionary translations: weaker evidence.
     file_weights = translated_weights(FILE_WEIGHTS) if translation.terms else FILE_WEIGHTS
-    files = _rank_files(ordered, file_hits, direct, fusion, top, want_prose, grey, file_weights)
+    files = _rank_files(ordered, file_hits, direct, fusion, top, demoted, grey, file_weights)
     for f in files:
         _mark_translated(f.evidence, translation)
-    if not want_prose and any(file_kind(p) in PROSE_KINDS for p in file_hits):
+    if any(file_kind(p) in demoted for p in file_hits):
         notes.append("docs, changelogs, translations, lock files, stylesheets, migrations and seed data "
                      "rank below code; "
                      "ask with include_prose to rank them equally")
@@ -609,19 +609,26 @@ def _count_keyword_hits(c: _Candidate, store: IndexStore, terms: list[str]) -> N
         c.keyword_hits = sum(1 for line in text.lower().splitlines() if any(t in line for t in terms))
 
 
-_PROSE_REQUEST = re.compile(
-    r"\b(docs?|documentation|readme|changelog|changes|release notes?|translations?|locale|i18n|"
-    r"lock ?files?|composer\.lock|package-lock|css|scss|sass|stylesheets?|styling|"
-    r"migrations?|migrate|schema|seeds?|seeders?|seeding|sql)\b|"
-    r"ドキュメント|翻訳|変更履歴|説明書|スタイル|マイグレーション|スキーマ|シード",
-    re.IGNORECASE,
-)
+# What a request says when it wants a demoted kind of file, per kind.
+_KIND_REQUESTS = {
+    file_kinds.DOCS: r"\b(?:docs?|documentation|readme)\b|ドキュメント|説明書",
+    file_kinds.CHANGELOG: r"\b(?:changelog|changes|release notes?)\b|変更履歴",
+    file_kinds.LOCALE: r"\b(?:translations?|locales?|i18n)\b|翻訳",
+    file_kinds.LOCK: r"\b(?:lock ?files?|composer\.lock|package-lock)\b",
+    file_kinds.STYLE: r"\b(?:css|scss|sass|stylesheets?|styling)\b|スタイル",
+    file_kinds.MIGRATION: r"\b(?:migrations?|migrate|schema)\b|マイグレーション|スキーマ",
+    file_kinds.SEED: r"\b(?:seeds?|seeders?|seeding)\b|シード",
+}
+_KIND_REQUEST_RES = {kind: re.compile(pattern, re.IGNORECASE) for kind, pattern in _KIND_REQUESTS.items()}
 
 
-def _asks_for_prose(text: str) -> bool:
-    """A short request that names docs, changelogs, translations, styles, migrations or
-    seed data wants them."""
-    return len(text) <= 600 and bool(_PROSE_REQUEST.search(text))
+def _kinds_asked_for(text: str) -> frozenset[str]:
+    """The demoted kinds a short request names (docs, changelogs, translations, lock
+    files, styles, migrations, seed data): those rank as code for it. Per kind, so a
+    request about a schema does not bring the changelogs back."""
+    if len(text) > 600:
+        return frozenset()
+    return frozenset(kind for kind, pattern in _KIND_REQUEST_RES.items() if pattern.search(text))
 
 
 def _preferred_words(request: ParsedRequest) -> set[str]:
@@ -699,7 +706,7 @@ def _rank_files(
     direct: dict[str, int],
     fusion: str,
     top: int,
-    want_prose: bool,
+    demoted: frozenset[str],
     grey_width: float = 0.0,
     file_weights: dict[str, float] | None = None,
 ) -> list[FileResult]:
@@ -725,14 +732,14 @@ def _rank_files(
         scores = rank_fusion(per_signal, file_weights or FILE_WEIGHTS)
         similarity: dict[str, float] = {}
         for c in ordered:  # a file's similarity is its best chunk's; prose leads only when asked
-            if c.vector is not None and (want_prose or file_kind(c.path) not in PROSE_KINDS):
+            if c.vector is not None and file_kind(c.path) not in demoted:
                 similarity[c.path] = max(similarity.get(c.path, -1.0), c.vector)
         trust_leader(scores, leader(similarity, grey_width))
     for path in file_hits:
         scores.setdefault(path, 0.0)
-    if not want_prose:
+    if demoted:
         for path in scores:
-            if file_kind(path) in PROSE_KINDS:
+            if file_kind(path) in demoted:
                 scores[path] *= PROSE_FACTOR
     ranked = sorted(scores, key=lambda p: (-scores[p], p))[:top]
     out = []

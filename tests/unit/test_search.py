@@ -11,7 +11,7 @@ import pytest
 from code_intel.indexing.config import Config
 from code_intel.indexing.embeddings import EmbedderNotReady, LazyEmbedder, shared_embedder
 from code_intel.indexing.lexical import LexicalIndex, lexical_text, query_terms
-from code_intel.indexing.search import SearchError, SearchService
+from code_intel.indexing.search import PROSE_FACTOR, SearchError, SearchService
 from code_intel.indexing.store import IndexStore
 from code_intel.indexing.sync import sync_workspace
 from code_intel.indexing.vectors import AgreementError
@@ -371,8 +371,14 @@ def test_code_outranks_stylesheets_and_nested_docs_unless_asked(with_style):
     assert files.index("resources/docs/orders.html") > files.index(ORDER_MODEL)
     assert any("stylesheets" in n for n in result.notes)
     # a request about the styling wants the stylesheet
-    about, _ = lexical_files(with_style, "css for the order total")
+    about, asked = lexical_files(with_style, "css for the order total")
     assert about.index("resources/css/orders.css") < files.index("resources/css/orders.css")
+    # ... and only the stylesheet: the docs page stays demoted
+    _, everything = lexical_files(with_style, "css for the order total", include_prose=True)
+    docs = "resources/docs/orders.html"
+    score = {f.path: f.score for f in asked.files}
+    full = {f.path: f.score for f in everything.files}
+    assert score[docs] == pytest.approx(full[docs] * PROSE_FACTOR)
 
 
 
@@ -408,3 +414,12 @@ def test_code_outranks_migrations_and_seeders_unless_asked(with_schema):
     # a request about the schema wants the migration
     about, _ = lexical_files(with_schema, "migration for the order total")
     assert about.index(migration) < files.index(migration)
+
+
+def test_a_request_brings_back_only_the_kinds_it_names():
+    from code_intel.indexing.search import _kinds_asked_for
+
+    assert _kinds_asked_for("add a column to the orders schema") == {"migration"}
+    assert _kinds_asked_for("スタイルとドキュメント") == {"style", "docs"}
+    assert _kinds_asked_for("build the SQL WHERE clause from the filters") == frozenset()
+    assert _kinds_asked_for("seed " + "x" * 700) == frozenset()  # a pasted issue asks for code
