@@ -24,6 +24,7 @@ DATA = "data"
 STYLE = "style"
 MIGRATION = "migration"
 SEED = "seed"
+UI = "ui"
 
 #: kinds a code request does not want at the top (`include_prose` brings them back)
 PROSE_KINDS = frozenset({DOCS, CHANGELOG, LOCALE, LOCK, STYLE, MIGRATION, SEED})
@@ -52,6 +53,11 @@ _MIGRATION_DIRS = frozenset({"migrations", "migration", "data-migrations", "alem
 #: seed and demo-data generators (`database/seeders/`, `scripts/seed/`, `db/seeds/`):
 #: they create one of everything, so they mention every feature's words
 _SEED_DIRS = frozenset({"seed", "seeds", "seeder", "seeders", "seeding"})
+#: UI components and page templates: a feature's page shares its words with the query or
+#: handler that does the work (umami's `Revenue.tsx` and `getRevenue.ts`), and a request
+#: that describes behaviour (compute, save, check) means the latter
+_UI_SUFFIXES = (".tsx", ".jsx", ".vue", ".svelte", ".blade.php", ".html", ".htm", ".twig", ".hbs", ".jinja",
+                ".jinja2", ".j2")
 _LOCALE_DIRS = frozenset({"locale", "locales", "lang", "i18n", "l10n", "intl", "translations"})
 # a catalogue named by a locale with its region or script (`pt-BR.json`, `zh_Hant.yml`);
 # a bare `en.json` is left to its directory (`app.json`, `ci.yml` are not catalogues)
@@ -75,8 +81,9 @@ _GENERATED_MARK = re.compile(
 
 
 def file_kind(path: str) -> str:
-    """`code`, `docs`, `changelog`, `locale`, `lock`, `style`, `migration`, `seed` or `data`
-    for a workspace path."""
+    """`code`, `docs`, `changelog`, `locale`, `lock`, `style`, `migration`, `seed`, `data`
+    or `ui` (a component or page template: code, ranked a little below other code) for a
+    workspace path."""
     p = PurePosixPath(path.replace("\\", "/"))
     name = p.name.lower()
     suffix = p.suffix.lower()
@@ -99,6 +106,8 @@ def file_kind(path: str) -> str:
         return SEED
     if suffix in {".csv", ".tsv", ".svg", ".ipynb"}:
         return DATA
+    if name.endswith(_UI_SUFFIXES):
+        return UI
     return CODE
 
 

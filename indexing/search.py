@@ -99,6 +99,11 @@ FILE_WEIGHTS = {"vector": 2.0, "lexical": 1.0, "file": 2.0, "definition": 0.5, "
 #: docs, changelogs, translation catalogues, lock files, stylesheets, migrations and seed
 #: data (file_kinds.PROSE_KINDS): their score is multiplied by this
 PROSE_FACTOR = 0.35
+#: UI components and page templates (file_kinds.UI) for a request that does not speak of
+#: the UI: their score is multiplied by this. Chosen on set (b)'s tune data (laravel.io and
+#: healthchecks tune halves, linkding, umami; hybrid file MRR ja+en summed: 1.0 → 6.177,
+#: 0.85 → 6.31, 0.7 → 6.36, 0.5 → 6.33; no set lower at 0.7)
+UI_FACTOR = 0.7
 CANDIDATES = 50  # hits taken from each signal before fusion
 FILE_CANDIDATES = 100
 MAX_DIRECT = 40
@@ -539,7 +544,9 @@ def hybrid_query(
             c.reference_rank = rank
 
     # 6. fuse
-    demoted = frozenset() if include_prose else PROSE_KINDS - _kinds_asked_for(text)
+    # prose below code unless asked for; UI files a little below other code for a request
+    # that does not speak of the UI (include_prose is about prose only)
+    demoted = ((frozenset() if include_prose else PROSE_KINDS) | {file_kinds.UI}) - _kinds_asked_for(text)
     for c in cands.values():
         if fusion == "weighted":
             c.score = (
@@ -562,7 +569,7 @@ def hybrid_query(
                 if rank is not None
             )
         if file_kind(c.path) in demoted:
-            c.score *= PROSE_FACTOR
+            c.score *= _demotion(file_kind(c.path))
     ordered = sorted(cands.values(), key=lambda c: (-c.score, c.path, c.start_line))
     if fusion != "weighted":  # evidence only: counted for the symbols returned
         for c in [c for c in ordered if c.symbol_type not in _FILE_LEVEL_TYPES][:top]:
@@ -579,7 +586,7 @@ def hybrid_query(
     files = _rank_files(ordered, file_hits, direct, fusion, top, demoted, grey, file_weights)
     for f in files:
         _mark_translated(f.evidence, translation)
-    if any(file_kind(p) in demoted for p in file_hits):
+    if any(file_kind(p) in demoted - {file_kinds.UI} for p in file_hits):
         notes.append("docs, changelogs, translations, lock files, stylesheets, migrations and seed data "
                      "rank below code; "
                      "ask with include_prose to rank them equally")
@@ -618,8 +625,16 @@ _KIND_REQUESTS = {
     file_kinds.STYLE: r"\b(?:css|scss|sass|stylesheets?|styling)\b|スタイル",
     file_kinds.MIGRATION: r"\b(?:migrations?|migrate|schema)\b|マイグレーション|スキーマ",
     file_kinds.SEED: r"\b(?:seeds?|seeders?|seeding)\b|シード",
+    file_kinds.UI: (r"\b(?:show|shows|display|displays|render|renders|button|form|forms|modal|dialog|screen|"
+                    r"view|template|component|menu|tab|chart|ui|panel|widget)\b"
+                    r"|画面|表示|ボタン|フォーム|モーダル|ダイアログ|メニュー|タブ|グラフ|パネル|テンプレート|コンポーネント"),
 }
 _KIND_REQUEST_RES = {kind: re.compile(pattern, re.IGNORECASE) for kind, pattern in _KIND_REQUESTS.items()}
+
+
+def _demotion(kind: str) -> float:
+    """The factor a demoted kind's score is multiplied by."""
+    return UI_FACTOR if kind == file_kinds.UI else PROSE_FACTOR
 
 
 def _kinds_asked_for(text: str) -> frozenset[str]:
@@ -732,7 +747,7 @@ def _rank_files(
         scores = rank_fusion(per_signal, file_weights or FILE_WEIGHTS)
         similarity: dict[str, float] = {}
         for c in ordered:  # a file's similarity is its best chunk's; prose leads only when asked
-            if c.vector is not None and file_kind(c.path) not in demoted:
+            if c.vector is not None and file_kind(c.path) not in demoted - {file_kinds.UI}:
                 similarity[c.path] = max(similarity.get(c.path, -1.0), c.vector)
         trust_leader(scores, leader(similarity, grey_width))
     for path in file_hits:
@@ -740,7 +755,7 @@ def _rank_files(
     if demoted:
         for path in scores:
             if file_kind(path) in demoted:
-                scores[path] *= PROSE_FACTOR
+                scores[path] *= _demotion(file_kind(path))
     ranked = sorted(scores, key=lambda p: (-scores[p], p))[:top]
     out = []
     for i, path in enumerate(ranked, 1):

@@ -130,7 +130,18 @@ def test_nested_docs_directories_and_stylesheets_are_not_code():
     assert file_kind("website/docs/guide/intro.html") == "docs"
     # source files inside a docs directory stay code
     assert file_kind("docs/conf.py") == "code"
-    assert file_kind("site/docs/components/Demo.tsx") == "code"
+    assert file_kind("site/docs/components/Demo.tsx") == "ui"  # a component, not docs
     assert file_kind("resources/css/app.css") == "style"
     assert file_kind("static/scss/_buttons.scss") == "style"
-    assert file_kind("templates/front/dashboard.html") == "code"
+    assert file_kind("templates/front/dashboard.html") == "ui"  # a page template: not docs
+
+
+def test_components_and_page_templates_are_ui():
+    # umami's `Revenue.tsx` outranked `getRevenue.ts` for a request about computing revenue
+    assert file_kind("src/app/(main)/websites/[websiteId]/(reports)/revenue/Revenue.tsx") == "ui"
+    assert file_kind("resources/views/articles/show.blade.php") == "ui"
+    assert file_kind("templates/front/details.html") == "ui"
+    assert file_kind("src/components/Button.vue") == "ui"
+    assert file_kind("src/queries/sql/reports/getRevenue.ts") == "code"
+    assert file_kind("app/Http/Controllers/ArticlesController.php") == "code"
+    assert "ui" not in PROSE_KINDS  # ranked a little below code, not with the prose

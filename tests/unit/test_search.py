@@ -11,7 +11,7 @@ import pytest
 from code_intel.indexing.config import Config
 from code_intel.indexing.embeddings import EmbedderNotReady, LazyEmbedder, shared_embedder
 from code_intel.indexing.lexical import LexicalIndex, lexical_text, query_terms
-from code_intel.indexing.search import PROSE_FACTOR, SearchError, SearchService
+from code_intel.indexing.search import PROSE_FACTOR, UI_FACTOR, SearchError, SearchService
 from code_intel.indexing.store import IndexStore
 from code_intel.indexing.sync import sync_workspace
 from code_intel.indexing.vectors import AgreementError
@@ -423,3 +423,37 @@ def test_a_request_brings_back_only_the_kinds_it_names():
     assert _kinds_asked_for("スタイルとドキュメント") == {"style", "docs"}
     assert _kinds_asked_for("build the SQL WHERE clause from the filters") == frozenset()
     assert _kinds_asked_for("seed " + "x" * 700) == frozenset()  # a pasted issue asks for code
+
+
+@pytest.fixture
+def with_page(fixture_copy):
+    """The Laravel fixture with an order page that repeats the model's words (umami's
+    `Revenue.tsx` outranked the query `getRevenue.ts` for "compute the revenue")."""
+    root = fixture_copy("laravel_app")
+    (root / "resources/views/orders").mkdir(parents=True, exist_ok=True)
+    (root / "resources/views/orders/total.blade.php").write_text(
+        "<div>{{ $order->calculateTotal() }} order total</div>\n" * 6)
+    store = IndexStore.for_workspace(root)
+    sync_workspace(root, store, Config(workers=1))
+    lexical = LexicalIndex.for_workspace(root)
+    lexical.sync(store)
+    return store, lexical
+
+
+def test_a_behaviour_request_ranks_code_above_the_page_that_shows_it(with_page):
+    page = "resources/views/orders/total.blade.php"
+    files, result = lexical_files(with_page, "calculate the order total")
+    assert files.index(ORDER_MODEL) < files.index(page)
+    assert result.files[files.index(page)].evidence["kind"] == "ui"
+    # include_prose is about prose: the page stays where it was
+    asked, _ = lexical_files(with_page, "calculate the order total", include_prose=True)
+    assert asked.index(ORDER_MODEL) < asked.index(page)
+
+
+def test_a_request_about_the_screen_ranks_pages_as_code():
+    from code_intel.indexing.search import _demotion, _kinds_asked_for
+
+    assert "ui" in _kinds_asked_for("show the order total on the screen")
+    assert "ui" in _kinds_asked_for("注文の合計を画面に表示する")
+    assert "ui" not in _kinds_asked_for("calculate the order total")
+    assert _demotion("ui") == UI_FACTOR and _demotion("docs") == PROSE_FACTOR
