@@ -22,9 +22,12 @@ LOCALE = "locale"
 LOCK = "lock"
 DATA = "data"
 STYLE = "style"
+MIGRATION = "migration"
+SEED = "seed"
+UI = "ui"
 
 #: kinds a code request does not want at the top (`include_prose` brings them back)
-PROSE_KINDS = frozenset({DOCS, CHANGELOG, LOCALE, LOCK, STYLE})
+PROSE_KINDS = frozenset({DOCS, CHANGELOG, LOCALE, LOCK, STYLE, MIGRATION, SEED})
 
 _LOCK_NAMES = frozenset({
     "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "composer.lock",
@@ -42,6 +45,19 @@ _CODE_EXT = frozenset({".py", ".php", ".js", ".mjs", ".cjs", ".ts", ".tsx", ".js
 #: stylesheets: they share a UI request's words (button, header, sidebar) but are rarely
 #: where its behaviour lives
 _STYLE_EXT = frozenset({".css", ".scss", ".sass", ".less", ".styl", ".pcss"})
+#: schema migrations (Django `app/migrations/0003_x.py`, Laravel `database/migrations/`,
+#: `db/clickhouse/migrations/*.sql`) and SQL schema dumps: they spell every table and
+#: column name, so they match a request's domain words, but the behaviour it asks about
+#: lives in the models and queries
+_MIGRATION_DIRS = frozenset({"migrations", "migration", "data-migrations", "alembic"})
+#: seed and demo-data generators (`database/seeders/`, `scripts/seed/`, `db/seeds/`):
+#: they create one of everything, so they mention every feature's words
+_SEED_DIRS = frozenset({"seed", "seeds", "seeder", "seeders", "seeding"})
+#: UI components and page templates: a feature's page shares its words with the query or
+#: handler that does the work (umami's `Revenue.tsx` and `getRevenue.ts`), and a request
+#: that describes behaviour (compute, save, check) means the latter
+_UI_SUFFIXES = (".tsx", ".jsx", ".vue", ".svelte", ".blade.php", ".html", ".htm", ".twig", ".hbs", ".jinja",
+                ".jinja2", ".j2")
 _LOCALE_DIRS = frozenset({"locale", "locales", "lang", "i18n", "l10n", "intl", "translations"})
 # a catalogue named by a locale with its region or script (`pt-BR.json`, `zh_Hant.yml`);
 # a bare `en.json` is left to its directory (`app.json`, `ci.yml` are not catalogues)
@@ -65,7 +81,9 @@ _GENERATED_MARK = re.compile(
 
 
 def file_kind(path: str) -> str:
-    """`code`, `docs`, `changelog`, `locale`, `lock`, `style` or `data` for a workspace path."""
+    """`code`, `docs`, `changelog`, `locale`, `lock`, `style`, `migration`, `seed`, `data`
+    or `ui` (a component or page template: code, ranked a little below other code) for a
+    workspace path."""
     p = PurePosixPath(path.replace("\\", "/"))
     name = p.name.lower()
     suffix = p.suffix.lower()
@@ -82,8 +100,14 @@ def file_kind(path: str) -> str:
         return DOCS
     if suffix in _STYLE_EXT:
         return STYLE
+    if any(d in _MIGRATION_DIRS for d in parts) or suffix == ".sql":
+        return MIGRATION
+    if any(d in _SEED_DIRS for d in parts):
+        return SEED
     if suffix in {".csv", ".tsv", ".svg", ".ipynb"}:
         return DATA
+    if name.endswith(_UI_SUFFIXES):
+        return UI
     return CODE
 
 

@@ -44,6 +44,11 @@ TERMS_PER_WORD = 3
 CANDIDATE_TERMS = 8
 #: Senses of a dictionary entry read for candidates (the first ones are the everyday ones).
 CANDIDATE_SENSES = 2
+#: A candidate sense found in at most RARE_SENSE files of the workspace is incidental
+#: when another sense of the word is found in RARE_SENSE_MARGIN times as many (see
+#: choose_terms).
+RARE_SENSE = 2
+RARE_SENSE_MARGIN = 4
 #: A gloss longer than this many words describes rather than names: skipped.
 MAX_GLOSS_WORDS = 2
 #: A loanword MeCab split is rejoined from at most this many pieces.
@@ -182,6 +187,10 @@ def _word_forms(word: str) -> list[str]:
                          ("ission", "it")):
         if word.endswith(suffix) and len(word) > len(suffix) + 2:
             return [word, word[: -len(suffix)] + verb]
+    # a verb made from an adjective or noun with -en (shortening, lengthening, tightening):
+    # code names the thing by the adjective (a short link, `shortUrl`, max length)
+    if word.endswith("ening") and len(word) >= 9:
+        return [word, word[:-5]]
     return [word]
 
 
@@ -483,7 +492,13 @@ def _object_before(words: list[_Word], verb: _Word) -> str:
 _BRIDGE = _Bridge()
 
 
-def glosses(text: str, known: Callable[[str], bool] | None = None) -> list[Gloss]:
+def _incidental(uses: int, most: int) -> bool:
+    """A sense the workspace mentions in a file or two while another sense of the same
+    word runs through it: a passing mention (a comment, one label), not what it names."""
+    return uses <= RARE_SENSE and most >= RARE_SENSE_MARGIN * uses
+
+
+def glosses(text: str, known: Callable[[str], int] | None = None) -> list[Gloss]:
     """The Japanese words of `text` with their English search terms (empty when the text
     has no Japanese); `known` says which terms the workspace's code uses (choose_terms).
     Raises JapaneseUnavailable when the segmenter or dictionary is missing."""
@@ -493,16 +508,22 @@ def glosses(text: str, known: Callable[[str], bool] | None = None) -> list[Gloss
     return choose_terms(_BRIDGE.glosses(text.encode("utf-8", "replace").decode("utf-8")), known)
 
 
-def choose_terms(found: list[Gloss], known: Callable[[str], bool] | None = None,
+def choose_terms(found: list[Gloss], known: Callable[[str], int] | None = None,
                  limit: int = TERMS_PER_WORD) -> list[Gloss]:
-    """Each word's `limit` search terms out of its candidates: the first ones the
-    workspace's code uses, in the dictionary's order, when `known` says any is used.
+    """Each word's `limit` search terms out of its candidates: the ones the workspace's
+    code uses, in the dictionary's order, when `known` (how many of the workspace's files
+    use a term; a bool also works) says any is used, leaving out a sense the code uses
+    only in passing (in RARE_SENSE files or fewer, while another of its senses is used in
+    RARE_SENSE_MARGIN times as many).
 
     Why: JMdict orders a word's senses for everyday Japanese. 解決 is "settlement" before
     "solution", 履歴 is "personal history" before "history", and a loanword's other
     senses follow its origin (チェック: check, plaid, checkered). The code a request is
     about names things in its own words, so among the dictionary's candidates the ones
     the workspace uses are what the request means there; the rest would match nothing.
+    Presence alone is not enough: a sense the code mentions once, in passing, is a rare
+    word to BM25 and pulls that one file to the top (短縮 "contraction", in one comment
+    of umami, against "short" in seven files that handle its short links).
     A word none of whose candidates the code uses keeps the dictionary's first terms.
     Literal ASCII words and reversal terms (unban) are kept as they are.
     """
@@ -510,8 +531,12 @@ def choose_terms(found: list[Gloss], known: Callable[[str], bool] | None = None,
     for g in found:
         terms = list(g.terms)
         if known is not None and g.origin not in ("literal", "reversal"):
-            used = [t for t in terms if known(t)]
-            terms = used or terms
+            uses = {t: int(known(t) or 0) for t in terms}
+            most = max(uses.values(), default=0)
+            used = [t for t in terms if uses[t]][:limit]
+            # the first used sense stays (the dictionary's best guess the code knows);
+            # a later one the code mentions only in passing goes, and leaves its slot empty
+            terms = used[:1] + [t for t in used[1:] if not _incidental(uses[t], most)] or terms
         out.append(Gloss(g.source, tuple(terms[:limit]), g.origin))
     return out
 
@@ -536,7 +561,7 @@ class Translation:
 
 
 def translate_request(text: str, literal: Iterable[str] = (),
-                      known: Callable[[str], bool] | None = None) -> Translation:
+                      known: Callable[[str], int] | None = None) -> Translation:
     """English terms for the Japanese words of a request (none when it has none). Terms
     the request already writes (`literal`) stay literal evidence, not translated;
     `known` (a term the workspace's code uses?) chooses among a word's senses."""

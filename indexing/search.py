@@ -19,7 +19,8 @@
   evidence is summed per file with decaying weight, the vector signal's best file is
   trusted when it leads clearly, a definition name only confirms files another
   signal found (unless the request writes it as code), and docs, changelogs,
-  translations and lock files rank below code unless asked for (`include_prose`).
+  translations, lock files, stylesheets, migrations and seed data rank below code
+  unless asked for (`include_prose`).
   Requests up to MAX_QUERY_CHARS are read by `request_text.parse_request`.
 
 `SearchService` bundles the index store, the lexical index, the vector index and a
@@ -41,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from . import ja_terms
+from . import file_kinds, ja_terms
 from .config import Config, SearchWeights
 from .embeddings import Embedder, EmbedderNotReady, EmbeddingError, LazyEmbedder, resolve
 from .embeddings.identifiers import split_identifier
@@ -95,8 +96,14 @@ RRF_WEIGHTS = {"vector": 1.0, "lexical": 1.0, "definition": 1.0, "reference": 0.
 #: commits of click and flask (MRR 0.820 vs 0.812 before); the rest were set by hand.
 FILE_WEIGHTS = {"vector": 2.0, "lexical": 1.0, "file": 2.0, "definition": 0.5, "reference": 0.1,
                 "map": 2.0, "direct": 3.0}
-#: docs, changelogs, translation catalogues and lock files: their score is multiplied by this
+#: docs, changelogs, translation catalogues, lock files, stylesheets, migrations and seed
+#: data (file_kinds.PROSE_KINDS): their score is multiplied by this
 PROSE_FACTOR = 0.35
+#: UI components and page templates (file_kinds.UI) for a request that does not speak of
+#: the UI: their score is multiplied by this. Chosen on set (b)'s tune data (laravel.io and
+#: healthchecks tune halves, linkding, umami; hybrid file MRR ja+en summed: 1.0 → 6.177,
+#: 0.85 → 6.31, 0.7 → 6.36, 0.5 → 6.33; no set lower at 0.7)
+UI_FACTOR = 0.7
 CANDIDATES = 50  # hits taken from each signal before fusion
 FILE_CANDIDATES = 100
 MAX_DIRECT = 40
@@ -358,14 +365,14 @@ def with_english(text: str, translation: ja_terms.Translation) -> str:
     return f"{text} ({translation.english})" if translation.english else text
 
 
-def _workspace_uses(lexical: LexicalIndex) -> Callable[[str], bool]:
-    """Does any file of the workspace contain this term (as BM25 matches it)? Chooses a
+def _workspace_uses(lexical: LexicalIndex) -> Callable[[str], int]:
+    """How many files of the workspace contain this term (as BM25 matches it)? Chooses a
     Japanese word's senses (ja_terms.choose_terms); cached for the request."""
-    seen: dict[str, bool] = {}
+    seen: dict[str, int] = {}
 
-    def known(term: str) -> bool:
+    def known(term: str) -> int:
         if term not in seen:
-            seen[term] = lexical.document_frequencies([term])[0][term] > 0
+            seen[term] = int(lexical.document_frequencies([term])[0][term])
         return seen[term]
 
     return known
@@ -396,8 +403,8 @@ def hybrid_query(
 
     `signals` restricts the evidence used (the evaluation's BM25-only and
     vector-only rows); the default uses all four. Docs, changelogs, translation
-    catalogues and lock files rank below code unless `include_prose` (or the request
-    asks for documentation or translations). `trust_leaders=False` ranks files by rank
+    catalogues, lock files, stylesheets, migrations and seed data rank below code unless
+    `include_prose` (or the request asks for them). `trust_leaders=False` ranks files by rank
     fusion alone, without trusting a signal's clear leader (file_fusion.py): the
     evaluations' same-run baseline.
     """
@@ -537,7 +544,9 @@ def hybrid_query(
             c.reference_rank = rank
 
     # 6. fuse
-    want_prose = include_prose or _asks_for_prose(text)
+    # prose below code unless asked for; UI files a little below other code for a request
+    # that does not speak of the UI (include_prose is about prose only)
+    demoted = ((frozenset() if include_prose else PROSE_KINDS) | {file_kinds.UI}) - _kinds_asked_for(text)
     for c in cands.values():
         if fusion == "weighted":
             c.score = (
@@ -559,8 +568,8 @@ def hybrid_query(
                 )
                 if rank is not None
             )
-        if not want_prose and file_kind(c.path) in PROSE_KINDS:
-            c.score *= PROSE_FACTOR
+        if file_kind(c.path) in demoted:
+            c.score *= _demotion(file_kind(c.path))
     ordered = sorted(cands.values(), key=lambda c: (-c.score, c.path, c.start_line))
     if fusion != "weighted":  # evidence only: counted for the symbols returned
         for c in [c for c in ordered if c.symbol_type not in _FILE_LEVEL_TYPES][:top]:
@@ -574,11 +583,12 @@ def hybrid_query(
     grey = model.thresholds.fact - model.thresholds.reject if model is not None and trust_leaders else 0.0
     # A Japanese request's word signals search dictionary translations: weaker evidence.
     file_weights = translated_weights(FILE_WEIGHTS) if translation.terms else FILE_WEIGHTS
-    files = _rank_files(ordered, file_hits, direct, fusion, top, want_prose, grey, file_weights)
+    files = _rank_files(ordered, file_hits, direct, fusion, top, demoted, grey, file_weights)
     for f in files:
         _mark_translated(f.evidence, translation)
-    if not want_prose and any(file_kind(p) in PROSE_KINDS for p in file_hits):
-        notes.append("docs, changelogs, translations, lock files and stylesheets rank below code; "
+    if any(file_kind(p) in demoted - {file_kinds.UI} for p in file_hits):
+        notes.append("docs, changelogs, translations, lock files, stylesheets, migrations and seed data "
+                     "rank below code; "
                      "ask with include_prose to rank them equally")
     status = "partial" if retry is not None else "ok"
     return QueryResult(text, fusion, status, files, symbols, map_hits, notes, retry,
@@ -606,17 +616,34 @@ def _count_keyword_hits(c: _Candidate, store: IndexStore, terms: list[str]) -> N
         c.keyword_hits = sum(1 for line in text.lower().splitlines() if any(t in line for t in terms))
 
 
-_PROSE_REQUEST = re.compile(
-    r"\b(docs?|documentation|readme|changelog|changes|release notes?|translations?|locale|i18n|"
-    r"lock ?files?|composer\.lock|package-lock|css|scss|sass|stylesheets?|styling)\b|"
-    r"ドキュメント|翻訳|変更履歴|説明書|スタイル",
-    re.IGNORECASE,
-)
+# What a request says when it wants a demoted kind of file, per kind.
+_KIND_REQUESTS = {
+    file_kinds.DOCS: r"\b(?:docs?|documentation|readme)\b|ドキュメント|説明書",
+    file_kinds.CHANGELOG: r"\b(?:changelog|changes|release notes?)\b|変更履歴",
+    file_kinds.LOCALE: r"\b(?:translations?|locales?|i18n)\b|翻訳",
+    file_kinds.LOCK: r"\b(?:lock ?files?|composer\.lock|package-lock)\b",
+    file_kinds.STYLE: r"\b(?:css|scss|sass|stylesheets?|styling)\b|スタイル",
+    file_kinds.MIGRATION: r"\b(?:migrations?|migrate|schema)\b|マイグレーション|スキーマ",
+    file_kinds.SEED: r"\b(?:seeds?|seeders?|seeding)\b|シード",
+    file_kinds.UI: (r"\b(?:show|shows|display|displays|render|renders|button|form|forms|modal|dialog|screen|"
+                    r"view|template|component|menu|tab|chart|ui|panel|widget)\b"
+                    r"|画面|表示|ボタン|フォーム|モーダル|ダイアログ|メニュー|タブ|グラフ|パネル|テンプレート|コンポーネント"),
+}
+_KIND_REQUEST_RES = {kind: re.compile(pattern, re.IGNORECASE) for kind, pattern in _KIND_REQUESTS.items()}
 
 
-def _asks_for_prose(text: str) -> bool:
-    """A short request that names docs, changelogs, translations or styles wants them."""
-    return len(text) <= 600 and bool(_PROSE_REQUEST.search(text))
+def _demotion(kind: str) -> float:
+    """The factor a demoted kind's score is multiplied by."""
+    return UI_FACTOR if kind == file_kinds.UI else PROSE_FACTOR
+
+
+def _kinds_asked_for(text: str) -> frozenset[str]:
+    """The demoted kinds a short request names (docs, changelogs, translations, lock
+    files, styles, migrations, seed data): those rank as code for it. Per kind, so a
+    request about a schema does not bring the changelogs back."""
+    if len(text) > 600:
+        return frozenset()
+    return frozenset(kind for kind, pattern in _KIND_REQUEST_RES.items() if pattern.search(text))
 
 
 def _preferred_words(request: ParsedRequest) -> set[str]:
@@ -694,7 +721,7 @@ def _rank_files(
     direct: dict[str, int],
     fusion: str,
     top: int,
-    want_prose: bool,
+    demoted: frozenset[str],
     grey_width: float = 0.0,
     file_weights: dict[str, float] | None = None,
 ) -> list[FileResult]:
@@ -720,15 +747,15 @@ def _rank_files(
         scores = rank_fusion(per_signal, file_weights or FILE_WEIGHTS)
         similarity: dict[str, float] = {}
         for c in ordered:  # a file's similarity is its best chunk's; prose leads only when asked
-            if c.vector is not None and (want_prose or file_kind(c.path) not in PROSE_KINDS):
+            if c.vector is not None and file_kind(c.path) not in demoted - {file_kinds.UI}:
                 similarity[c.path] = max(similarity.get(c.path, -1.0), c.vector)
         trust_leader(scores, leader(similarity, grey_width))
     for path in file_hits:
         scores.setdefault(path, 0.0)
-    if not want_prose:
+    if demoted:
         for path in scores:
-            if file_kind(path) in PROSE_KINDS:
-                scores[path] *= PROSE_FACTOR
+            if file_kind(path) in demoted:
+                scores[path] *= _demotion(file_kind(path))
     ranked = sorted(scores, key=lambda p: (-scores[p], p))[:top]
     out = []
     for i, path in enumerate(ranked, 1):

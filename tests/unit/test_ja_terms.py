@@ -184,6 +184,31 @@ def test_literal_words_and_reversals_are_not_chosen_among():
     assert ja_terms.choose_terms(found, known=lambda t: False) == found
 
 
+def test_a_sense_the_code_mentions_in_passing_is_left_out():
+    # umami: 短縮 ("shortening") is "contraction" in one comment, and "short" in seven files
+    # about its short links; チェック's "plaid" is in one file of healthchecks
+    uses = {"check": 466, "plaid": 1, "checkered": 2, "monitoring": 65, "short": 7, "contraction": 1}
+    found = [ja_terms.Gloss("チェック", ("check", "plaid", "checkered", "monitoring"), "loanword"),
+             ja_terms.Gloss("短縮", ("shortening", "short", "contraction"), "dictionary")]
+    chosen = ja_terms.choose_terms(found, known=lambda t: uses.get(t, 0))
+    # the left-out senses' slots stay empty: "monitoring" (4th) does not move up
+    assert [g.terms for g in chosen] == [("check",), ("short",)]
+
+
+def test_the_first_used_sense_stays_even_when_rare():
+    # 付けられた: "attach" is in one file of umami, "join" and "add" in a hundred
+    uses = {"attach": 1, "join": 128, "add": 144}
+    found = [ja_terms.Gloss("付け", ("attach", "join", "add"), "dictionary")]
+    assert ja_terms.choose_terms(found, known=lambda t: uses.get(t, 0))[0].terms == ("attach", "join", "add")
+
+
+def test_shortening_is_searched_as_short():
+    assert ja_terms.gloss_terms(["shortening", "contraction"]) == ["shortening", "short", "contraction"]
+    t = ja_terms.translate_request("短縮リンクを作成する", known={"short": 7, "contraction": 1, "link": 181,
+                                                                "create": 300}.get)
+    assert t.english.split()[0] == "short" and "contraction" not in t.terms
+
+
 def test_solution_not_settlement_when_the_code_speaks_of_solutions():
     # JMdict's first sense of 解決 is "settlement" (of a dispute); a forum's code marks a
     # reply as the thread's solution.

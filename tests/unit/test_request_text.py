@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from code_intel.indexing.file_kinds import (
     DEFAULT_EMBED_EXCLUDES,
+    PROSE_KINDS,
     file_kind,
     looks_machine_written,
     matches_any,
@@ -77,6 +78,22 @@ def test_file_kinds():
     assert file_kind("app/Models/Order.php") == "code"
 
 
+def test_migrations_and_seed_data_are_their_own_kinds():
+    # umami: `db/clickhouse/migrations/*.sql`, `db/postgresql/data-migrations/*.sql`,
+    # `scripts/seed/**` ranked high for requests about the queries and handlers
+    assert file_kind("db/clickhouse/migrations/05_add_utm_clid.sql") == "migration"
+    assert file_kind("db/postgresql/data-migrations/convert-utm-clid-columns.sql") == "migration"
+    assert file_kind("db/clickhouse/schema.sql") == "migration"
+    assert file_kind("hc/api/migrations/0001_initial.py") == "migration"
+    assert file_kind("database/migrations/2024_01_01_create_orders_table.php") == "migration"
+    assert file_kind("scripts/seed/generators/events.ts") == "seed"
+    assert file_kind("database/seeders/DatabaseSeeder.php") == "seed"
+    assert {"migration", "seed"} <= PROSE_KINDS
+    # code that only has a similar name stays code
+    assert file_kind("src/lib/migrate.ts") == "code"
+    assert file_kind("app/Console/Commands/SeedDemo.php") == "code"
+
+
 def test_embedding_excludes_lock_minified_generated_and_vendored_files():
     excluded = list(DEFAULT_EMBED_EXCLUDES)
     for path in ("composer.lock", "web/package-lock.json", "public/js/app.min.js", "api/user_pb2.py",
@@ -113,7 +130,18 @@ def test_nested_docs_directories_and_stylesheets_are_not_code():
     assert file_kind("website/docs/guide/intro.html") == "docs"
     # source files inside a docs directory stay code
     assert file_kind("docs/conf.py") == "code"
-    assert file_kind("site/docs/components/Demo.tsx") == "code"
+    assert file_kind("site/docs/components/Demo.tsx") == "ui"  # a component, not docs
     assert file_kind("resources/css/app.css") == "style"
     assert file_kind("static/scss/_buttons.scss") == "style"
-    assert file_kind("templates/front/dashboard.html") == "code"
+    assert file_kind("templates/front/dashboard.html") == "ui"  # a page template: not docs
+
+
+def test_components_and_page_templates_are_ui():
+    # umami's `Revenue.tsx` outranked `getRevenue.ts` for a request about computing revenue
+    assert file_kind("src/app/(main)/websites/[websiteId]/(reports)/revenue/Revenue.tsx") == "ui"
+    assert file_kind("resources/views/articles/show.blade.php") == "ui"
+    assert file_kind("templates/front/details.html") == "ui"
+    assert file_kind("src/components/Button.vue") == "ui"
+    assert file_kind("src/queries/sql/reports/getRevenue.ts") == "code"
+    assert file_kind("app/Http/Controllers/ArticlesController.php") == "code"
+    assert "ui" not in PROSE_KINDS  # ranked a little below code, not with the prose

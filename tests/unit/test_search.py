@@ -11,7 +11,7 @@ import pytest
 from code_intel.indexing.config import Config
 from code_intel.indexing.embeddings import EmbedderNotReady, LazyEmbedder, shared_embedder
 from code_intel.indexing.lexical import LexicalIndex, lexical_text, query_terms
-from code_intel.indexing.search import SearchError, SearchService
+from code_intel.indexing.search import PROSE_FACTOR, UI_FACTOR, SearchError, SearchService
 from code_intel.indexing.store import IndexStore
 from code_intel.indexing.sync import sync_workspace
 from code_intel.indexing.vectors import AgreementError
@@ -371,5 +371,89 @@ def test_code_outranks_stylesheets_and_nested_docs_unless_asked(with_style):
     assert files.index("resources/docs/orders.html") > files.index(ORDER_MODEL)
     assert any("stylesheets" in n for n in result.notes)
     # a request about the styling wants the stylesheet
-    about, _ = lexical_files(with_style, "css for the order total")
+    about, asked = lexical_files(with_style, "css for the order total")
     assert about.index("resources/css/orders.css") < files.index("resources/css/orders.css")
+    # ... and only the stylesheet: the docs page stays demoted
+    _, everything = lexical_files(with_style, "css for the order total", include_prose=True)
+    docs = "resources/docs/orders.html"
+    score = {f.path: f.score for f in asked.files}
+    full = {f.path: f.score for f in everything.files}
+    assert score[docs] == pytest.approx(full[docs] * PROSE_FACTOR)
+
+
+
+@pytest.fixture
+def with_schema(fixture_copy):
+    """The Laravel fixture with a migration and a seeder that spell the order model's
+    words (umami's `db/*/migrations/*.sql` and `scripts/seed/**` ranked above the queries
+    a request described)."""
+    root = fixture_copy("laravel_app")
+    (root / "database/migrations").mkdir(parents=True, exist_ok=True)
+    (root / "database/migrations/2024_01_01_000000_create_orders_table.php").write_text(
+        "<?php\n// order total calculateTotal\nSchema::create('orders', function ($table) {\n"
+        + "    $table->decimal('order_total'); // order total calculateTotal\n" * 12 + "});\n")
+    (root / "database/seeders").mkdir(parents=True, exist_ok=True)
+    (root / "database/seeders/OrderSeeder.php").write_text(
+        "<?php\nclass OrderSeeder {\n    public function run() {\n"
+        + "        // order total calculateTotal\n        $order->total = calculateTotal();\n" * 10 + "    }\n}\n")
+    store = IndexStore.for_workspace(root)
+    sync_workspace(root, store, Config(workers=1))
+    lexical = LexicalIndex.for_workspace(root)
+    lexical.sync(store)
+    return store, lexical
+
+
+def test_code_outranks_migrations_and_seeders_unless_asked(with_schema):
+    migration = "database/migrations/2024_01_01_000000_create_orders_table.php"
+    seeder = "database/seeders/OrderSeeder.php"
+    files, result = lexical_files(with_schema, "order total calculateTotal")
+    assert files[0] == ORDER_MODEL
+    assert files.index(migration) > files.index(ORDER_MODEL)
+    assert files.index(seeder) > files.index(ORDER_MODEL)
+    assert any("migrations and seed data" in n for n in result.notes)
+    # a request about the schema wants the migration
+    about, _ = lexical_files(with_schema, "migration for the order total")
+    assert about.index(migration) < files.index(migration)
+
+
+def test_a_request_brings_back_only_the_kinds_it_names():
+    from code_intel.indexing.search import _kinds_asked_for
+
+    assert _kinds_asked_for("add a column to the orders schema") == {"migration"}
+    assert _kinds_asked_for("スタイルとドキュメント") == {"style", "docs"}
+    assert _kinds_asked_for("build the SQL WHERE clause from the filters") == frozenset()
+    assert _kinds_asked_for("seed " + "x" * 700) == frozenset()  # a pasted issue asks for code
+
+
+@pytest.fixture
+def with_page(fixture_copy):
+    """The Laravel fixture with an order page that repeats the model's words (umami's
+    `Revenue.tsx` outranked the query `getRevenue.ts` for "compute the revenue")."""
+    root = fixture_copy("laravel_app")
+    (root / "resources/views/orders").mkdir(parents=True, exist_ok=True)
+    (root / "resources/views/orders/total.blade.php").write_text(
+        "<div>{{ $order->calculateTotal() }} order total</div>\n" * 6)
+    store = IndexStore.for_workspace(root)
+    sync_workspace(root, store, Config(workers=1))
+    lexical = LexicalIndex.for_workspace(root)
+    lexical.sync(store)
+    return store, lexical
+
+
+def test_a_behaviour_request_ranks_code_above_the_page_that_shows_it(with_page):
+    page = "resources/views/orders/total.blade.php"
+    files, result = lexical_files(with_page, "calculate the order total")
+    assert files.index(ORDER_MODEL) < files.index(page)
+    assert result.files[files.index(page)].evidence["kind"] == "ui"
+    # include_prose is about prose: the page stays where it was
+    asked, _ = lexical_files(with_page, "calculate the order total", include_prose=True)
+    assert asked.index(ORDER_MODEL) < asked.index(page)
+
+
+def test_a_request_about_the_screen_ranks_pages_as_code():
+    from code_intel.indexing.search import _demotion, _kinds_asked_for
+
+    assert "ui" in _kinds_asked_for("show the order total on the screen")
+    assert "ui" in _kinds_asked_for("注文の合計を画面に表示する")
+    assert "ui" not in _kinds_asked_for("calculate the order total")
+    assert _demotion("ui") == UI_FACTOR and _demotion("docs") == PROSE_FACTOR
