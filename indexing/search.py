@@ -623,7 +623,8 @@ _KIND_REQUESTS = {
     file_kinds.LOCALE: r"\b(?:translations?|locales?|i18n)\b|翻訳",
     file_kinds.LOCK: r"\b(?:lock ?files?|composer\.lock|package-lock)\b",
     file_kinds.STYLE: r"\b(?:css|scss|sass|stylesheets?|styling)\b|スタイル",
-    file_kinds.MIGRATION: r"\b(?:migrations?|migrate|schema)\b|マイグレーション|スキーマ",
+    # a table's columns are spelled in its migrations (Laravel, Django): asking about them asks for those
+    file_kinds.MIGRATION: r"\b(?:migrations?|migrate|schema|tables?|columns?)\b|マイグレーション|スキーマ|テーブル|カラム",
     file_kinds.SEED: r"\b(?:seeds?|seeders?|seeding)\b|シード",
     file_kinds.UI: (r"\b(?:show|shows|display|displays|render|renders|button|form|forms|modal|dialog|screen|"
                     r"view|template|component|menu|tab|chart|ui|panel|widget)\b"

@@ -414,6 +414,8 @@ def test_code_outranks_migrations_and_seeders_unless_asked(with_schema):
     # a request about the schema wants the migration
     about, _ = lexical_files(with_schema, "migration for the order total")
     assert about.index(migration) < files.index(migration)
+    columns, _ = lexical_files(with_schema, "columns of the orders table")
+    assert any(f.startswith("database/migrations/") for f in columns[:2]), columns[:3]
 
 
 def test_a_request_brings_back_only_the_kinds_it_names():
@@ -423,6 +425,9 @@ def test_a_request_brings_back_only_the_kinds_it_names():
     assert _kinds_asked_for("スタイルとドキュメント") == {"style", "docs"}
     assert _kinds_asked_for("build the SQL WHERE clause from the filters") == frozenset()
     assert _kinds_asked_for("seed " + "x" * 700) == frozenset()  # a pasted issue asks for code
+    # a table's columns are what its migrations spell
+    assert _kinds_asked_for("which columns does the orders table have") == {"migration"}
+    assert _kinds_asked_for("注文テーブルのカラム") == {"migration"}
 
 
 @pytest.fixture
