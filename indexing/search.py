@@ -941,10 +941,14 @@ class SearchService:
             return exc.answer()
 
     def query(self, text: Any, top: Any = 10, fusion: Any = "rrf", include_prose: Any = False) -> QueryResult:
-        return hybrid_query(
+        result = hybrid_query(
             text, store=self.store, lexical=self.lexical, vectors=self.vectors,
             weights=self.config.search_weights, fusion=fusion, top=top, include_prose=include_prose,
         )
+        note = self.vectors.tier_note()  # some chunks have only their fast vector yet
+        if note:
+            result.notes.append(note)
+        return result
 
     def add_agreement(self, query: Any, symbols: Any = (), files: Any = (), note: Any = "") -> Agreement:
         """Raises AgreementError on bad input, EmbedderNotReady while loading."""
