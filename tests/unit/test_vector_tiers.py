@@ -4,11 +4,17 @@ one cheap text of a fast vector, the progress line, and the config key."""
 from __future__ import annotations
 
 import pytest
-
 from code_intel.indexing.config import ConfigError, parse_config
 from code_intel.indexing.embed_text import FAST_PLAIN_WORDS, compact_pair, fast_view
 from code_intel.indexing.model import Chunk
-from code_intel.indexing.vector_tiers import FAST, FULL, chunk_tier, file_tier, first_tier, progress_summary
+from code_intel.indexing.vector_tiers import (
+    FAST,
+    FULL,
+    chunk_tier,
+    file_tier,
+    first_tier,
+    progress_summary,
+)
 
 
 def test_vectors_from_before_the_tiers_count_as_full():
@@ -37,8 +43,8 @@ def test_the_fast_text_of_a_symbol_is_its_short_label():
 
 
 def test_the_fast_text_of_a_window_keeps_its_first_words_and_its_file():
-    words = ("install the package with pip then run the server and open the editor to see "
-             "what the index found in every folder of your project").split()
+    words = ["install", "the", "package", "with", "pip", "then", "run", "the", "server", "and", "open",
+             "the", "editor", "to", "see", "what", "the", "index", "found", "in", "every", "folder"]
     body = " ".join(words * 8)
     chunk = Chunk("docs/guide/install.md", "markdown", "", "lines", 0, 49, body)
     views, _ = compact_pair(chunk)
