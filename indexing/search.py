@@ -95,6 +95,9 @@ RRF_WEIGHTS = {"vector": 1.0, "lexical": 1.0, "definition": 1.0, "reference": 0.
 #: commits of click and flask (MRR 0.820 vs 0.812 before); the rest were set by hand.
 FILE_WEIGHTS = {"vector": 2.0, "lexical": 1.0, "file": 2.0, "definition": 0.5, "reference": 0.1,
                 "map": 2.0, "direct": 3.0}
+#: the file fusion's vector weight is scaled by this for the share of vector hits that are
+#: fast-tier vectors (short labels only, before the refinement; `benchmarks/tier_bench.py`)
+FAST_VECTOR_WEIGHT = 1.0
 #: docs, changelogs, translation catalogues and lock files: their score is multiplied by this
 PROSE_FACTOR = 0.35
 CANDIDATES = 50  # hits taken from each signal before fusion
@@ -456,11 +459,14 @@ def hybrid_query(
             notes.append(f"{exc}: answering from the lexical and definition signals only")
         except EmbeddingError as exc:
             notes.append(f"no vector signal: {exc}")
+    fast_share = 0.0  # of the vector hits, those with only a fast-tier vector yet
     if query_vec is not None and "vector" in signals:
-        for hit in vectors.query_forest(query_vec, CANDIDATES):  # type: ignore[union-attr]
+        forest_hits = vectors.query_forest(query_vec, CANDIDATES)  # type: ignore[union-attr]
+        for hit in forest_hits:
             c = candidate(hit.path, hit.symbol_name, hit.symbol_type, hit.qualified_name,
                           hit.start_line, hit.end_line)
             c.vector, c.vector_rank, c.vector_text = hit.score, hit.rank, hit.text
+        fast_share = sum(h.tier == "fast" for h in forest_hits) / max(len(forest_hits), 1)
     if query_vec is not None and model is not None:
         map_hits = vectors.query_map(query_vec, MAP_HINTS)  # type: ignore[union-attr]
 
@@ -574,6 +580,9 @@ def hybrid_query(
     grey = model.thresholds.fact - model.thresholds.reject if model is not None and trust_leaders else 0.0
     # A Japanese request's word signals search dictionary translations: weaker evidence.
     file_weights = translated_weights(FILE_WEIGHTS) if translation.terms else FILE_WEIGHTS
+    if fast_share and FAST_VECTOR_WEIGHT != 1.0:
+        scale = 1.0 - fast_share * (1.0 - FAST_VECTOR_WEIGHT)
+        file_weights = {**file_weights, "vector": file_weights["vector"] * scale}
     files = _rank_files(ordered, file_hits, direct, fusion, top, want_prose, grey, file_weights)
     for f in files:
         _mark_translated(f.evidence, translation)
