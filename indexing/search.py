@@ -98,6 +98,9 @@ FILE_WEIGHTS = {"vector": 2.0, "lexical": 1.0, "file": 2.0, "definition": 0.5, "
 #: the file fusion's vector weight is scaled by this for the share of vector hits that are
 #: fast-tier vectors (short labels only, before the refinement; `benchmarks/tier_bench.py`)
 FAST_VECTOR_WEIGHT = 1.0
+#: whether the vector signal's clear leader is trusted while most vector hits are fast-tier
+#: (the leader margin was calibrated on full vectors)
+FAST_TRUST_LEADER = True
 #: docs, changelogs, translation catalogues and lock files: their score is multiplied by this
 PROSE_FACTOR = 0.35
 CANDIDATES = 50  # hits taken from each signal before fusion
@@ -578,6 +581,8 @@ def hybrid_query(
         if i <= top
     ]
     grey = model.thresholds.fact - model.thresholds.reject if model is not None and trust_leaders else 0.0
+    if fast_share >= 0.5 and not FAST_TRUST_LEADER:
+        grey = 0.0
     # A Japanese request's word signals search dictionary translations: weaker evidence.
     file_weights = translated_weights(FILE_WEIGHTS) if translation.terms else FILE_WEIGHTS
     if fast_share and FAST_VECTOR_WEIGHT != 1.0:
