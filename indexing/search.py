@@ -60,6 +60,7 @@ from .model import Chunk
 from .request_text import ParsedRequest, parse_request
 from .store import ChunkSpan, IndexStore, StoredSymbol
 from .text_search import SearchError
+from .vector_tiers import scaled_vector_weight
 
 if TYPE_CHECKING:  # Chroma and numpy load with the vector signal, not with the words
     import numpy as np
@@ -95,11 +96,12 @@ RRF_WEIGHTS = {"vector": 1.0, "lexical": 1.0, "definition": 1.0, "reference": 0.
 #: commits of click and flask (MRR 0.820 vs 0.812 before); the rest were set by hand.
 FILE_WEIGHTS = {"vector": 2.0, "lexical": 1.0, "file": 2.0, "definition": 0.5, "reference": 0.1,
                 "map": 2.0, "direct": 3.0}
-#: the file fusion's vector weight is scaled by this for the share of vector hits that are
-#: fast-tier vectors (short labels only, before the refinement; `benchmarks/tier_bench.py`)
-FAST_VECTOR_WEIGHT = 1.0
-#: whether the vector signal's clear leader is trusted while most vector hits are fast-tier
-#: (the leader margin was calibrated on full vectors)
+#: in the file fusion a fast-tier vector hit (short label only, before the refinement)
+#: counts this much of a full one. `benchmarks/tier_bench.py quality --sweep`, fast vectors
+#: only, file MRR ja+en summed over the tune halves (healthchecks, laravel.io): x1 3.121,
+#: x0.75 3.111, x0.5 3.135, x0.25 3.112 (no vectors: 2.955); distrusting the vector
+#: leader while hits are fast lost on three of the four (FAST_TRUST_LEADER).
+FAST_VECTOR_WEIGHT = 0.5
 FAST_TRUST_LEADER = True
 #: docs, changelogs, translation catalogues and lock files: their score is multiplied by this
 PROSE_FACTOR = 0.35
@@ -585,9 +587,9 @@ def hybrid_query(
         grey = 0.0
     # A Japanese request's word signals search dictionary translations: weaker evidence.
     file_weights = translated_weights(FILE_WEIGHTS) if translation.terms else FILE_WEIGHTS
-    if fast_share and FAST_VECTOR_WEIGHT != 1.0:
-        scale = 1.0 - fast_share * (1.0 - FAST_VECTOR_WEIGHT)
-        file_weights = {**file_weights, "vector": file_weights["vector"] * scale}
+    if fast_share:
+        file_weights = {**file_weights,
+                        "vector": scaled_vector_weight(file_weights["vector"], fast_share, FAST_VECTOR_WEIGHT)}
     files = _rank_files(ordered, file_hits, direct, fusion, top, want_prose, grey, file_weights)
     for f in files:
         _mark_translated(f.evidence, translation)

@@ -39,6 +39,14 @@ def first_tier(fast_tier_on: bool) -> str:
     return FAST if fast_tier_on else FULL
 
 
+def scaled_vector_weight(weight: float, fast_share: float, fast_weight: float) -> float:
+    """The fusion weight of a vector signal whose hits are `fast_share` fast-tier: a fast
+    hit counts `fast_weight` of a full one, so the weight slides from `weight` (all
+    refined) to `weight * fast_weight` (all fast)."""
+    share = min(max(fast_share, 0.0), 1.0)
+    return weight * (1.0 - share * (1.0 - fast_weight))
+
+
 def progress_summary(
     state: str, phase: str, done: int, total: int, fast_left: int
 ) -> str:

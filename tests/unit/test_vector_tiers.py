@@ -14,6 +14,7 @@ from code_intel.indexing.vector_tiers import (
     file_tier,
     first_tier,
     progress_summary,
+    scaled_vector_weight,
 )
 
 
@@ -77,3 +78,10 @@ def test_the_config_key_is_validated():
     assert parse_config({"embed_fast_tier": False}).embed_fast_tier is False
     with pytest.raises(ConfigError, match="embed_fast_tier"):
         parse_config({"embed_fast_tier": "sometimes"})
+
+
+def test_fast_vector_hits_count_less_in_the_fusion():
+    assert scaled_vector_weight(2.0, 0.0, 0.5) == 2.0  # all refined: as before
+    assert scaled_vector_weight(2.0, 1.0, 0.5) == 1.0  # all fast: half
+    assert scaled_vector_weight(2.0, 0.5, 0.5) == 1.5
+    assert scaled_vector_weight(2.0, 3.0, 0.5) == 1.0  # a share is clamped
