@@ -325,6 +325,7 @@ class VectorIndex:
         if damage is not None and damage.map_entries:
             self._map_to_reembed.extend(_agreements_of(damage.map_entries))
         self._worker: _Worker | None = None
+        self.progress.fast_left = self._fast_left()  # a restart mid-refinement says so at once
         if self._map_to_reembed:
             try:  # at once if the model is there, else at the first sync or map write
                 self._reembed_map(resolve(embedder))
