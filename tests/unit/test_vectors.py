@@ -14,7 +14,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
+from code_intel.indexing import vectors
 from code_intel.indexing.config import Config, VectorStoreConfig
 from code_intel.indexing.embeddings import LazyEmbedder, load_embedder, shared_embedder
 from code_intel.indexing.store import IndexStore
@@ -128,8 +128,9 @@ def test_deleted_files_lose_their_vectors(laravel, usem3):
     assert v.forest.count() == chunk_count(store)
 
 
-def test_an_interrupted_sync_resumes_without_re_embedding(laravel, usem3):
+def test_an_interrupted_sync_resumes_without_re_embedding(laravel, usem3, monkeypatch):
     root, store = laravel
+    monkeypatch.setattr(vectors, "FAST_EMBED_BATCH", 16)  # the fixture fits in one batch of 256
     v = VectorIndex(root, Config(), usem3)
     batches = []
 
@@ -315,3 +316,139 @@ def test_lock_minified_and_generated_files_are_not_embedded_until_asked(laravel,
     added = sum(1 for m in again.forest.get(include=["metadatas"])["metadatas"] if m["path"] in skipped)
     assert report.chunks_embedded == added
     assert again.sync(store).chunks_embedded == 0
+
+
+# ---- two tiers: fast vectors first, refined in place ----------------------------------
+
+
+def _tiers(v: VectorIndex) -> dict[str, str]:
+    got = v.forest.get(include=["metadatas"])
+    return {i: m.get("tier", "full") for i, m in zip(got["ids"], got["metadatas"], strict=True)}
+
+
+def test_fast_vectors_make_the_workspace_searchable_then_are_refined_in_place(laravel, usem3):
+    root, store = laravel
+    v = VectorIndex(root, Config(), usem3)
+    total = chunk_count(store)
+    before = usem3.counters.documents
+    fast = v.sync(store, refine=False)
+    # one cheap text per chunk went to the model, and every chunk has a vector
+    assert fast.chunks_embedded == fast.chunks_fast == total == v.forest.count()
+    assert usem3.counters.documents - before == total
+    assert set(_tiers(v).values()) == {"fast"}
+    status = v.status()["sync"]
+    assert status["fast_left"] == total
+    assert status["summary"] == f"searchable (fast); {total} chunks not refined yet"
+    assert "not refined yet" in (v.tier_note() or "")
+    # a query answers from the fast vectors (same model, same space as the query)
+    hits = v.query_forest(usem3.embed_query("log the user out and end the session"), 5)
+    assert any(h.path == CONTROLLER and h.tier == "fast" for h in hits)
+    fast_vectors = v.forest.get(include=["embeddings"])
+
+    phases = []
+    refined = v.sync(store, progress=lambda p: phases.append((p.phase, p.summary)))
+    assert refined.chunks_embedded == 0 and refined.chunks_refined == total
+    assert ("refining", f"searchable (fast); refining 0/{total} chunks") in phases
+    after = v.forest.get(include=["embeddings"])
+    assert sorted(after["ids"]) == sorted(fast_vectors["ids"])  # the same ids, replaced in place
+    old = dict(zip(fast_vectors["ids"], fast_vectors["embeddings"], strict=True))
+    changed = sum(1 for i, e in zip(after["ids"], after["embeddings"], strict=True) if float(old[i] @ e) < 0.9999)
+    assert changed > total / 2
+    assert set(_tiers(v).values()) == {"full"}
+    assert v.status()["sync"]["summary"] == "searchable" and v.tier_note() is None
+    hits = v.query_forest(usem3.embed_query("log the user out and end the session"), 5)
+    assert any(h.path == CONTROLLER and h.tier == "full" for h in hits)
+
+    # nothing left: not one text goes to the model, in this process or a new one
+    count = usem3.counters.documents
+    assert v.sync(store).chunks_refined == 0
+    assert VectorIndex(root, Config(), usem3).sync(store).chunks_refined == 0
+    assert usem3.counters.documents == count
+
+
+def store_views(v: VectorIndex, store: IndexStore, vid: str) -> list[str]:
+    """The views a chunk's full vector is made of (one for a `lines` window)."""
+    for path in store.file_states():
+        desired = v._desired(path, "", store.chunks_in_file(path))
+        if vid in desired:
+            return desired[vid][0]
+    raise AssertionError(vid)
+
+
+def test_a_restart_during_the_refinement_resumes_without_re_embedding_refined_chunks(laravel, usem3):
+    root, store = laravel
+    total = chunk_count(store)
+    v = VectorIndex(root, Config(), usem3)
+    v.sync(store, refine=False)
+    first = v.sync(store, should_stop=lambda: v.progress.chunks_refined > 0)
+    assert first.interrupted and 0 < first.chunks_refined < total
+    refined_ids = {i for i, t in _tiers(v).items() if t == "full"}
+    assert len(refined_ids) == first.chunks_refined
+    v.stop()
+
+    # a new process: the chunks refined before the stop are not embedded again
+    reopened = VectorIndex(root, Config(), usem3)
+    assert reopened.status()["sync"]["fast_left"] == total - first.chunks_refined  # said before any sync
+    before = usem3.counters.documents
+    second = reopened.sync(store)
+    assert second.chunks_embedded == 0
+    assert second.chunks_refined == total - first.chunks_refined
+    expected_texts = sum(len(store_views(reopened, store, i)) for i in _tiers(reopened) if i not in refined_ids)
+    assert usem3.counters.documents - before == expected_texts
+    assert set(_tiers(reopened).values()) == {"full"}
+
+
+def test_a_changed_file_gets_fast_vectors_first_again(laravel, usem3):
+    root, store = laravel
+    v = VectorIndex(root, Config(), usem3)
+    v.sync(store)
+    path = root / CONTROLLER
+    path.write_text(path.read_text().replace("Log the user out and invalidate the session.",
+                                             "Sign the user out and forget their session."))
+    sync_workspace(root, store, Config(workers=1))
+    changed = v.sync(store, refine=False)
+    assert 1 <= changed.chunks_fast <= 2
+    tiers = {m["symbol_name"]: m["tier"] for m in v.forest.get(where={"path": CONTROLLER})["metadatas"]}
+    assert tiers["logout"] == "fast" and tiers["login"] == "full"  # the unchanged ones keep theirs
+    assert v.status()["sync"]["fast_left"] == changed.chunks_fast
+    # the next round (the worker's) refines just those
+    assert v.sync(store).chunks_refined == changed.chunks_fast
+    assert v.forest.get(where={"path": CONTROLLER})["metadatas"][0]["tier"] == "full"
+
+
+def test_new_work_pauses_the_refinement_and_the_next_sync_carries_on(laravel, usem3):
+    root, store = laravel
+    v = VectorIndex(root, Config(), usem3)
+    v.sync(store, refine=False)
+    paused = v.sync(store, should_pause=lambda: True)
+    assert paused.paused and paused.chunks_refined == 0 and not paused.interrupted
+    assert v.sync(store).chunks_refined == chunk_count(store)
+
+
+def test_without_the_fast_tier_chunks_get_the_full_vector_at_once(laravel, usem3):
+    root, store = laravel
+    v = VectorIndex(root, Config(embed_fast_tier=False), usem3)
+    report = v.sync(store, refine=False)
+    assert report.chunks_embedded == chunk_count(store) and report.chunks_fast == 0
+    assert set(_tiers(v).values()) == {"full"}
+    assert v.status()["sync"]["summary"] == "searchable"
+
+
+def test_a_store_from_before_the_tiers_is_full_and_never_re_embedded(laravel, usem3):
+    import sqlite3
+
+    root, store = laravel
+    v = VectorIndex(root, Config(embed_fast_tier=False), usem3)
+    v.sync(store)
+    v.stop()
+    db = root / ".code-intel" / "vectors.db"
+    conn = sqlite3.connect(db)  # the table as it was before the tier column
+    conn.executescript(
+        "CREATE TABLE old AS SELECT collection, path, fingerprint, synced_at FROM vector_files;"
+        "DROP TABLE vector_files; ALTER TABLE old RENAME TO vector_files;"
+    )
+    conn.close()
+    before = usem3.counters.documents
+    report = VectorIndex(root, Config(), usem3).sync(store)
+    assert report.chunks_embedded == 0 and report.chunks_refined == 0 and report.files_synced == 0
+    assert usem3.counters.documents == before
