@@ -6,8 +6,8 @@ index benchmark (sympy 1.13.3, copied to a scratch directory).
 
 The real server (`code-intel lsp`, a child on stdio) and a real LSP client. Measured:
 time from `initialize` to the first non-empty `workspace/symbol` answer (the first
-sync runs in the background; requests answer from what is indexed so far) and to an
-index that is ready; `didChange` → `definition` latency on a file of 2,000 lines
+sync runs in the background; on an empty index a navigation request waits for that
+first build, so this is about the build's time) and to an index that is ready; `didChange` → `definition` latency on a file of 2,000 lines
 (sympy/core/mul.py, the size the target names) and on one twice that (expr.py);
 each round inserts a line, so the buffer is re-parsed incrementally before the
 answer; `workspace/symbol` and `references` latencies; the server's RSS after the
