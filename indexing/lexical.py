@@ -423,7 +423,7 @@ def matched_terms(terms: list[str], text: str) -> tuple[str, ...]:
     "logins"). `str.find` and a look at the neighbours: a hit's text can be a whole
     file's names, and tokenising it per request cost more than the BM25 query itself."""
     low = text.lower()
-    return tuple(t for t in terms if _has_word(low, t))
+    return tuple(t for t in terms if t in low and _has_word(low, t))  # `in` spares most calls
 
 
 def _has_word(text: str, term: str) -> bool:
