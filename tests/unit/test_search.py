@@ -264,20 +264,27 @@ def test_embedded_name_view_is_the_container_and_member_without_the_namespace():
 # ---- ranking: prose below code, definitions confirm, long requests ------------------------
 
 
-@pytest.fixture
-def with_prose(fixture_copy):
-    """The Laravel fixture with a changelog and a doc page that repeat the code's words."""
+def laravel_with(fixture_copy, files: dict[str, str]):
+    """The Laravel fixture with `files` added, indexed, and its lexical index built."""
     root = fixture_copy("laravel_app")
-    (root / "CHANGELOG.md").write_text(
-        "# Changelog\n\n## 1.2.0\n" + "- Fix order total: calculateTotal now rounds the order total.\n" * 12
-    )
-    (root / "docs").mkdir()
-    (root / "docs/orders.md").write_text("# Orders\n\nThe order total is computed by calculateTotal.\n" * 8)
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
     store = IndexStore.for_workspace(root)
     sync_workspace(root, store, Config(workers=1))
     lexical = LexicalIndex.for_workspace(root)
     lexical.sync(store)
     return store, lexical
+
+
+@pytest.fixture
+def with_prose(fixture_copy):
+    """The Laravel fixture with a changelog and a doc page that repeat the code's words."""
+    return laravel_with(fixture_copy, {
+        "CHANGELOG.md": "# Changelog\n\n## 1.2.0\n"
+        + "- Fix order total: calculateTotal now rounds the order total.\n" * 12,
+        "docs/orders.md": "# Orders\n\nThe order total is computed by calculateTotal.\n" * 8,
+    })
 
 
 def lexical_files(with_prose, text, **kw):
@@ -350,18 +357,10 @@ def with_style(fixture_copy):
     """The Laravel fixture with a stylesheet and a docs page nested under resources/ that
     repeat the code's words (laravel.io's `resources/css/app.css`, healthchecks'
     `templates/docs/*.html-fragment` led code requests)."""
-    root = fixture_copy("laravel_app")
-    (root / "resources/css").mkdir(parents=True, exist_ok=True)
-    (root / "resources/css/orders.css").write_text(
-        ".order-total { font-weight: bold; }\n/* order total calculateTotal */\n" * 12)
-    (root / "resources/docs").mkdir(parents=True, exist_ok=True)
-    (root / "resources/docs/orders.html").write_text(
-        "<p>The order total is computed by calculateTotal.</p>\n" * 8)
-    store = IndexStore.for_workspace(root)
-    sync_workspace(root, store, Config(workers=1))
-    lexical = LexicalIndex.for_workspace(root)
-    lexical.sync(store)
-    return store, lexical
+    return laravel_with(fixture_copy, {
+        "resources/css/orders.css": ".order-total { font-weight: bold; }\n/* order total calculateTotal */\n" * 12,
+        "resources/docs/orders.html": "<p>The order total is computed by calculateTotal.</p>\n" * 8,
+    })
 
 
 def test_code_outranks_stylesheets_and_nested_docs_unless_asked(with_style):
@@ -387,20 +386,14 @@ def with_schema(fixture_copy):
     """The Laravel fixture with a migration and a seeder that spell the order model's
     words (umami's `db/*/migrations/*.sql` and `scripts/seed/**` ranked above the queries
     a request described)."""
-    root = fixture_copy("laravel_app")
-    (root / "database/migrations").mkdir(parents=True, exist_ok=True)
-    (root / "database/migrations/2024_01_01_000000_create_orders_table.php").write_text(
-        "<?php\n// order total calculateTotal\nSchema::create('orders', function ($table) {\n"
-        + "    $table->decimal('order_total'); // order total calculateTotal\n" * 12 + "});\n")
-    (root / "database/seeders").mkdir(parents=True, exist_ok=True)
-    (root / "database/seeders/OrderSeeder.php").write_text(
-        "<?php\nclass OrderSeeder {\n    public function run() {\n"
-        + "        // order total calculateTotal\n        $order->total = calculateTotal();\n" * 10 + "    }\n}\n")
-    store = IndexStore.for_workspace(root)
-    sync_workspace(root, store, Config(workers=1))
-    lexical = LexicalIndex.for_workspace(root)
-    lexical.sync(store)
-    return store, lexical
+    return laravel_with(fixture_copy, {
+        "database/migrations/2024_01_01_000000_create_orders_table.php":
+            "<?php\n// order total calculateTotal\nSchema::create('orders', function ($table) {\n"
+            + "    $table->decimal('order_total'); // order total calculateTotal\n" * 12 + "});\n",
+        "database/seeders/OrderSeeder.php":
+            "<?php\nclass OrderSeeder {\n    public function run() {\n"
+            + "        // order total calculateTotal\n        $order->total = calculateTotal();\n" * 10 + "    }\n}\n",
+    })
 
 
 def test_code_outranks_migrations_and_seeders_unless_asked(with_schema):
@@ -434,15 +427,9 @@ def test_a_request_brings_back_only_the_kinds_it_names():
 def with_page(fixture_copy):
     """The Laravel fixture with an order page that repeats the model's words (umami's
     `Revenue.tsx` outranked the query `getRevenue.ts` for "compute the revenue")."""
-    root = fixture_copy("laravel_app")
-    (root / "resources/views/orders").mkdir(parents=True, exist_ok=True)
-    (root / "resources/views/orders/total.blade.php").write_text(
-        "<div>{{ $order->calculateTotal() }} order total</div>\n" * 6)
-    store = IndexStore.for_workspace(root)
-    sync_workspace(root, store, Config(workers=1))
-    lexical = LexicalIndex.for_workspace(root)
-    lexical.sync(store)
-    return store, lexical
+    return laravel_with(fixture_copy, {
+        "resources/views/orders/total.blade.php": "<div>{{ $order->calculateTotal() }} order total</div>\n" * 6,
+    })
 
 
 def test_a_behaviour_request_ranks_code_above_the_page_that_shows_it(with_page):
