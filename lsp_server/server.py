@@ -241,6 +241,7 @@ class WorkspaceHub:
     # ---- shutdown ---------------------------------------------------------------
 
     def close(self) -> None:
+        self.built.set()  # a request still waiting for the first build answers now, from what is there
         self.services.close()
         if self.watcher is not None:
             self.watcher.stop()
