@@ -62,10 +62,12 @@ MAP = "map"
 STATE_DB = "vectors.db"
 CHROMA_DIR = "chroma"
 EMBED_BATCH = 64
-#: fast-tier texts are a few tokens: larger batches, fewer Chroma writes. laravel.io
-#: (1,860 chunks), cold fast sync, same process, load ~10: 64 → 43.7 s / 43.5 s wall,
-#: 256 → 32.0 s / 16.7 s (CPU 13.1 / 13.7 s → 10.2 / 8.1 s)
-FAST_EMBED_BATCH = 256
+#: fast-tier texts are a few tokens: larger batches, fewer Chroma writes (Chroma's add,
+#: not the model, bounds the fast pass). laravel.io (1,860 chunks), cold fast sync, load
+#: ~10: 64 → 43.7 s / 43.5 s wall, 256 → 32.0 s / 16.7 s. Chroma's add alone, 10,000
+#: sympy chunks with their documents and metadata: 256 → 10.7 s (11.0 CPU), 2,048 → 9.7 s
+#: (9.7 CPU); 2,048 short texts embed in well under a second, so progress stays live.
+FAST_EMBED_BATCH = 2048
 FILES_PER_ROUND = 50
 MAX_AGREEMENT_CHARS = 2000
 MACHINE_WRITTEN_PROBE = 20_000  # characters of a file read to tell generated or minified
@@ -466,7 +468,12 @@ class VectorIndex:
             report.files_deleted += len(group)
             p.files_done += len(group)
 
-        budget = self.config.max_chunks - self.forest.count()
+        present = self.forest.count()
+        budget = self.config.max_chunks - present
+        # An empty collection holds no vector of any file: nothing to look up before
+        # adding (ids carry their path, so one group's adds are never another's). After
+        # a crash the vectors already added make it non-empty, and every group looks.
+        cold = present == 0
         # Chroma writes one batch while the model embeds the next (the model's BLAS
         # and Chroma's Rust core both release the GIL).
         writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chroma-writer")
@@ -491,8 +498,7 @@ class VectorIndex:
                 desired: dict[str, tuple[list[str], str, dict[str, Any]]] = {}
                 for path in group:
                     desired.update(self._desired(path, wanted[path], store.chunks_in_file(path)))
-                existing = self.forest.get(where=_path_filter(group), include=["metadatas"])
-                old_meta = dict(zip(existing["ids"], existing["metadatas"] or [], strict=False))
+                old_meta = {} if cold else self._stored_meta(group)
                 stale = [i for i in old_meta if i not in desired]
                 if stale:
                     self.forest.delete(ids=stale)
@@ -630,6 +636,11 @@ class VectorIndex:
             if report.interrupted or report.paused:
                 break
             self._state.record(forest_id, [(path, wanted[path], FULL) for path in group])
+
+    def _stored_meta(self, paths: list[str]) -> dict[str, dict[str, Any]]:
+        """id → metadata of the vectors Chroma holds for `paths`."""
+        existing = self.forest.get(where=_path_filter(paths), include=["metadatas"])
+        return dict(zip(existing["ids"], existing["metadatas"] or [], strict=False))
 
     def _fast_left(self) -> int:
         """Chunks that still have only a fast vector (0 without asking Chroma when no
