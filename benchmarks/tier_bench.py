@@ -280,6 +280,9 @@ def main() -> None:
     if args.what == "throughput":
         if not args.workspace.is_dir():
             sys.exit(f"{args.workspace} is not a directory")
+        missing = [part for part in args.paths or () if not (args.workspace / part).is_dir()]
+        if missing:
+            sys.exit(f"--paths: no folder {', '.join(missing)} in {args.workspace}; give top-level folders of it")
         throughput(args.workspace.resolve(), args.work.resolve(), args.sample, args.paths, args.fast_only)
     elif args.sweep:
         print(sweep(args.requests, args.stores, args.work, args.corpora, args.sweep), flush=True)
