@@ -578,8 +578,8 @@ def hybrid_query(
                 )
                 if rank is not None
             )
-        if file_kind(c.path) in demoted:
-            c.score *= _demotion(file_kind(c.path))
+        if (kind := file_kind(c.path)) in demoted:
+            c.score *= _demotion(kind)
     ordered = sorted(cands.values(), key=lambda c: (-c.score, c.path, c.start_line))
     if fusion != "weighted":  # evidence only: counted for the symbols returned
         for c in [c for c in ordered if c.symbol_type not in _FILE_LEVEL_TYPES][:top]:
@@ -599,7 +599,8 @@ def hybrid_query(
     files = _rank_files(ordered, file_hits, direct, fusion, top, demoted, grey, file_weights)
     for f in files:
         _mark_translated(f.evidence, translation)
-    if any(file_kind(p) in demoted - {file_kinds.UI} for p in file_hits):
+    demoted_prose = demoted & PROSE_KINDS
+    if demoted_prose and any(file_kind(p) in demoted_prose for p in file_hits):
         notes.append("docs, changelogs, translations, lock files, stylesheets, migrations and seed data "
                      "rank below code; "
                      "ask with include_prose to rank them equally")
@@ -760,16 +761,17 @@ def _rank_files(
         per_signal["direct"] = dict(direct)
         scores = rank_fusion(per_signal, file_weights or FILE_WEIGHTS)
         similarity: dict[str, float] = {}
-        for c in ordered:  # a file's similarity is its best chunk's; prose leads only when asked
-            if c.vector is not None and file_kind(c.path) not in demoted - {file_kinds.UI}:
+        prose = demoted & PROSE_KINDS  # a UI file may lead; prose only when asked for
+        for c in ordered:  # a file's similarity is its best chunk's
+            if c.vector is not None and file_kind(c.path) not in prose:
                 similarity[c.path] = max(similarity.get(c.path, -1.0), c.vector)
         trust_leader(scores, leader(similarity, grey_width))
     for path in file_hits:
         scores.setdefault(path, 0.0)
     if demoted:
         for path in scores:
-            if file_kind(path) in demoted:
-                scores[path] *= _demotion(file_kind(path))
+            if (kind := file_kind(path)) in demoted:
+                scores[path] *= _demotion(kind)
     ranked = sorted(scores, key=lambda p: (-scores[p], p))[:top]
     out = []
     for i, path in enumerate(ranked, 1):
