@@ -585,7 +585,7 @@ class VectorIndex:
             return
         p = self.progress
         p.phase = "refining"
-        p.refine_total = len(self.forest.get(where={"tier": FAST}, include=[])["ids"])
+        p.refine_total = self._fast_left()
         if progress:
             progress(p)
 
