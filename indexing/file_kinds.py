@@ -74,6 +74,8 @@ _CONFIG_NAMES = frozenset({
 #: a template or sample of a configuration (`.env.example`, `env.sample`,
 #: `local_settings.py.example`, `config.php.dist`)
 _CONFIG_TEMPLATE = re.compile(r"(^|\.)env(\.|$)|\.(example|sample|dist|template|tmpl)$")
+_PY_CONFIG_NAMES = frozenset({"settings.py", "local_settings.py", "wsgi.py", "asgi.py"})
+_HANDLER_DIRS = frozenset({"views", "controllers", "handlers", "routes", "api", "pages", "endpoints"})
 #: directories that hold only configuration when their files are not code
 _CONFIG_DIRS = frozenset({".github", ".gitlab", ".circleci", ".devcontainer", ".vscode", ".idea", "kubernetes",
                           "k8s", "helm", "podman"})
@@ -142,12 +144,27 @@ def _is_config(name: str, suffix: str, parts: list[str]) -> bool:
     """A configuration, deployment or CI file: by its suffix or name, as a sample of one,
     or any non-code file in a configuration directory (`.github/`, `kubernetes/`)."""
     if suffix in _CODE_EXT:
-        return False  # `src/env.ts`, `config/app.php`, `settings.py` are code
+        return _is_config_module(name, suffix, parts)
     if suffix in _CONFIG_EXT or name in _CONFIG_NAMES:
         return True
     if _CONFIG_TEMPLATE.search(name):
         return True
     return suffix not in _CODE_EXT and any(d in _CONFIG_DIRS for d in parts)
+
+
+def _is_config_module(name: str, suffix: str, parts: list[str]) -> bool:
+    """Configuration written as code: Django's `settings.py` (or a `settings/` package),
+    `wsgi.py`/`asgi.py`, Laravel's top-level `config/*.php`, a tool's `*.config.js`
+    (`next.config.ts`, `vite.config.js`). They name every feature's settings, so they
+    share a behaviour request's words like `.env` files do. Other code with "env" or
+    "config" in its name (`src/env.ts`, `src/lib/config.ts`) stays code."""
+    if suffix == ".py":
+        if parts and parts[-1] in _HANDLER_DIRS:
+            return False  # `bookmarks/views/settings.py`: the settings screen's handlers
+        return name in _PY_CONFIG_NAMES or (bool(parts) and parts[-1] == "settings")
+    if suffix == ".php":
+        return parts == ["config"]
+    return ".config." in name
 
 
 def matches_any(path: str, patterns: list[str] | tuple[str, ...]) -> bool:

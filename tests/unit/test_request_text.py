@@ -102,10 +102,15 @@ def test_configuration_files_are_their_own_kind():
                  "Dockerfile", "docker/alpine.Dockerfile", "Makefile", "nginx.conf", "podman/umami.service"):
         assert file_kind(path) == "config", path
     assert "config" in PROSE_KINDS
-    # code that reads the settings stays code
-    for path in ("src/env.ts", "src/lib/environment.ts", "config/app.php", "shynet/shynet/settings.py",
-                 "bookmarks/settings/base.py", "next.config.js"):
+    # configuration written as code: Django settings, Laravel's config/, a tool's *.config.js
+    for path in ("shynet/shynet/settings.py", "bookmarks/settings/base.py", "bookmarks/wsgi.py",
+                 "config/app.php", "next.config.ts", "rollup.tracker.config.js"):
+        assert file_kind(path) == "config", path
+    # code that reads the settings stays code, and so does a settings screen's handler
+    for path in ("src/env.ts", "src/lib/environment.ts", "src/lib/config.ts", "app/Services/Config.php",
+                 "bookmarks/views/settings.py", "hc/integrations/trello/tests/test_settings.py"):
         assert file_kind(path) == "code", path
+    assert file_kind("src/app/(main)/settings/layout.tsx") == "ui"
     # licences are prose, lock files stay lock files
     assert file_kind("LICENSE") == "docs" and file_kind("composer.lock") == "lock"
 
