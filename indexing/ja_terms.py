@@ -131,8 +131,10 @@ SOFTWARE_TERMS: dict[str, tuple[str, ...]] = {
     "月次": ("monthly",),           # JMdict's first entry is 月並み "trite; commonplace"
     "一時停止": ("pause",),         # "suspension; pause"
     "出力": ("output", "export"),   # "output; power output"
-    # general software vocabulary where JMdict's everyday senses come first (rank7; not
-    # read off any request: each is what code calls the thing in any application)
+    # general software vocabulary where JMdict's everyday senses come first (rank7): what
+    # code calls the thing in any application. A few were seen in set (b)'s tune requests
+    # (権限, 統合); 実行 → run, 移動 → move and 読み込む → load were tried and dropped (tune
+    # data lower: generic code words that match everywhere)
     "権限": ("permission", "role"),  # "power; authority; jurisdiction"
     "統合": ("merge", "integrate"),  # "integration; unification"
     "端末": ("device", "terminal"),  # "terminal; computer"
