@@ -442,13 +442,15 @@ def _add_chunk_paths(conn: sqlite3.Connection) -> None:
     """Upgrade a version-1 store in place: chunk_fts gains its rows' path words. FTS5
     tables take no new column, so the table is copied from its own stored text (no chunk
     is read from the index again, and searches keep working until the switch), in one
-    transaction that another process opening the store at the same time waits for."""
+    transaction that another process opening the store at the same time waits for. Then
+    the file is compacted. sympy (44,909 chunks): 1.9 s, and 0.8 s for the compaction."""
     started = time.perf_counter()
     conn.create_function("ci_path_text", 1, path_text, deterministic=True)
     conn.execute("BEGIN IMMEDIATE")
     try:
         row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-        if row is not None and int(row[0]) == 1:  # not upgraded meanwhile by another process
+        upgrade = row is not None and int(row[0]) == 1  # not upgraded meanwhile by another process
+        if upgrade:
             conn.execute("DROP TABLE IF EXISTS chunk_fts_v2")
             conn.execute("CREATE VIRTUAL TABLE chunk_fts_v2 USING fts5("
                          "name, body, path, tokenize = 'porter unicode61 remove_diacritics 2')")
@@ -462,6 +464,12 @@ def _add_chunk_paths(conn: sqlite3.Connection) -> None:
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
+    if not upgrade:
+        return
+    try:  # the old table's pages would stay in the file as free space (+50 % on sympy)
+        conn.execute("VACUUM")
+    except sqlite3.OperationalError as exc:  # another process is reading: the pages get reused
+        log.info("lexical index: not compacted after the upgrade (%s)", exc)
     log.info("lexical index: chunks gained their path words in %.1f s", time.perf_counter() - started)
 
 
