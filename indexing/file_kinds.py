@@ -26,9 +26,10 @@ STYLE = "style"
 MIGRATION = "migration"
 SEED = "seed"
 UI = "ui"
+CONFIG = "config"
 
 #: kinds a code request does not want at the top (`include_prose` brings them back)
-PROSE_KINDS = frozenset({DOCS, CHANGELOG, LOCALE, LOCK, STYLE, MIGRATION, SEED})
+PROSE_KINDS = frozenset({DOCS, CHANGELOG, LOCALE, LOCK, STYLE, MIGRATION, SEED, CONFIG})
 
 _LOCK_NAMES = frozenset({
     "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "composer.lock",
@@ -59,6 +60,28 @@ _SEED_DIRS = frozenset({"seed", "seeds", "seeder", "seeders", "seeding"})
 #: that describes behaviour (compute, save, check) means the latter
 _UI_SUFFIXES = (".tsx", ".jsx", ".vue", ".svelte", ".blade.php", ".html", ".htm", ".twig", ".hbs", ".jinja",
                 ".jinja2", ".j2")
+#: configuration and deployment files (`.env.example`, `TEMPLATE.env`, `app.json`,
+#: `docker-compose.yml`, CI workflows, `uwsgi.ini`, `pyproject.toml`): they name every
+#: setting a feature reads (`GEOIP_PATH`, `ALLOW_REGISTRATION`), so they share a request's
+#: words, but the behaviour it asks about lives in the code that reads them
+_CONFIG_EXT = frozenset({".env", ".yml", ".yaml", ".toml", ".ini", ".cfg", ".conf", ".json", ".jsonc",
+                         ".json5", ".properties", ".xml", ".webmanifest", ".service", ".plist", ".dockerfile"})
+_CONFIG_NAMES = frozenset({
+    "dockerfile", "containerfile", "procfile", "makefile", "vagrantfile", "jenkinsfile", ".dockerignore",
+    ".gitignore", ".gitattributes", ".gitmodules", ".editorconfig", ".coveragerc", ".flake8", ".pylintrc",
+    ".npmrc", ".nvmrc", ".yarnrc", ".babelrc", ".eslintrc", ".prettierrc", ".browserslistrc", ".htaccess",
+})
+#: a template or sample of a configuration (`.env.example`, `env.sample`,
+#: `local_settings.py.example`, `config.php.dist`)
+_CONFIG_TEMPLATE = re.compile(r"(^|\.)env(\.|$)|\.(example|sample|dist|template|tmpl)$")
+_PY_CONFIG_NAMES = frozenset({"settings.py", "local_settings.py", "wsgi.py", "asgi.py"})
+_HANDLER_DIRS = frozenset({"views", "controllers", "handlers", "routes", "api", "pages", "endpoints"})
+#: directories that hold only configuration when their files are not code
+_CONFIG_DIRS = frozenset({".github", ".gitlab", ".circleci", ".devcontainer", ".vscode", ".idea", "kubernetes",
+                          "k8s", "helm", "podman"})
+#: a project's legal and contributor notes: prose without a prose suffix
+_NOTICE_NAMES = re.compile(r"^(license|licence|copying|notice|authors|contributors|code_of_conduct)(\.[a-z]+)?$",
+                           re.IGNORECASE)
 _LOCALE_DIRS = frozenset({"locale", "locales", "lang", "i18n", "l10n", "intl", "translations"})
 # a catalogue named by a locale with its region or script (`pt-BR.json`, `zh_Hant.yml`);
 # a bare `en.json` is left to its directory (`app.json`, `ci.yml` are not catalogues)
@@ -83,8 +106,8 @@ _GENERATED_MARK = re.compile(
 
 @functools.lru_cache(maxsize=65536)
 def file_kind(path: str) -> str:
-    """`code`, `docs`, `changelog`, `locale`, `lock`, `style`, `migration`, `seed`, `data`
-    or `ui` (a component or page template: code, ranked a little below other code) for a
+    """`code`, `docs`, `changelog`, `locale`, `lock`, `style`, `migration`, `seed`, `data`,
+    `config` or `ui` (a component or page template: code, ranked a little below other code) for a
     workspace path. Cached: a long request's ranking asks it of thousands of candidates
     (≈ 10 ms of a pasted issue's answer on sympy)."""
     p = PurePosixPath(path.replace("\\", "/"))
@@ -99,7 +122,8 @@ def file_kind(path: str) -> str:
                                  any(d in _LOCALE_DIRS for d in parts)) or _LOCALE_NAME.fullmatch(p.name):
         return LOCALE
     # A docs directory at any depth (healthchecks' `templates/docs/*.html-fragment`).
-    if suffix in _DOC_EXT or (any(d in _DOC_DIRS for d in parts) and suffix not in _CODE_EXT):
+    if (suffix in _DOC_EXT or _NOTICE_NAMES.match(name)
+            or (any(d in _DOC_DIRS for d in parts) and suffix not in _CODE_EXT)):
         return DOCS
     if suffix in _STYLE_EXT:
         return STYLE
@@ -109,9 +133,38 @@ def file_kind(path: str) -> str:
         return SEED
     if suffix in {".csv", ".tsv", ".svg", ".ipynb"}:
         return DATA
+    if _is_config(name, suffix, parts):
+        return CONFIG
     if name.endswith(_UI_SUFFIXES):
         return UI
     return CODE
+
+
+def _is_config(name: str, suffix: str, parts: list[str]) -> bool:
+    """A configuration, deployment or CI file: by its suffix or name, as a sample of one,
+    or any non-code file in a configuration directory (`.github/`, `kubernetes/`)."""
+    if suffix in _CODE_EXT:
+        return _is_config_module(name, suffix, parts)
+    if suffix in _CONFIG_EXT or name in _CONFIG_NAMES:
+        return True
+    if _CONFIG_TEMPLATE.search(name):
+        return True
+    return suffix not in _CODE_EXT and any(d in _CONFIG_DIRS for d in parts)
+
+
+def _is_config_module(name: str, suffix: str, parts: list[str]) -> bool:
+    """Configuration written as code: Django's `settings.py` (or a `settings/` package),
+    `wsgi.py`/`asgi.py`, Laravel's top-level `config/*.php`, a tool's `*.config.js`
+    (`next.config.ts`, `vite.config.js`). They name every feature's settings, so they
+    share a behaviour request's words like `.env` files do. Other code with "env" or
+    "config" in its name (`src/env.ts`, `src/lib/config.ts`) stays code."""
+    if suffix == ".py":
+        if parts and parts[-1] in _HANDLER_DIRS:
+            return False  # `bookmarks/views/settings.py`: the settings screen's handlers
+        return name in _PY_CONFIG_NAMES or (bool(parts) and parts[-1] == "settings")
+    if suffix == ".php":
+        return parts == ["config"]
+    return ".config." in name
 
 
 def matches_any(path: str, patterns: list[str] | tuple[str, ...]) -> bool:

@@ -131,6 +131,51 @@ SOFTWARE_TERMS: dict[str, tuple[str, ...]] = {
     "月次": ("monthly",),           # JMdict's first entry is 月並み "trite; commonplace"
     "一時停止": ("pause",),         # "suspension; pause"
     "出力": ("output", "export"),   # "output; power output"
+    # general software vocabulary where JMdict's everyday senses come first (rank7): what
+    # code calls the thing in any application. A few were seen in set (b)'s tune requests
+    # (権限, 統合); 実行 → run, 移動 → move and 読み込む → load were tried and dropped (tune
+    # data lower: generic code words that match everywhere)
+    "権限": ("permission", "role"),  # "power; authority; jurisdiction"
+    "統合": ("merge", "integrate"),  # "integration; unification"
+    "端末": ("device", "terminal"),  # "terminal; computer"
+    "分割": ("split", "chunk"),      # "partition; division; separation"
+    "結合": ("join", "merge"),       # "combination; union; binding"
+    "置換": ("replace",),            # "substitution; replacement"
+    "比較": ("compare",),            # "comparison"
+    "圧縮": ("compress", "zip"),     # "compression; condensation"
+    "展開": ("expand", "extract"),   # "development; evolution"
+    "暗号化": ("encrypt",),          # "encryption; encipherment"
+    "復号": ("decrypt", "decode"),   # "decoding; decryption"
+    "解析": ("parse", "analyze"),    # "analysis; analytical"
+    "書き込む": ("write",),          # "to fill out; to post (a message)"
+    "初期化": ("init", "initialize", "reset"),  # "initialization; formatting"
+    "起動": ("start", "boot", "launch"),  # "startup; booting up; activation"
+    "停止": ("stop", "disable"),     # "stoppage; coming to a stop"
+    "参加": ("join",),               # "participation; joining; entry"
+    "招待": ("invite", "invitation"),  # "invitation"
+    "共有": ("share",),              # "joint ownership; co-ownership; sharing"
+    "期限": ("expire", "expiry", "deadline"),  # "term; period; time frame"
+    "添付": ("attach", "attachment"),  # "attaching; appending; affixing"
+    "埋め込む": ("embed",),          # "to bury; to embed"
+    "埋め込み": ("embed",),
+    "集約": ("aggregate", "group"),  # "intensiveness; collecting; summarizing"
+    "既定": ("default",),            # "established; fixed; prearranged"
+    "初期値": ("default", "initial"),  # "initial value"
+    "再送": ("resend", "retry"),     # "re-sending; re-transmission"
+    "取り込む": ("import",),         # "to take in; to bring in"
+    "書き出す": ("export", "write"),  # "to begin to write"
+    "切り替え": ("toggle", "switch"),  # "change; exchange; conversion"
+    "切り替える": ("toggle", "switch"),
+    "判別": ("detect", "check"),     # "distinction; discrimination"
+    "識別子": ("id", "identifier"),  # "identifier"
+    "照合": ("match", "verify"),     # "collation; comparison"
+    "一致": ("match",),              # "coincidence; agreement; union"
+    "順位": ("rank",),               # "order; rank; position"
+    "上限": ("limit", "max"),        # "upper limit; supremum"
+    "除外": ("exclude", "ignore"),   # "exception; exclusion"
+    "許可": ("allow", "permission"),  # "permission; permit; approval"
+    "拒否": ("deny", "reject", "block"),  # "refusal; rejection; denial"
+    "制限": ("limit", "restrict"),   # "restriction; restraint"
 }
 
 _SOFTWARE_RE = re.compile("|".join(sorted(map(re.escape, SOFTWARE_TERMS), key=len, reverse=True)))

@@ -19,8 +19,8 @@
   evidence is summed per file with decaying weight, the vector signal's best file is
   trusted when it leads clearly, a definition name only confirms files another
   signal found (unless the request writes it as code), and docs, changelogs,
-  translations, lock files, stylesheets, migrations and seed data rank below code
-  unless asked for (`include_prose`).
+  translations, lock files, stylesheets, configuration files, migrations and seed data rank
+  below code unless asked for (`include_prose`).
   Requests up to MAX_QUERY_CHARS are read by `request_text.parse_request`.
 
 `SearchService` bundles the index store, the lexical index, the vector index and a
@@ -410,7 +410,7 @@ def hybrid_query(
 
     `signals` restricts the evidence used (the evaluation's BM25-only and
     vector-only rows); the default uses all four. Docs, changelogs, translation
-    catalogues, lock files, stylesheets, migrations and seed data rank below code unless
+    catalogues, lock files, stylesheets, configuration, migrations and seed data rank below code unless
     `include_prose` (or the request asks for them). `trust_leaders=False` ranks files by rank
     fusion alone, without trusting a signal's clear leader (file_fusion.py): the
     evaluations' same-run baseline.
@@ -601,8 +601,8 @@ def hybrid_query(
         _mark_translated(f.evidence, translation)
     demoted_prose = demoted & PROSE_KINDS
     if demoted_prose and any(file_kind(p) in demoted_prose for p in file_hits):
-        notes.append("docs, changelogs, translations, lock files, stylesheets, migrations and seed data "
-                     "rank below code; "
+        notes.append("docs, changelogs, translations, lock files, stylesheets, configuration files, "
+                     "migrations and seed data rank below code; "
                      "ask with include_prose to rank them equally")
     status = "partial" if retry is not None else "ok"
     return QueryResult(text, fusion, status, files, symbols, map_hits, notes, retry,
@@ -640,6 +640,10 @@ _KIND_REQUESTS = {
     # a table's columns are spelled in its migrations (Laravel, Django): asking about them asks for those
     file_kinds.MIGRATION: r"\b(?:migrations?|migrate|schema|tables?|columns?)\b|マイグレーション|スキーマ|テーブル|カラム",
     file_kinds.SEED: r"\b(?:seeds?|seeders?|seeding)\b|シード",
+    # configuration, deployment and CI files
+    file_kinds.CONFIG: (r"\b(?:config|configs|configuration|configure|configured|settings?|env|environment "
+                        r"variables?|dotenv|docker|dockerfile|compose|deploy|deployment|kubernetes|ci|workflows?)\b"
+                        r"|設定|環境変数|コンフィグ|デプロイ|ドッカー"),
     file_kinds.UI: (r"\b(?:show|shows|display|displays|render|renders|button|form|forms|modal|dialog|screen|"
                     r"view|template|component|menu|tab|chart|ui|panel|widget)\b"
                     r"|画面|表示|ボタン|フォーム|モーダル|ダイアログ|メニュー|タブ|グラフ|パネル|テンプレート|コンポーネント"),

@@ -225,3 +225,19 @@ def test_solution_not_settlement_when_the_code_speaks_of_solutions():
 def test_english_terms_for_the_vector_query_follow_the_request():
     assert ja_terms.translate_request("スレッドを削除する").english == "thread delete"
     assert ja_terms.translate_request("delete a thread").english == ""
+
+
+@pytest.mark.parametrize(("request_text", "term", "everyday"), [
+    ("チームからメンバーを外す権限があるか確認する", "permission", "power"),   # 権限: "power; authority"
+    ("複数のタグを一つのタグに統合する", "merge", "integration"),             # 統合: "integration; unification"
+    ("セッションIDのソルトを日ごとに切り替える", "switch", "change"),          # 切り替える: "change; exchange"
+    ("有効期限が切れたトークンを削除する", "expire", "term"),                  # 期限: "term; period"
+])
+def test_software_vocabulary_comes_before_the_everyday_sense(request_text, term, everyday):
+    """Where JMdict's everyday senses come first, the word code uses for the thing is
+    searched first (when the workspace uses it; the everyday sense when it does not)."""
+    code_words = {term, everyday, "team", "member", "tag", "session", "salt", "token", "delete", "day"}
+    t = ja_terms.translate_request(request_text, known=code_words.__contains__)
+    assert term in t.terms and term in t.english.split()
+    if everyday in t.terms:
+        assert t.terms.index(term) < t.terms.index(everyday)

@@ -94,6 +94,27 @@ def test_migrations_and_seed_data_are_their_own_kinds():
     assert file_kind("app/Console/Commands/SeedDemo.php") == "code"
 
 
+def test_configuration_files_are_their_own_kind():
+    # shynet's `TEMPLATE.env` and `app.json`, linkding's `.env.sample` and Dockerfile ranked
+    # next to the code that reads the settings they list
+    for path in ("TEMPLATE.env", ".env", ".env.example", "podman/env.sample", "app.json", "docker-compose.yml",
+                 ".github/workflows/ci.yml", "uwsgi.ini", "pyproject.toml", "hc/local_settings.py.example",
+                 "Dockerfile", "docker/alpine.Dockerfile", "Makefile", "nginx.conf", "podman/umami.service"):
+        assert file_kind(path) == "config", path
+    assert "config" in PROSE_KINDS
+    # configuration written as code: Django settings, Laravel's config/, a tool's *.config.js
+    for path in ("shynet/shynet/settings.py", "bookmarks/settings/base.py", "bookmarks/wsgi.py",
+                 "config/app.php", "next.config.ts", "rollup.tracker.config.js"):
+        assert file_kind(path) == "config", path
+    # code that reads the settings stays code, and so does a settings screen's handler
+    for path in ("src/env.ts", "src/lib/environment.ts", "src/lib/config.ts", "app/Services/Config.php",
+                 "bookmarks/views/settings.py", "hc/integrations/trello/tests/test_settings.py"):
+        assert file_kind(path) == "code", path
+    assert file_kind("src/app/(main)/settings/layout.tsx") == "ui"
+    # licences are prose, lock files stay lock files
+    assert file_kind("LICENSE") == "docs" and file_kind("composer.lock") == "lock"
+
+
 def test_embedding_excludes_lock_minified_generated_and_vendored_files():
     excluded = list(DEFAULT_EMBED_EXCLUDES)
     for path in ("composer.lock", "web/package-lock.json", "public/js/app.min.js", "api/user_pb2.py",

@@ -424,6 +424,32 @@ def test_a_request_brings_back_only_the_kinds_it_names():
 
 
 @pytest.fixture
+def with_config(fixture_copy):
+    """The Laravel fixture with configuration files that list the order model's settings
+    (shynet's `TEMPLATE.env` and `app.json` ranked beside the code that reads them)."""
+    return laravel_with(fixture_copy, {
+        ".env.example": "# order total calculateTotal\nORDER_TOTAL_CURRENCY=EUR\n" * 8,
+        "app.json": '{"env": {"ORDER_TOTAL": {"description": "order total calculateTotal"}}}\n' * 8,
+    })
+
+
+def test_code_outranks_configuration_files_unless_asked(with_config):
+    files, result = lexical_files(with_config, "order total calculateTotal")
+    assert files[0] == ORDER_MODEL
+    for config in (".env.example", "app.json"):
+        assert files.index(config) > files.index(ORDER_MODEL)
+        assert result.files[files.index(config)].evidence["kind"] == "config"
+    assert any("configuration files" in n for n in result.notes)
+    # a request about the configuration wants it
+    about, _ = lexical_files(with_config, "environment variable for the order total")
+    assert about.index(".env.example") < files.index(".env.example")
+    from code_intel.indexing.search import _kinds_asked_for
+
+    assert _kinds_asked_for("注文の合計の設定") == {"config"}
+    assert "config" not in _kinds_asked_for("calculate the order total")
+
+
+@pytest.fixture
 def with_page(fixture_copy):
     """The Laravel fixture with an order page that repeats the model's words (umami's
     `Revenue.tsx` outranked the query `getRevenue.ts` for "compute the revenue")."""
