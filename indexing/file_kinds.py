@@ -2,8 +2,9 @@
 
 A request about code wants code: changelogs, docs, translation catalogues and lock
 files share its words (every fix has a changelog line naming the function) and crowd
-the top of a ranking; so do stylesheets for a request about a screen's behaviour. Lock files, minified bundles, generated and vendored code are
-also not worth an embedding each: they are large, machine-written and never the
+the top of a ranking; so do stylesheets for a request about a screen's behaviour, and
+configuration files for a request about what the code does. Lock files, minified
+bundles, generated and vendored code are also not worth an embedding each: they are large, machine-written and never the
 answer to "where is X implemented".
 
 Pure functions over paths (and, for `looks_machine_written`, a file's text).
