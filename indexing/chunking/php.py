@@ -26,6 +26,7 @@ import tree_sitter
 from ..languages import query
 from ..model import Chunk, FileAnalysis, Reference, Symbol, SymbolKind
 from ..source import SourceDocument, nearest_ancestor
+from . import refscan
 from .base import (
     _COMMENT_PREFIX,
     CONTAINER_KINDS,
@@ -688,6 +689,12 @@ class PhpStrategy(TreeSitterStrategy):
         """`_RELATED_QUERY`'s captures over the whole file in byte order: one query per
         file instead of one per method (a query run costs more than its matches)."""
         root = doc.tree.root_node  # type: ignore[union-attr]
+        spans = refscan.rule_spans(root, self.grammar_name, "php related", _RELATED_RULES)
+        if spans is not None:
+            data = doc.data
+            return [s for s, _, _ in spans], [
+                (_RELATED_RULE_CAPTURES[r], data[s:e].decode("utf-8", errors="replace")) for s, e, r in spans
+            ]
         cursor = tree_sitter.QueryCursor(query(self.grammar_name, _RELATED_QUERY))
         nodes = sorted(
             ((n.start_byte, capture, n) for capture, ns in cursor.captures(root).items()
@@ -708,6 +715,28 @@ _RELATED_QUERY = """
     object: (variable_name (name) @_this (#eq? @_this "this"))
     name: (name) @this_prop)
 """
+
+# `_RELATED_QUERY` as rules of the compiled walk (refscan.rule_spans), same captures in
+# the same order: one alternative per rule, `operator: "instanceof"` as a check on the
+# sibling, and `$this->prop` matched at `this` yielding the sibling `name`.
+_RELATED_RULES: list[refscan.SpanRule] = [
+    *(
+        rule
+        for t in ("name", "qualified_name")
+        for rule in (
+            ([(t, None, False), ("named_type", None, False)], [], None, None),
+            ([(t, None, False), ("object_creation_expression", None, False)], [], None, None),
+            ([(t, None, True), ("class_constant_access_expression", None, False)], [], None, None),
+            ([(t, "scope", False), ("scoped_call_expression", None, False)], [], None, None),
+            ([(t, "scope", False), ("scoped_property_access_expression", None, False)], [], None, None),
+            ([(t, "right", False), ("binary_expression", None, False)], [],
+             ("operator", "instanceof", False), None),
+        )
+    ),
+    ([("name", None, False), ("variable_name", "object", False), ("member_access_expression", None, False)],
+     [(True, "this")], None, ("name", "name", True)),
+]
+_RELATED_RULE_CAPTURES = ["type"] * (len(_RELATED_RULES) - 1) + ["this_prop"]
 
 
 def _magic_members(doc: SourceDocument, symbols: list[Symbol]) -> list[Symbol]:
