@@ -743,40 +743,84 @@ static PyObject *new_reference(PyTypeObject *type, PyObject *name, long sr, long
     return t;
 }
 
+/* A node's field in its parent's production (0: none), as the tree cursor finds it. */
+static TSFieldId own_field(const TSLanguage *lang, Subtree parent, uint32_t structural) {
+    const TSFieldMapEntry *map, *end;
+    ts_language_field_map(lang, parent.ptr->production_id, &map, &end);
+    for (; map < end; map++)
+        if (!map->inherited && map->child_index == structural) return map->field_id;
+    return 0;
+}
+
+/* One subtree whose children the rules walk is visiting (hidden ones included). */
+typedef struct {
+    Subtree parent;
+    const TSSymbol *aliases;
+    Length position; /* of the next child */
+    uint32_t child;
+    uint32_t structural;
+    TSFieldId inherit; /* a hidden subtree's field: its visible children's without their own */
+    int visible;       /* a visible node: it has a Level */
+} RuleFrame;
+
 /* The rules walk: every node a rule of `q` matches (see rules_match), in document
  * order of the matched nodes, into `out`; 0 with an exception set. The walk keeps,
- * per depth, each ancestor's node, type, its field in its parent and whether it is its
- * parent's first named child: what the rules look at. */
+ * per depth of visible nodes, each ancestor's node, type, its field in its parent and
+ * whether it is its parent's first named child: what the rules look at. It reads the
+ * subtrees directly as WALK_KINDS does (a TSTreeCursor costs several times more per
+ * node), and finds fields, aliases and named-ness as ts_tree_cursor_current_field_id,
+ * ts_node_symbol and ts_node_is_named do. */
 static int walk_rules(const RefQuery *q, TSNode root, const char *source, Py_ssize_t source_len,
                       Captures *out) {
-    TSTreeCursor walk = ts_tree_cursor_new(root);
-    size_t depth = 0, levels_size = 64;
+    const TSTree *tree = root.tree;
+    const TSLanguage *lang = tree->language;
+    size_t depth = 0, levels_size = 64, fdepth = 0, frames_size = 64;
     int ok = 0;
     Level *levels = malloc(levels_size * sizeof(Level));
-    if (levels == NULL) {
+    RuleFrame *frames = malloc(frames_size * sizeof(RuleFrame));
+    TSNode yielded;
+    uint32_t which;
+    if (levels == NULL || frames == NULL) {
         PyErr_NoMemory();
         goto done;
     }
-    levels[0].named_seen = 0;
+    levels[0] = (Level){root, ts_node_symbol(root), 0, 0, 0};
+    if (levels[0].symbol < q->n_symbols && q->kinds[levels[0].symbol] &&
+        rules_match(q, levels, 0, root, source, source_len, &yielded, &which) && !capture_add(out, yielded, which))
+        goto done;
+    Subtree top = *(const Subtree *)root.id;
+    if (ts_subtree_child_count(top) == 0) {
+        ok = 1;
+        goto done;
+    }
+    frames[0] = (RuleFrame){top, ts_language_alias_sequence(lang, top.ptr->production_id),
+                            {ts_node_start_byte(root), ts_node_start_point(root)}, 0, 0, 0, 1};
     for (;;) {
-        TSNode node = ts_tree_cursor_current_node(&walk);
-        TSSymbol symbol = ts_node_symbol(node);
-        Level *here = &levels[depth];
-        here->node = node;
-        here->symbol = symbol;
-        here->field = ts_tree_cursor_current_field_id(&walk);
-        here->first_named = 0;
-        if (ts_node_is_named(node)) {
-            here->first_named = depth > 0 && levels[depth - 1].named_seen == 0;
-            if (depth > 0) levels[depth - 1].named_seen++;
+        RuleFrame *f = &frames[fdepth];
+        if (f->child == f->parent.ptr->child_count) {
+            if (fdepth == 0) break;
+            if (f->visible) depth--;
+            fdepth--;
+            continue;
         }
-        TSNode yielded;
-        uint32_t which;
-        if (symbol < q->n_symbols && q->kinds[symbol] &&
-            rules_match(q, levels, depth, node, source, source_len, &yielded, &which) &&
-            !capture_add(out, yielded, which))
-            goto done;
-        if (ts_tree_cursor_goto_first_child(&walk)) {
+        const Subtree *child = &ts_subtree_children(f->parent)[f->child];
+        Length at = f->position;
+        TSSymbol alias = 0;
+        TSFieldId field = 0;
+        int extra = ts_subtree_extra(*child);
+        if (!extra) {
+            if (f->aliases) alias = f->aliases[f->structural];
+            field = own_field(lang, f->parent, f->structural);
+            if (!field && !f->visible) field = f->inherit;
+            f->structural++;
+        }
+        f->position = length_add(at, ts_subtree_size(*child));
+        f->child++;
+        if (f->child < f->parent.ptr->child_count)
+            f->position = length_add(f->position, ts_subtree_padding(ts_subtree_children(f->parent)[f->child]));
+        int visible = alias || ts_subtree_visible(*child);
+        int has_children = ts_subtree_child_count(*child) > 0;
+        if (visible) {
             if (++depth == levels_size) {
                 levels_size *= 2;
                 Level *more = realloc(levels, levels_size * sizeof(Level));
@@ -786,23 +830,39 @@ static int walk_rules(const RefQuery *q, TSNode root, const char *source, Py_ssi
                 }
                 levels = more;
             }
-            levels[depth - 1].named_seen = 0;
-            continue;
-        }
-        int more = 1;
-        while (!ts_tree_cursor_goto_next_sibling(&walk)) {
-            if (!ts_tree_cursor_goto_parent(&walk)) {
-                more = 0;
-                break;
+            TSNode node = ts_node_new(tree, child, at, alias);
+            Level *here = &levels[depth];
+            *here = (Level){node, ts_language_public_symbol(lang, alias ? alias : ts_subtree_symbol(*child)), field,
+                            0, 0};
+            int named = alias ? ts_language_symbol_metadata(lang, alias).named : ts_subtree_named(*child);
+            if (named) {
+                here->first_named = levels[depth - 1].named_seen == 0;
+                levels[depth - 1].named_seen++;
             }
-            depth--;
+            if (here->symbol < q->n_symbols && q->kinds[here->symbol] &&
+                rules_match(q, levels, depth, node, source, source_len, &yielded, &which) &&
+                !capture_add(out, yielded, which))
+                goto done;
+            if (!has_children) depth--;
         }
-        if (!more) break;
+        if (has_children) {
+            if (++fdepth == frames_size) {
+                frames_size *= 2;
+                RuleFrame *more = realloc(frames, frames_size * sizeof(RuleFrame));
+                if (more == NULL) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                frames = more;
+            }
+            frames[fdepth] = (RuleFrame){*child, ts_language_alias_sequence(lang, child->ptr->production_id), at, 0,
+                                         0, extra ? 0 : field, visible};
+        }
     }
     ok = 1;
 done:
-    ts_tree_cursor_delete(&walk);
     free(levels);
+    free(frames);
     return ok;
 }
 
