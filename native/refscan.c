@@ -1235,6 +1235,7 @@ done:
 }
 
 #include "defscan.c"
+#include "docblock.c"
 #include "enclosing.c"
 
 static PyMethodDef methods[] = {
@@ -1255,6 +1256,8 @@ static PyMethodDef methods[] = {
      "compile_kinds(node, names) -> handle that keeps the named nodes of these types."},
     {"compile_rules", refscan_compile_rules, METH_VARARGS,
      "compile_rules(node, rules) -> handle matching single-path patterns in a tree walk."},
+    {"docblock_type_names", refscan_docblock_type_names, METH_VARARGS,
+     "docblock_type_names(text) -> [(start, end, written)] (indexing/chunking/php_docblock.py)."},
     {"rule_spans", refscan_rule_spans, METH_VARARGS,
      "rule_spans(root, handle) -> [(start byte, end byte, rule index)] of a compile_rules handle."},
     {"scan", refscan_scan, METH_VARARGS,
