@@ -377,7 +377,8 @@ class PhpStrategy(TreeSitterStrategy):
         from .laravel_links import _LINKS_QUERY  # builds on this module
 
         super().__init__()
-        query(self.grammar_name, _RELATED_QUERY)
+        if not refscan.AVAILABLE:  # else the compiled walk runs `_RELATED_RULES` instead
+            query(self.grammar_name, _RELATED_QUERY)
         query(self.grammar_name, _LINKS_QUERY)
 
     def analyze(
