@@ -427,7 +427,7 @@ class PhpStrategy(TreeSitterStrategy):
     def docstring(self, doc: SourceDocument, node: tree_sitter.Node) -> str | None:
         """The `/** ... */` docblock right above the declaration (plain comments are
         not documentation in PHP)."""
-        comment = docblock(doc, node)
+        comment = memoized(("docblock", node.id), lambda: docblock(doc, node))  # finish asks again
         if comment is None:
             return None
         text = doc.node_text(comment)
@@ -545,7 +545,7 @@ class PhpStrategy(TreeSitterStrategy):
         what the code is for, which is what semantic search matches on."""
         if d.symbol.kind not in self.chunk_kinds:
             return None
-        comment = docblock(doc, d.node)
+        comment = memoized(("docblock", d.node.id), lambda: docblock(doc, d.node))
         if comment is None or comment.start_point[0] >= d.symbol.range.start.line:
             return None
         return comment.start_point[0]
