@@ -220,3 +220,35 @@ static PyObject *refscan_docblock_type_names(PyObject *self, PyObject *args) {
     }
     return out;
 }
+
+/* calls_any(data, names) -> whether some name of the set `names` (bytes) is called in
+ * `data`: a whole identifier run (bytes regex \w, not preceded by one) equal to a name,
+ * then blanks (\s) and `(`. The same test as the regex `\b(?:name|...)\s*\(` that gates
+ * laravel_links.py's query, without trying the alternation at every word start. */
+static PyObject *refscan_calls_any(PyObject *self, PyObject *args) {
+    const char *raw;
+    Py_ssize_t n;
+    PyObject *names;
+    if (!PyArg_ParseTuple(args, "y#O!:calls_any", &raw, &n, &PyFrozenSet_Type, &names)) return NULL;
+    const unsigned char *t = (const unsigned char *)raw;
+    Py_ssize_t p = 0;
+    while (p < n) {
+        if (!db_word(t[p])) {
+            p++;
+            continue;
+        }
+        Py_ssize_t s = p;
+        while (p < n && db_word(t[p])) p++;
+        Py_ssize_t q = p;
+        while (q < n && (t[q] == ' ' || t[q] == '\t' || t[q] == '\n' || t[q] == '\r' || t[q] == '\f' || t[q] == '\v'))
+            q++;
+        if (q >= n || t[q] != '(') continue;
+        PyObject *word = PyBytes_FromStringAndSize(raw + s, p - s);
+        if (word == NULL) return NULL;
+        int found = PySet_Contains(names, word);
+        Py_DECREF(word);
+        if (found < 0) return NULL;
+        if (found) Py_RETURN_TRUE;
+    }
+    Py_RETURN_FALSE;
+}

@@ -1258,6 +1258,8 @@ static PyMethodDef methods[] = {
      "compile_rules(node, rules) -> handle matching single-path patterns in a tree walk."},
     {"docblock_type_names", refscan_docblock_type_names, METH_VARARGS,
      "docblock_type_names(text) -> [(start, end, written)] (indexing/chunking/php_docblock.py)."},
+    {"calls_any", refscan_calls_any, METH_VARARGS,
+     "calls_any(data, names) -> whether a name of the frozenset is called (`name (`) in data."},
     {"rule_spans", refscan_rule_spans, METH_VARARGS,
      "rule_spans(root, handle) -> [(start byte, end byte, rule index)] of a compile_rules handle."},
     {"scan", refscan_scan, METH_VARARGS,

@@ -1,7 +1,8 @@
 """PHP passes moved from Python or the query engine into the extension (native/):
-the related-classes walk (`refscan.rule_spans`, php.py's `_RELATED_RULES`) and the
-docblock type-name scan (native/docblock.c). Each must give exactly what the code it
-replaces gives: the query `_RELATED_QUERY`, the Python `docblock_type_names_py`.
+the related-classes walk (`refscan.rule_spans`, php.py's `_RELATED_RULES`), the
+docblock type-name scan and the Laravel links gate (native/docblock.c). Each must give
+exactly what the code it replaces gives: the query `_RELATED_QUERY`, the Python
+`docblock_type_names_py`, the regex `_MAY_LINK`.
 These fail (not skip) when the extension is missing, as tests/unit/test_refscan.py does.
 """
 
@@ -12,7 +13,7 @@ import re
 from pathlib import Path
 
 from code_intel.indexing.analyze import parse
-from code_intel.indexing.chunking import php_docblock, refscan, strategy_for
+from code_intel.indexing.chunking import laravel_links, php_docblock, refscan, strategy_for
 from code_intel.indexing.chunking.php import _RELATED_RULES
 from code_intel.indexing.source import SourceDocument
 
@@ -106,3 +107,18 @@ def test_the_compiled_docblock_scan_matches_the_python_one():
     generated = [b"".join(rng.choice(pieces) for _ in range(rng.randint(1, 24))) for _ in range(20000)]
     for text in blocks + generated:
         assert php_docblock.docblock_type_names(text) == php_docblock.docblock_type_names_py(text), text
+
+
+def test_the_links_gate_is_compiled_and_decides_as_its_regex():
+    """`laravel_links.may_link` (compiled `calls_any` + the regex's other branches)
+    answers what `_MAY_LINK.search` answers: on every PHP fixture, and on generated text
+    made of link names, near misses, blanks, sigils and parentheses."""
+    assert laravel_links.calls_any is not None, "code_intel.indexing._refscan did not build"
+    files = [p.read_bytes() for p in sorted(FIXTURES.rglob("*.php"))]
+    assert any(laravel_links.may_link(d) for d in files) and not all(laravel_links.may_link(d) for d in files)
+    pieces = [b"with", b"without", b"has", b"orHas", b"view", b"route", b"to_route", b"make", b"Layout", b"$with",
+              b"$withX", b"x", b"_", b"2", b"(", b" ", b"\n", b"\t", b"\v", b"->", b"::", b"withx", b"hasMany", b"is"]
+    rng = random.Random(5)
+    generated = [b"".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))) for _ in range(20000)]
+    for data in files + generated:
+        assert laravel_links.may_link(data) == bool(laravel_links._MAY_LINK.search(data)), data
