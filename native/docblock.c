@@ -1,4 +1,7 @@
-/* docblock_type_names(text) in C: the class names written in a PHP docblock's type tags,
+/* PHP byte scans the analysis runs on every file, compiled: docblock_type_names and
+ * calls_any (the Laravel links gate, at the end).
+ *
+ * docblock_type_names(text): the class names written in a PHP docblock's type tags,
  * exactly as indexing/chunking/php_docblock.py's Python functions find them (the Python
  * stays the definition and the fallback; tests compare the two on real docblocks and
  * generated ones).
