@@ -473,9 +473,10 @@ class PhpStrategy(TreeSitterStrategy):
                     SymbolKind.CONSTRUCTOR if name.lower() == "__construct" else SymbolKind.METHOD
                 )
             container = parent.qualified_name if parent else namespace_at(regions, node.start_byte)
-            # built directly: `dataclasses.replace` re-reads the class's fields per call
-            d.symbol = Symbol(name, kind, s.range, s.selection_range,
-                              self.qualify(container, name, kind), container, s.signature, s.doc)
+            if (name, kind, container) != (s.name, s.kind, s.container):  # else the base built this one
+                # built directly: `dataclasses.replace` re-reads the class's fields per call
+                d.symbol = Symbol(name, kind, s.range, s.selection_range,
+                                  self.qualify(container, name, kind), container, s.signature, s.doc)
             stack.append(d)
         return defs
 
