@@ -61,6 +61,12 @@ workers' extra is user time (system time and page faults barely move); gc.freeze
 the fork with gc off in the workers, chunksize 32, or warming by analysing every file in
 the parent first changed nothing beyond the +-15 % noise. So what a sync's parent adds
 over one process is its SQLite writes (~1.5 s on sympy) and receiving, not a fork cost.
+With PHP's related-classes query, docblock type names and Laravel links gate compiled
+(native/refscan.c `rule_spans`, native/docblock.c), the rules walk reading subtrees
+directly, and less at start (issue 13, idx6; 05:50-06:20, load 5-7, main's frozen build
+alternating): Laravel src/ per-file CPU in one process 1.90 -> 1.55 s (-18 %, 6 runs
+each); whole `code-intel index` CPU 3.02 -> 2.69 s (-11 %, 7 rounds, Intelephense
+3.26 s CPU in the same rounds); sympy unchanged. Output identical (chunking_snapshot).
 
 With `--laravel` (a checkout of laravel/framework; its `src/` is indexed) the PHP
 peer runs too: `code-intel index` from spawn to exit against Intelephense from spawn
