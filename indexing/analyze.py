@@ -8,7 +8,6 @@ import tree_sitter
 
 from .chunking import ChunkSettings, strategy_for
 from .chunking.base import LineWindowStrategy, TreeSitterStrategy
-from .chunking.javascript import repair_generic_signatures
 from .file_kinds import looks_minified
 from .languages import GRAMMARS, detect_language, parser_for
 from .model import FileAnalysis
@@ -32,7 +31,10 @@ def parse(language: str, data: bytes, old_tree: tree_sitter.Tree | None = None):
     parser = parser_for(grammar_name)
     tree = parser.parse(data, old_tree) if old_tree is not None else parser.parse(data)
     if grammar_name in ("typescript", "tsx") and tree.root_node.has_error:
-        # a grammar gap in generic call signatures: kept only when it parses clean
+        # a grammar gap in generic call signatures: kept only when it parses clean (the
+        # JS/TS module is imported here, not by every index of a PHP or Python tree)
+        from .chunking.javascript import repair_generic_signatures
+
         fixed = repair_generic_signatures(data)
         repaired = parser.parse(fixed) if fixed is not None else None
         if repaired is not None and not repaired.root_node.has_error:

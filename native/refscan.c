@@ -67,6 +67,13 @@ typedef struct {
     unsigned char anchored[MAX_LEVELS]; /* the first named child */
     uint32_t n_preds;
     EqString preds[4]; /* on the captured node */
+    /* Sibling tests a single path cannot say, on the top level's node P: its child in
+     * check_field must be of check_symbol (`(binary_expression operator: "instanceof"
+     * right: (name) @r)`), and with emit_field the rule yields P's child in that field,
+     * when of emit_symbol, instead of the matched node (`(member_access_expression
+     * object: (variable_name (name) (#eq? "this")) name: (name) @r)`). 0: none. */
+    TSFieldId check_field, emit_field;
+    TSSymbol check_symbol, emit_symbol;
 } Rule;
 
 typedef struct {
@@ -231,10 +238,29 @@ static PyObject *refscan_compile_kinds(PyObject *self, PyObject *args) {
     return wrap_query(q);
 }
 
+/* A rule's sibling test: None, or (field, node type, named) of `language`; 0 with an
+ * exception set when the grammar has no such field or type. */
+static int sibling_test(const TSLanguage *language, PyObject *spec, TSFieldId *field, TSSymbol *symbol) {
+    if (spec == Py_None) return 1;
+    const char *field_name, *type;
+    Py_ssize_t field_len, type_len;
+    int named;
+    if (!PyArg_ParseTuple(spec, "s#s#p", &field_name, &field_len, &type, &type_len, &named)) return 0;
+    *field = ts_language_field_id_for_name(language, field_name, (uint32_t)field_len);
+    *symbol = ts_language_symbol_for_name(language, type, (uint32_t)type_len, named);
+    if (*field == 0 || *symbol == 0) {
+        PyErr_Format(PyExc_ValueError, "no field %s or node type %s in this grammar", field_name, type);
+        return 0;
+    }
+    return 1;
+}
+
 /* compile_rules(node, rules) -> handle for a query made of single-path patterns (the
  * PHP one): rules = [(levels, predicates)], levels = [(type, field or None, anchored)]
- * from the captured node up, predicates = [(positive, text)] on the captured node.
- * indexing/chunking/refscan.py parses the query into this form or keeps the engine. */
+ * from the captured node up, predicates = [(positive, text)] on the captured node;
+ * optionally then a check and an emit sibling test (see Rule), each (field, type,
+ * named) or None. indexing/chunking/refscan.py parses the query into this form or
+ * keeps the engine. */
 static PyObject *refscan_compile_rules(PyObject *self, PyObject *args) {
     PyObject *node_obj, *rules;
     if (!PyArg_ParseTuple(args, "OO!:compile_rules", &node_obj, &PyList_Type, &rules)) return NULL;
@@ -250,8 +276,12 @@ static PyObject *refscan_compile_rules(PyObject *self, PyObject *args) {
     }
     for (uint32_t r = 0; r < q->n_rules; r++) {
         Rule *rule = &q->rules[r];
-        PyObject *levels, *preds;
-        if (!PyArg_ParseTuple(PyList_GET_ITEM(rules, r), "O!O!", &PyList_Type, &levels, &PyList_Type, &preds))
+        PyObject *levels, *preds, *check = Py_None, *emit = Py_None;
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(rules, r), "O!O!|OO", &PyList_Type, &levels, &PyList_Type, &preds,
+                              &check, &emit))
+            goto fail;
+        if (!sibling_test(language, check, &rule->check_field, &rule->check_symbol) ||
+            !sibling_test(language, emit, &rule->emit_field, &rule->emit_symbol))
             goto fail;
         if (PyList_GET_SIZE(levels) < 1 || PyList_GET_SIZE(levels) > MAX_LEVELS || PyList_GET_SIZE(preds) > 4) {
             PyErr_SetString(PyExc_ValueError, "a rule has 1-8 levels and at most 4 predicates");
@@ -325,14 +355,17 @@ static int satisfies(const RefQuery *q, const TSQueryMatch *match, const char *s
 
 /* one ancestor of the walk's current node (see compile_rules) */
 typedef struct {
+    TSNode node;
     TSSymbol symbol;
     TSFieldId field;
     unsigned char first_named;
     uint32_t named_seen; /* named children of this node visited so far */
 } Level;
 
+/* Whether a rule matches the walk's node (levels[depth]); then *out is the node it
+ * yields and *which the rule's index. */
 static int rules_match(const RefQuery *q, const Level *levels, size_t depth, TSNode node,
-                       const char *source, Py_ssize_t source_len) {
+                       const char *source, Py_ssize_t source_len, TSNode *out, uint32_t *which) {
     for (uint32_t r = 0; r < q->n_rules; r++) {
         const Rule *rule = &q->rules[r];
         if (rule->n_levels > depth + 1 || rule->symbols[0] != levels[depth].symbol) continue;
@@ -353,7 +386,23 @@ static int rules_match(const RefQuery *q, const Level *levels, size_t depth, TSN
                 if (equal != e->positive) ok = 0;
             }
         }
-        if (ok) return 1;
+        TSNode yielded = node;
+        if (ok && (rule->check_field || rule->emit_field)) {
+            TSNode top = levels[depth - (rule->n_levels - 1)].node;
+            if (rule->check_field) {
+                TSNode c = ts_node_child_by_field_id(top, rule->check_field);
+                ok = !ts_node_is_null(c) && ts_node_symbol(c) == rule->check_symbol;
+            }
+            if (ok && rule->emit_field) {
+                yielded = ts_node_child_by_field_id(top, rule->emit_field);
+                ok = !ts_node_is_null(yielded) && ts_node_symbol(yielded) == rule->emit_symbol;
+            }
+        }
+        if (ok) {
+            *out = yielded;
+            *which = r;
+            return 1;
+        }
     }
     return 0;
 }
@@ -535,7 +584,40 @@ typedef struct {
     uint32_t end;
     TSPoint start_point;
     TSPoint end_point;
+    uint32_t rule; /* the rule that matched (a rules walk), else 0 */
 } Capture;
+
+/* Captures as a walk finds them; `sorted` stays 1 while they come in byte order. */
+typedef struct {
+    Capture *caps;
+    size_t n, size;
+    int sorted;
+} Captures;
+
+/* Appends `node`; 0 with MemoryError set. */
+static int capture_add(Captures *l, TSNode node, uint32_t rule) {
+    if (l->n == l->size) {
+        size_t size = l->size ? l->size * 2 : 1024;
+        Capture *more = realloc(l->caps, size * sizeof(Capture));
+        if (more == NULL) {
+            PyErr_NoMemory();
+            return 0;
+        }
+        l->caps = more;
+        l->size = size;
+    }
+    Capture *c = &l->caps[l->n];
+    c->start = ts_node_start_byte(node);
+    c->end = ts_node_end_byte(node);
+    c->start_point = ts_node_start_point(node);
+    c->end_point = ts_node_end_point(node);
+    c->order = (uint32_t)l->n;
+    c->rule = rule;
+    if (l->n == 0) l->sorted = 1;
+    else if (c->start < l->caps[l->n - 1].start) l->sorted = 0;
+    l->n++;
+    return 1;
+}
 
 static int capture_cmp(const void *a, const void *b) {
     const Capture *x = a, *y = b;
@@ -661,6 +743,172 @@ static PyObject *new_reference(PyTypeObject *type, PyObject *name, long sr, long
     return t;
 }
 
+/* A node's field in its parent's production (0: none), as the tree cursor finds it. */
+static TSFieldId own_field(const TSLanguage *lang, Subtree parent, uint32_t structural) {
+    const TSFieldMapEntry *map, *end;
+    ts_language_field_map(lang, parent.ptr->production_id, &map, &end);
+    for (; map < end; map++)
+        if (!map->inherited && map->child_index == structural) return map->field_id;
+    return 0;
+}
+
+/* One subtree whose children the rules walk is visiting (hidden ones included). */
+typedef struct {
+    Subtree parent;
+    const TSSymbol *aliases;
+    Length position; /* of the next child */
+    uint32_t child;
+    uint32_t structural;
+    TSFieldId inherit; /* a hidden subtree's field: its visible children's without their own */
+    int visible;       /* a visible node: it has a Level */
+} RuleFrame;
+
+/* The rules walk: every node a rule of `q` matches (see rules_match), in document
+ * order of the matched nodes, into `out`; 0 with an exception set. The walk keeps,
+ * per depth of visible nodes, each ancestor's node, type, its field in its parent and
+ * whether it is its parent's first named child: what the rules look at. It reads the
+ * subtrees directly as WALK_KINDS does (a TSTreeCursor costs several times more per
+ * node), and finds fields, aliases and named-ness as ts_tree_cursor_current_field_id,
+ * ts_node_symbol and ts_node_is_named do. */
+static int walk_rules(const RefQuery *q, TSNode root, const char *source, Py_ssize_t source_len,
+                      Captures *out) {
+    const TSTree *tree = root.tree;
+    const TSLanguage *lang = tree->language;
+    size_t depth = 0, levels_size = 64, fdepth = 0, frames_size = 64;
+    int ok = 0;
+    Level *levels = malloc(levels_size * sizeof(Level));
+    RuleFrame *frames = malloc(frames_size * sizeof(RuleFrame));
+    TSNode yielded;
+    uint32_t which;
+    if (levels == NULL || frames == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    levels[0] = (Level){root, ts_node_symbol(root), 0, 0, 0};
+    if (levels[0].symbol < q->n_symbols && q->kinds[levels[0].symbol] &&
+        rules_match(q, levels, 0, root, source, source_len, &yielded, &which) && !capture_add(out, yielded, which))
+        goto done;
+    Subtree top = *(const Subtree *)root.id;
+    if (ts_subtree_child_count(top) == 0) {
+        ok = 1;
+        goto done;
+    }
+    frames[0] = (RuleFrame){top, ts_language_alias_sequence(lang, top.ptr->production_id),
+                            {ts_node_start_byte(root), ts_node_start_point(root)}, 0, 0, 0, 1};
+    for (;;) {
+        RuleFrame *f = &frames[fdepth];
+        if (f->child == f->parent.ptr->child_count) {
+            if (fdepth == 0) break;
+            if (f->visible) depth--;
+            fdepth--;
+            continue;
+        }
+        const Subtree *child = &ts_subtree_children(f->parent)[f->child];
+        Length at = f->position;
+        TSSymbol alias = 0;
+        TSFieldId field = 0;
+        int extra = ts_subtree_extra(*child);
+        if (!extra) {
+            if (f->aliases) alias = f->aliases[f->structural];
+            field = own_field(lang, f->parent, f->structural);
+            if (!field && !f->visible) field = f->inherit;
+            f->structural++;
+        }
+        f->position = length_add(at, ts_subtree_size(*child));
+        f->child++;
+        if (f->child < f->parent.ptr->child_count)
+            f->position = length_add(f->position, ts_subtree_padding(ts_subtree_children(f->parent)[f->child]));
+        int visible = alias || ts_subtree_visible(*child);
+        int has_children = ts_subtree_child_count(*child) > 0;
+        if (visible) {
+            if (++depth == levels_size) {
+                levels_size *= 2;
+                Level *more = realloc(levels, levels_size * sizeof(Level));
+                if (more == NULL) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                levels = more;
+            }
+            TSNode node = ts_node_new(tree, child, at, alias);
+            Level *here = &levels[depth];
+            *here = (Level){node, ts_language_public_symbol(lang, alias ? alias : ts_subtree_symbol(*child)), field,
+                            0, 0};
+            int named = alias ? ts_language_symbol_metadata(lang, alias).named : ts_subtree_named(*child);
+            if (named) {
+                here->first_named = levels[depth - 1].named_seen == 0;
+                levels[depth - 1].named_seen++;
+            }
+            if (here->symbol < q->n_symbols && q->kinds[here->symbol] &&
+                rules_match(q, levels, depth, node, source, source_len, &yielded, &which) &&
+                !capture_add(out, yielded, which))
+                goto done;
+            if (!has_children) depth--;
+        }
+        if (has_children) {
+            if (++fdepth == frames_size) {
+                frames_size *= 2;
+                RuleFrame *more = realloc(frames, frames_size * sizeof(RuleFrame));
+                if (more == NULL) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                frames = more;
+            }
+            frames[fdepth] = (RuleFrame){*child, ts_language_alias_sequence(lang, child->ptr->production_id), at, 0,
+                                         0, extra ? 0 : field, visible};
+        }
+    }
+    ok = 1;
+done:
+    free(levels);
+    free(frames);
+    return ok;
+}
+
+/* rule_spans(root, handle) -> [(start byte, end byte, rule index)] of the nodes a
+ * compile_rules handle yields, by start byte; None when the tree's language is not the
+ * handle's. For passes that want spans, not references (php.py's related classes). */
+static PyObject *refscan_rule_spans(PyObject *self, PyObject *args) {
+    PyObject *root_obj, *capsule;
+    if (!PyArg_ParseTuple(args, "OO:rule_spans", &root_obj, &capsule)) return NULL;
+    if (!check_node(root_obj)) return NULL;
+    RefQuery *q = PyCapsule_GetPointer(capsule, QUERY_CAPSULE);
+    if (q == NULL) return NULL;
+    if (q->rules == NULL) {
+        PyErr_SetString(PyExc_ValueError, "rule_spans needs a compile_rules handle");
+        return NULL;
+    }
+    BNode *root = (BNode *)root_obj;
+    if (ts_node_language(root->node) != q->language) Py_RETURN_NONE;
+    const char *source = NULL;
+    Py_ssize_t source_len = 0;
+    if (root->tree != NULL && strcmp(Py_TYPE(root->tree)->tp_name, "tree_sitter.Tree") == 0) {
+        PyObject *src = ((BTree *)root->tree)->source;
+        if (src != NULL && PyBytes_Check(src)) {
+            source = PyBytes_AS_STRING(src);
+            source_len = PyBytes_GET_SIZE(src);
+        }
+    }
+    Captures found = {NULL, 0, 0, 1};
+    PyObject *result = NULL;
+    if (!walk_rules(q, root->node, source, source_len, &found)) goto done;
+    if (!found.sorted) qsort(found.caps, found.n, sizeof(Capture), capture_cmp);
+    result = PyList_New((Py_ssize_t)found.n);
+    if (result == NULL) goto done;
+    for (size_t k = 0; k < found.n; k++) {
+        PyObject *t = Py_BuildValue("(III)", found.caps[k].start, found.caps[k].end, found.caps[k].rule);
+        if (t == NULL) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        PyList_SET_ITEM(result, (Py_ssize_t)k, t);
+    }
+done:
+    free(found.caps);
+    return result;
+}
+
 /* scan(root, query, data, name_starts, def_starts, def_ends, containers, sigil, utf16,
  *      reference_type) -> list of reference_type(name, sl, sc, el, ec, container), or None
  *      when the tree's language is not the one the query was compiled for
@@ -702,13 +950,10 @@ static PyObject *refscan_scan(PyObject *self, PyObject *args) {
 
     PyObject *result = NULL;
     uint32_t *name_starts = NULL, *def_starts = NULL, *def_ends = NULL, *stack = NULL;
-    Capture *caps = NULL;
+    Captures found = {NULL, 0, 0, 1};
     Utf16 u16 = {0};
     NameTable names = {0};
     TSQueryCursor *cursor = NULL;
-    TSTreeCursor walk;
-    int walking = 0;
-    Level *levels = NULL;
     Frame *frames = NULL;
     size_t frames_size = 64;
     Py_ssize_t n_names, n_defs, n_ends;
@@ -750,33 +995,9 @@ static PyObject *refscan_scan(PyObject *self, PyObject *args) {
     }
 
     /* 1. the reference nodes (captures that pass their predicates), by start byte */
-    size_t n_caps = 0, cap_size = 1024;
-    caps = malloc(cap_size * sizeof(Capture));
-    if (caps == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    int sorted = 1;
-#define ADD_CAPTURE(NODE)                                                   \
-    do {                                                                    \
-        if (n_caps == cap_size) {                                           \
-            cap_size *= 2;                                                  \
-            Capture *more = realloc(caps, cap_size * sizeof(Capture));      \
-            if (more == NULL) {                                             \
-                PyErr_NoMemory();                                           \
-                goto done;                                                  \
-            }                                                               \
-            caps = more;                                                    \
-        }                                                                   \
-        Capture *c = &caps[n_caps];                                         \
-        TSNode n_ = (NODE);                                                 \
-        c->start = ts_node_start_byte(n_);                                  \
-        c->end = ts_node_end_byte(n_);                                      \
-        c->start_point = ts_node_start_point(n_);                           \
-        c->end_point = ts_node_end_point(n_);                               \
-        c->order = (uint32_t)n_caps;                                        \
-        if (n_caps && c->start < caps[n_caps - 1].start) sorted = 0;        \
-        n_caps++;                                                           \
+#define ADD_CAPTURE(NODE)                                  \
+    do {                                                   \
+        if (!capture_add(&found, (NODE), 0)) goto done;    \
     } while (0)
     if (q->query == NULL && q->rules == NULL) {
         frames = malloc(frames_size * sizeof(Frame));
@@ -786,54 +1007,7 @@ static PyObject *refscan_scan(PyObject *self, PyObject *args) {
         }
         WALK_KINDS(root->node, q->kinds, q->n_symbols, ADD_CAPTURE);
     } else if (q->query == NULL) {
-        /* the walk keeps, per depth, each ancestor's type, its field in its parent and
-         * whether it is its parent's first named child: what the rules look at */
-        walk = ts_tree_cursor_new(root->node);
-        walking = 1;
-        size_t depth = 0;
-        size_t levels_size = 64;
-        levels = malloc(levels_size * sizeof(Level));
-        if (levels == NULL) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        levels[0].named_seen = 0;
-        for (;;) {
-            TSNode node = ts_tree_cursor_current_node(&walk);
-            TSSymbol symbol = ts_node_symbol(node);
-            Level *here = &levels[depth];
-            here->symbol = symbol;
-            here->field = ts_tree_cursor_current_field_id(&walk);
-            here->first_named = 0;
-            if (ts_node_is_named(node)) {
-                here->first_named = depth > 0 && levels[depth - 1].named_seen == 0;
-                if (depth > 0) levels[depth - 1].named_seen++;
-            }
-            if (symbol < q->n_symbols && q->kinds[symbol] && rules_match(q, levels, depth, node, source, source_len))
-                ADD_CAPTURE(node);
-            if (ts_tree_cursor_goto_first_child(&walk)) {
-                if (++depth == levels_size) {
-                    levels_size *= 2;
-                    Level *more = realloc(levels, levels_size * sizeof(Level));
-                    if (more == NULL) {
-                        PyErr_NoMemory();
-                        goto done;
-                    }
-                    levels = more;
-                }
-                levels[depth - 1].named_seen = 0;
-                continue;
-            }
-            int more = 1;
-            while (!ts_tree_cursor_goto_next_sibling(&walk)) {
-                if (!ts_tree_cursor_goto_parent(&walk)) {
-                    more = 0;
-                    break;
-                }
-                depth--;
-            }
-            if (!more) break;
-        }
+        if (!walk_rules(q, root->node, source, source_len, &found)) goto done;
     } else {
         cursor = ts_query_cursor_new();
         if (cursor == NULL) {
@@ -849,7 +1023,9 @@ static PyObject *refscan_scan(PyObject *self, PyObject *args) {
         }
     }
 #undef ADD_CAPTURE
-    if (!sorted) qsort(caps, n_caps, sizeof(Capture), capture_cmp);
+    Capture *caps = found.caps;
+    size_t n_caps = found.n;
+    if (!found.sorted) qsort(caps, n_caps, sizeof(Capture), capture_cmp);
 
     /* 2. the loop of _references_py */
     names.slots = calloc(1024, sizeof(NameSlot));
@@ -907,17 +1083,15 @@ static PyObject *refscan_scan(PyObject *self, PyObject *args) {
 fail:
     Py_CLEAR(result);
 done:
-    if (walking) ts_tree_cursor_delete(&walk);
     if (cursor) ts_query_cursor_delete(cursor);
     names_free(&names);
-    free(caps);
+    free(found.caps);
     free(name_starts);
     free(def_starts);
     free(def_ends);
     free(stack);
     free(u16.start);
     free(u16.first);
-    free(levels);
     free(frames);
     return result;
 }
@@ -1061,6 +1235,7 @@ done:
 }
 
 #include "defscan.c"
+#include "docblock.c"
 #include "enclosing.c"
 
 static PyMethodDef methods[] = {
@@ -1081,6 +1256,12 @@ static PyMethodDef methods[] = {
      "compile_kinds(node, names) -> handle that keeps the named nodes of these types."},
     {"compile_rules", refscan_compile_rules, METH_VARARGS,
      "compile_rules(node, rules) -> handle matching single-path patterns in a tree walk."},
+    {"docblock_type_names", refscan_docblock_type_names, METH_VARARGS,
+     "docblock_type_names(text) -> [(start, end, written)] (indexing/chunking/php_docblock.py)."},
+    {"calls_any", refscan_calls_any, METH_VARARGS,
+     "calls_any(data, names) -> whether a name of the frozenset is called (`name (`) in data."},
+    {"rule_spans", refscan_rule_spans, METH_VARARGS,
+     "rule_spans(root, handle) -> [(start byte, end byte, rule index)] of a compile_rules handle."},
     {"scan", refscan_scan, METH_VARARGS,
      "scan(root, query, data, name_starts, def_starts, def_ends, containers, sigil, utf16, "
      "reference_type) -> the file's references."},

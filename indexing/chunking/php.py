@@ -26,6 +26,7 @@ import tree_sitter
 from ..languages import query
 from ..model import Chunk, FileAnalysis, Reference, Symbol, SymbolKind
 from ..source import SourceDocument, nearest_ancestor
+from . import refscan
 from .base import (
     _COMMENT_PREFIX,
     CONTAINER_KINDS,
@@ -376,7 +377,8 @@ class PhpStrategy(TreeSitterStrategy):
         from .laravel_links import _LINKS_QUERY  # builds on this module
 
         super().__init__()
-        query(self.grammar_name, _RELATED_QUERY)
+        if not refscan.AVAILABLE:  # else the compiled walk runs `_RELATED_RULES` instead
+            query(self.grammar_name, _RELATED_QUERY)
         query(self.grammar_name, _LINKS_QUERY)
 
     def analyze(
@@ -425,7 +427,7 @@ class PhpStrategy(TreeSitterStrategy):
     def docstring(self, doc: SourceDocument, node: tree_sitter.Node) -> str | None:
         """The `/** ... */` docblock right above the declaration (plain comments are
         not documentation in PHP)."""
-        comment = docblock(doc, node)
+        comment = memoized(("docblock", node.id), lambda: docblock(doc, node))  # finish asks again
         if comment is None:
             return None
         text = doc.node_text(comment)
@@ -471,9 +473,10 @@ class PhpStrategy(TreeSitterStrategy):
                     SymbolKind.CONSTRUCTOR if name.lower() == "__construct" else SymbolKind.METHOD
                 )
             container = parent.qualified_name if parent else namespace_at(regions, node.start_byte)
-            # built directly: `dataclasses.replace` re-reads the class's fields per call
-            d.symbol = Symbol(name, kind, s.range, s.selection_range,
-                              self.qualify(container, name, kind), container, s.signature, s.doc)
+            if (name, kind, container) != (s.name, s.kind, s.container):  # else the base built this one
+                # built directly: `dataclasses.replace` re-reads the class's fields per call
+                d.symbol = Symbol(name, kind, s.range, s.selection_range,
+                                  self.qualify(container, name, kind), container, s.signature, s.doc)
             stack.append(d)
         return defs
 
@@ -543,7 +546,7 @@ class PhpStrategy(TreeSitterStrategy):
         what the code is for, which is what semantic search matches on."""
         if d.symbol.kind not in self.chunk_kinds:
             return None
-        comment = docblock(doc, d.node)
+        comment = memoized(("docblock", d.node.id), lambda: docblock(doc, d.node))
         if comment is None or comment.start_point[0] >= d.symbol.range.start.line:
             return None
         return comment.start_point[0]
@@ -688,6 +691,12 @@ class PhpStrategy(TreeSitterStrategy):
         """`_RELATED_QUERY`'s captures over the whole file in byte order: one query per
         file instead of one per method (a query run costs more than its matches)."""
         root = doc.tree.root_node  # type: ignore[union-attr]
+        spans = refscan.rule_spans(root, self.grammar_name, "php related", _RELATED_RULES)
+        if spans is not None:
+            data = doc.data
+            return [s for s, _, _ in spans], [
+                (_RELATED_RULE_CAPTURES[r], data[s:e].decode("utf-8", errors="replace")) for s, e, r in spans
+            ]
         cursor = tree_sitter.QueryCursor(query(self.grammar_name, _RELATED_QUERY))
         nodes = sorted(
             ((n.start_byte, capture, n) for capture, ns in cursor.captures(root).items()
@@ -708,6 +717,28 @@ _RELATED_QUERY = """
     object: (variable_name (name) @_this (#eq? @_this "this"))
     name: (name) @this_prop)
 """
+
+# `_RELATED_QUERY` as rules of the compiled walk (refscan.rule_spans), same captures in
+# the same order: one alternative per rule, `operator: "instanceof"` as a check on the
+# sibling, and `$this->prop` matched at `this` yielding the sibling `name`.
+_RELATED_RULES: list[refscan.SpanRule] = [
+    *(
+        rule
+        for t in ("name", "qualified_name")
+        for rule in (
+            ([(t, None, False), ("named_type", None, False)], [], None, None),
+            ([(t, None, False), ("object_creation_expression", None, False)], [], None, None),
+            ([(t, None, True), ("class_constant_access_expression", None, False)], [], None, None),
+            ([(t, "scope", False), ("scoped_call_expression", None, False)], [], None, None),
+            ([(t, "scope", False), ("scoped_property_access_expression", None, False)], [], None, None),
+            ([(t, "right", False), ("binary_expression", None, False)], [],
+             ("operator", "instanceof", False), None),
+        )
+    ),
+    ([("name", None, False), ("variable_name", "object", False), ("member_access_expression", None, False)],
+     [(True, "this")], None, ("name", "name", True)),
+]
+_RELATED_RULE_CAPTURES = ["type"] * (len(_RELATED_RULES) - 1) + ["this_prop"]
 
 
 def _magic_members(doc: SourceDocument, symbols: list[Symbol]) -> list[Symbol]:

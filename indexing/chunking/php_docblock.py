@@ -69,11 +69,12 @@ def _type_span(text: bytes, start: int) -> int:
     return len(text)
 
 
-def docblock_type_names(text: bytes) -> list[tuple[int, int, str]]:
+def docblock_type_names_py(text: bytes) -> list[tuple[int, int, str]]:
     """(start, end, written) of every class name in the comment's type tags, as byte
     offsets into `text`. Only names that look like classes: capitalised or qualified
     (`\\Foo`, `A\\B`); PHPDoc's pseudo-types (`int`, `non-empty-string`, `class-string`)
-    and shape keys (`array{key: X}`) are not."""
+    and shape keys (`array{key: X}`) are not. The definition: `docblock_type_names` is
+    its compiled copy (native/docblock.c) where the extension is built."""
     if b"@" not in text:
         return []
     out: list[tuple[int, int, str]] = []
@@ -101,6 +102,12 @@ def docblock_type_names(text: bytes) -> list[tuple[int, int, str]]:
                 continue  # the method's own name
             out.append((s, e, word.decode("ascii")))
     return out
+
+
+try:
+    from .._refscan import docblock_type_names  # type: ignore[import-not-found]
+except ImportError:  # not built (optional extension): the Python scan, same output
+    docblock_type_names = docblock_type_names_py
 
 
 _MAGIC = re.compile(
