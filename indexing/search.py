@@ -54,6 +54,7 @@ from .file_fusion import (
     rank_fusion,
     translated_weights,
     trust_leader,
+    word_leader,
 )
 from .file_kinds import PROSE_KINDS, file_kind
 from .lexical import LexicalIndex, query_terms
@@ -753,7 +754,7 @@ def _rank_files(
             scores[path] = max(c.score for c in cs)
     else:
         # Rank fusion over per-file rankings (file_fusion.py), then the vector signal's
-        # clear leader is trusted (`grey_width` 0: not).
+        # clear leader (`grey_width` 0: not) and chunk BM25's are trusted.
         per_signal: dict[str, dict[str, int]] = {}
         for name, attr in (("vector", "vector_rank"), ("lexical", "lexical_rank"),
                            ("definition", "definition_rank"), ("reference", "reference_rank"),
@@ -770,6 +771,11 @@ def _rank_files(
             if c.vector is not None and file_kind(c.path) not in prose:
                 similarity[c.path] = max(similarity.get(c.path, -1.0), c.vector)
         trust_leader(scores, leader(similarity, grey_width))
+        bm25: dict[str, float] = {}  # a file's BM25 score is its best chunk's
+        for c in ordered:
+            if c.lexical is not None and file_kind(c.path) not in prose:
+                bm25[c.path] = max(bm25.get(c.path, 0.0), c.lexical)
+        trust_leader(scores, word_leader(bm25))
     for path in file_hits:
         scores.setdefault(path, 0.0)
     if demoted:

@@ -18,6 +18,7 @@ from code_intel.indexing.file_fusion import (
     rank_fusion,
     translated_weights,
     trust_leader,
+    word_leader,
 )
 
 WEIGHTS = {"vector": 2.0, "lexical": 1.0, "file": 2.0}
@@ -77,6 +78,40 @@ def test_confidence_ramps_with_the_lead_in_units_of_the_models_grey_zone():
 def test_nothing_to_compare_is_no_leader(similarity):
     assert leader(similarity, GREY) is None
     assert leader({"a.py": 0.9, "b.py": 0.1}, 0.0) is None  # no model thresholds: not trusted
+
+
+def sure_words_guessing_vector() -> tuple[dict[str, dict[str, int]], dict[str, float]]:
+    """"API rate limit: 200 requests per minute" (solidtime, English): chunk BM25's best file
+    (the provider that defines the limiter) scores twice the second's; the vectors, weak
+    on this app, put request classes first and have no hit in the provider."""
+    bm25 = {"app/Providers/RouteServiceProvider.php": 18.0, "app/Http/Controllers/TimeEntryController.php": 9.0,
+            "app/Providers/FortifyServiceProvider.php": 8.5}
+    rankings = {
+        "vector": {"app/Http/Requests/TimeEntryIndexRequest.php": 1, "app/Http/Requests/UserUpdateRequest.php": 2,
+                   "app/Http/Controllers/TimeEntryController.php": 3},
+        "lexical": {"app/Providers/RouteServiceProvider.php": 1, "app/Http/Controllers/TimeEntryController.php": 2,
+                    "app/Providers/FortifyServiceProvider.php": 3},
+        "file": {"app/Http/Requests/TimeEntryIndexRequest.php": 1, "app/Providers/RouteServiceProvider.php": 2,
+                 "app/Http/Controllers/TimeEntryController.php": 3},
+    }
+    return rankings, bm25
+
+
+def test_a_clear_chunk_bm25_leader_is_trusted_over_weak_vectors():
+    rankings, bm25 = sure_words_guessing_vector()
+    fused = rank_fusion(rankings, WEIGHTS)
+    assert ranked(fused)[0] != "app/Providers/RouteServiceProvider.php"  # the failing shape
+    lead = word_leader(bm25)
+    assert lead == ("app/Providers/RouteServiceProvider.php", 1.0)
+    assert ranked(trust_leader(fused, lead))[0] == "app/Providers/RouteServiceProvider.php"
+
+
+def test_a_bm25_lead_is_a_ratio_ramped_over_word_clear_lead():
+    lo, hi = file_fusion.WORD_CLEAR_LEAD
+    lead = word_leader({"a.py": 10.0 * (lo + hi) / 2, "b.py": 10.0})
+    assert lead is not None and lead[1] == pytest.approx(0.5)
+    assert word_leader({"a.py": 10.0 * lo, "b.py": 10.0}) is None  # close scores: no leader
+    assert word_leader({"a.py": 3.0}) is None  # nothing to compare
 
 
 def test_one_lucky_chunk_does_not_outrank_a_file_that_matches_throughout():
