@@ -39,6 +39,7 @@ from typing import Any, Self
 
 # this folder is on sys.path as the script's own directory
 import requests_eval
+from code_intel.indexing import vectors
 from code_intel.indexing.config import Config, VectorStoreConfig
 from code_intel.indexing.embed_text import compact_pair, fast_view
 from code_intel.indexing.embeddings import shared_embedder
@@ -267,6 +268,19 @@ def sweep(request_files: list[Path], stores: Path, work: Path, corpora: list[Pat
                  ["app", "split", "ranker", "MRR ja", "MRR en"], rows) + f"\n    load after: {_load()}"
 
 
+def hnsw_setting(text: str) -> tuple[str, int | float]:
+    """`KEY=NUMBER` for `--hnsw` (Chroma's HNSWConfiguration keys)."""
+    key, sep, value = text.partition("=")
+    known = ("ef_construction", "max_neighbors", "ef_search", "num_threads", "batch_size", "sync_threshold",
+             "resize_factor")
+    if not sep or key not in known:
+        raise argparse.ArgumentTypeError(f"{text!r}: give KEY=NUMBER with KEY one of {', '.join(known)}")
+    try:
+        return key, float(value) if key == "resize_factor" else int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: {value!r} is not a number") from None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="what", required=True)
@@ -282,8 +296,14 @@ def main() -> None:
     q.add_argument("--requests", type=Path, nargs="*", default=sorted(HERE.glob("data/requests_*.json")))
     q.add_argument("--corpora", type=Path, nargs="*", default=DEFAULT_CORPORA)
     q.add_argument("--sweep", type=float, nargs="+", help="only the fast hybrid, per fast-vector weight")
+    for p in (t, q):
+        p.add_argument("--hnsw", type=hnsw_setting, nargs="+", default=[], metavar="KEY=N",
+                       help="HNSW settings of the collections created (e.g. ef_construction=50)")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
+    if args.hnsw:
+        vectors.HNSW.update(dict(args.hnsw))
+        print(f"HNSW settings of new collections: {vectors.HNSW}", flush=True)
     if args.what == "throughput":
         if not args.workspace.is_dir():
             sys.exit(f"{args.workspace} is not a directory")

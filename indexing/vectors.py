@@ -76,6 +76,9 @@ FAST_EMBED_BATCH = 2048
 #: vectors per Chroma write (see `_ChromaWriter`); the model is fed EMBED_BATCH at a time
 WRITE_BATCH = 1024
 FILES_PER_ROUND = 50
+#: the HNSW settings a new collection is created with (Chroma's defaults for the rest;
+#: `benchmarks/tier_bench.py --hnsw` measures others)
+HNSW: dict[str, Any] = {"space": "cosine"}
 MAX_AGREEMENT_CHARS = 2000
 MACHINE_WRITTEN_PROBE = 20_000  # characters of a file read to tell generated or minified
 
@@ -410,7 +413,7 @@ class VectorIndex:
         return self.client.get_or_create_collection(
             name,
             embedding_function=self._ef,
-            configuration={"hnsw": {"space": "cosine"}},
+            configuration={"hnsw": dict(HNSW)},
             metadata=metadata,
         )
 
