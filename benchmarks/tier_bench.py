@@ -5,6 +5,8 @@ searchable by meaning, and what it costs in ranking quality.
     .venv/bin/python benchmarks/tier_bench.py throughput /path/to/workspace --work /tmp/tier-bench
     # the fast pass only (minutes shorter; for A/B runs of two builds)
     .venv/bin/python benchmarks/tier_bench.py throughput /path/to/workspace --work /tmp/tier-bench --fast-only
+    # HNSW settings of the collections created (either command; Chroma's defaults otherwise)
+    .venv/bin/python benchmarks/tier_bench.py throughput /path/to/workspace --work /tmp/tier-bench --fast-only --hnsw ef_construction=50
     # (b) quality: request sets over real apps, fast-only vectors vs full vectors vs none
     .venv/bin/python benchmarks/tier_bench.py quality --stores DIR --work /tmp/tier-quality
 
