@@ -643,9 +643,11 @@ _KIND_REQUESTS = {
     file_kinds.MIGRATION: r"\b(?:migrations?|migrate|schema|tables?|columns?)\b|マイグレーション|スキーマ|テーブル|カラム",
     file_kinds.SEED: r"\b(?:seeds?|seeders?|seeding)\b|シード",
     # configuration, deployment and CI files
-    file_kinds.CONFIG: (r"\b(?:config|configs|configuration|configure|configured|settings?|env|environment "
+    # (not bare "settings"/設定: a request about a user's or an organisation's settings asks for the
+    # code that keeps them; "settings file", 設定ファイル do ask for configuration)
+    file_kinds.CONFIG: (r"\b(?:config|configs|configuration|configure|configured|settings? files?|env|environment "
                         r"variables?|dotenv|docker|dockerfile|compose|deploy|deployment|kubernetes|ci|workflows?)\b"
-                        r"|設定|環境変数|コンフィグ|デプロイ|ドッカー"),
+                        r"|設定ファイル|環境変数|コンフィグ|デプロイ|ドッカー"),
     file_kinds.UI: (r"\b(?:show|shows|display|displays|render|renders|button|form|forms|modal|dialog|screen|"
                     r"view|template|component|menu|tab|chart|ui|panel|widget)\b"
                     r"|画面|表示|ボタン|フォーム|モーダル|ダイアログ|メニュー|タブ|グラフ|パネル|テンプレート|コンポーネント"),

@@ -445,8 +445,12 @@ def test_code_outranks_configuration_files_unless_asked(with_config):
     assert about.index(".env.example") < files.index(".env.example")
     from code_intel.indexing.search import _kinds_asked_for
 
-    assert _kinds_asked_for("注文の合計の設定") == {"config"}
+    assert _kinds_asked_for("注文の合計の設定ファイル") == {"config"}
+    assert _kinds_asked_for("the order total in the settings file") == {"config"}
     assert "config" not in _kinds_asked_for("calculate the order total")
+    # a user's or an organisation's settings are a feature of the code, not a config file
+    assert "config" not in _kinds_asked_for("組織の通貨の設定を保存する")
+    assert "config" not in _kinds_asked_for("save the notification settings")
 
 
 @pytest.fixture
