@@ -500,7 +500,7 @@ def eval_throughput(git_dir: str | None, spec: str, work: Path) -> str:
     # the raw model on exactly the same texts, same process, same batches
     views = []
     for path in ws.store.file_states():
-        views += [v.represent(c)[0] for c in ws.store.chunks_in_file(path)]
+        views += [v.views(c) for c in ws.store.chunks_in_file(path)]
     flat = [t for vs in views for t in vs]
     s = time.perf_counter()
     for i in range(0, len(flat), embedder.batch_size):

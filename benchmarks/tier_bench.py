@@ -43,7 +43,7 @@ from typing import Any, Self
 import requests_eval
 from code_intel.indexing import vectors
 from code_intel.indexing.config import Config, VectorStoreConfig
-from code_intel.indexing.embed_text import compact_pair, fast_view
+from code_intel.indexing.embed_text import compact_views, fast_view
 from code_intel.indexing.embeddings import shared_embedder
 from code_intel.indexing.store import IndexStore
 from code_intel.indexing.sync import sync_workspace
@@ -107,7 +107,7 @@ def encoder_only(store: IndexStore, sample: int) -> list[list[object]]:
     chunks = [c for p in store.file_states() for c in store.chunks_in_file(p)
               if (c.metadata or {}).get("embed") is not False]
     random.Random(1).shuffle(chunks)
-    views = [compact_pair(c)[0] for c in chunks[:sample]]
+    views = [compact_views(c) for c in chunks[:sample]]
     rows = []
     for label, texts in (("fast text (one per chunk)", [[fast_view(v)] for v in views]), ("three views (full)", views)):
         with _Clock() as clock:

@@ -130,8 +130,9 @@ def _short_name(qualified: str) -> str:
 
 
 def compact_text(chunk: Chunk) -> str:
-    """The compact description of `chunk` (see the module docstring): stored beside
-    its vector and shown as the evidence of a vector hit."""
+    """The compact description of `chunk` (see the module docstring): shown as the
+    evidence of a vector hit (built for the hits returned only, see
+    `VectorIndex.hit_texts`)."""
     return _plain(chunk) if chunk.symbol_type == "lines" else _document(chunk, _parts(chunk))
 
 
@@ -153,15 +154,6 @@ def compact_views(chunk: Chunk) -> list[str]:
     0.80 / 0.610; short name first, qualified name after (this) 0.83 / 0.643.
     """
     return [_plain(chunk)] if chunk.symbol_type == "lines" else _views(_parts(chunk))
-
-
-def compact_pair(chunk: Chunk) -> tuple[list[str], str]:
-    """(views to embed, document to store) in one pass over the chunk."""
-    if chunk.symbol_type == "lines":
-        text = _plain(chunk)
-        return [text], text
-    p = _parts(chunk)
-    return _views(p), _document(chunk, p)
 
 
 #: words of a one-text chunk (prose, config windows, whole content) its fast vector keeps
@@ -192,13 +184,14 @@ def content_text(chunk: Chunk) -> str:
     return f"{chunk.path} {chunk.symbol_name}\n{chunk.content}"
 
 
-def content_pair(chunk: Chunk) -> tuple[list[str], str]:
-    text = content_text(chunk)
-    return [text], text
+def content_views(chunk: Chunk) -> list[str]:
+    return [content_text(chunk)]
 
 
-#: text mode → chunk → (views embedded and summed into one vector, stored document)
-TEXT_MODES = {"compact": compact_pair, "content": content_pair}
+#: text mode → chunk → the views embedded and summed into one vector
+TEXT_MODES = {"compact": compact_views, "content": content_views}
+#: text mode → chunk → the text a vector hit shows
+SHOWN_TEXTS = {"compact": compact_text, "content": content_text}
 
 
 def key_identifiers(content: str, exclude: Iterable[str] = (), limit: int = MAX_IDENTIFIERS) -> list[str]:

@@ -662,8 +662,8 @@ def _demotion(kind: str) -> float:
 
 def _kinds_asked_for(text: str) -> frozenset[str]:
     """The demoted kinds a short request names (docs, changelogs, translations, lock
-    files, styles, migrations, seed data): those rank as code for it. Per kind, so a
-    request about a schema does not bring the changelogs back."""
+    files, styles, configuration, migrations, seed data, UI): those rank as code for it.
+    Per kind, so a request about a schema does not bring the changelogs back."""
     if len(text) > 600:
         return frozenset()
     return frozenset(kind for kind, pattern in _KIND_REQUEST_RES.items() if pattern.search(text))
@@ -768,16 +768,19 @@ def _rank_files(
         per_signal["file"] = {path: hit.rank for path, hit in file_hits.items()}
         per_signal["direct"] = dict(direct)
         scores = rank_fusion(per_signal, file_weights or FILE_WEIGHTS)
+        # a file's similarity and BM25 score are its best chunk's; a UI file may lead,
+        # prose only when asked for
         similarity: dict[str, float] = {}
-        prose = demoted & PROSE_KINDS  # a UI file may lead; prose only when asked for
-        for c in ordered:  # a file's similarity is its best chunk's
-            if c.vector is not None and file_kind(c.path) not in prose:
-                similarity[c.path] = max(similarity.get(c.path, -1.0), c.vector)
-        trust_leader(scores, leader(similarity, grey_width))
-        bm25: dict[str, float] = {}  # a file's BM25 score is its best chunk's
+        bm25: dict[str, float] = {}
+        prose = demoted & PROSE_KINDS
         for c in ordered:
-            if c.lexical is not None and file_kind(c.path) not in prose:
+            if file_kind(c.path) in prose:
+                continue
+            if c.vector is not None:
+                similarity[c.path] = max(similarity.get(c.path, -1.0), c.vector)
+            if c.lexical is not None:
                 bm25[c.path] = max(bm25.get(c.path, 0.0), c.lexical)
+        trust_leader(scores, leader(similarity, grey_width))
         trust_leader(scores, word_leader(bm25))
     for path in file_hits:
         scores.setdefault(path, 0.0)

@@ -51,7 +51,7 @@ import numpy as np
 
 from . import chroma_check
 from .config import Config
-from .embed_text import EMBED_TEXT_VERSION, TEXT_MODES, fast_view
+from .embed_text import EMBED_TEXT_VERSION, SHOWN_TEXTS, TEXT_MODES, fast_view
 from .embeddings import Embedder, LazyEmbedder, resolve, shared_embedder
 from .embeddings.base import EmbedderNotReady
 from .file_kinds import looks_machine_written, matches_any
@@ -326,7 +326,8 @@ class VectorIndex:
         self.embedder = embedder
         self.spec = embedder.spec
         self.text_mode = text_mode
-        self.represent = TEXT_MODES[text_mode]
+        self.views = TEXT_MODES[text_mode]
+        self.shown_text = SHOWN_TEXTS[text_mode]
         self.messages: list[str] = []
         state_path = state_path or store_dir(self.root) / STATE_DB
         # Our own persistent store is checked first (in a child: damage can be a segfault).
@@ -493,7 +494,7 @@ class VectorIndex:
                 if should_stop and should_stop():
                     report.interrupted = True
                     break
-                desired: dict[str, tuple[list[str], str, dict[str, Any]]] = {}
+                desired: dict[str, tuple[list[str], dict[str, Any]]] = {}
                 for path in group:
                     desired.update(self._desired(path, wanted[path], store.chunks_in_file(path)))
                 old_meta = {} if cold else self._stored_meta(group)
@@ -503,10 +504,10 @@ class VectorIndex:
                     report.chunks_deleted += len(stale)
                     budget += len(stale)
                 kept_tier = {i: chunk_tier(old_meta[i]) for i in desired if i in old_meta}
-                moved = [i for i in kept_tier if _moved(old_meta[i], desired[i][2])]
+                moved = [i for i in kept_tier if _moved(old_meta[i], desired[i][1])]
                 if moved:
                     self.forest.update(
-                        ids=moved, metadatas=[{**desired[i][2], "tier": kept_tier[i]} for i in moved]
+                        ids=moved, metadatas=[{**desired[i][1], "tier": kept_tier[i]} for i in moved]
                     )
                 report.chunks_kept += len(kept_tier)
                 new = [i for i in desired if i not in old_meta]
@@ -527,7 +528,7 @@ class VectorIndex:
                         self.forest.add,
                         ids=batch,
                         embeddings=vectors,
-                        metadatas=[{**desired[i][2], "tier": tier} for i in batch],
+                        metadatas=[{**desired[i][1], "tier": tier} for i in batch],
                     )
                     report.chunks_embedded += len(batch)
                     report.chunks_fast += len(batch) if tier == FAST else 0
@@ -542,7 +543,7 @@ class VectorIndex:
                 # Recorded only now: these files' vectors are all in Chroma.
                 tiers: dict[str, list[str]] = {path: [] for path in group}
                 for i in (*kept_tier, *new):
-                    tiers[desired[i][2]["path"]].append(kept_tier.get(i, tier))
+                    tiers[desired[i][1]["path"]].append(kept_tier.get(i, tier))
                 self._state.record(
                     forest_id, [(path, wanted[path], file_tier(tiers[path])) for path in group]
                 )
@@ -608,7 +609,7 @@ class VectorIndex:
         for group in _groups(todo, FILES_PER_ROUND):
             if halt():
                 break
-            desired: dict[str, tuple[list[str], str, dict[str, Any]]] = {}
+            desired: dict[str, tuple[list[str], dict[str, Any]]] = {}
             for path in group:
                 desired.update(self._desired(path, wanted[path], store.chunks_in_file(path)))
             found = self.forest.get(where={"$and": [_path_filter(group), {"tier": FAST}]}, include=[])["ids"]
@@ -620,7 +621,7 @@ class VectorIndex:
                     self.forest.update,
                     ids=batch,
                     embeddings=vectors,
-                    metadatas=[{**desired[i][2], "tier": FULL} for i in batch],
+                    metadatas=[{**desired[i][1], "tier": FULL} for i in batch],
                 )
                 report.chunks_refined += len(batch)
                 p.chunks_refined += len(batch)
@@ -652,14 +653,15 @@ class VectorIndex:
 
     def _desired(
         self, path: str, file_fp: str, chunks: list[Chunk]
-    ) -> dict[str, tuple[list[str], str, dict[str, Any]]]:
-        out: dict[str, tuple[list[str], str, dict[str, Any]]] = {}
+    ) -> dict[str, tuple[list[str], dict[str, Any]]]:
+        """vector id → (views to embed, metadata) of a file's chunks."""
+        out: dict[str, tuple[list[str], dict[str, Any]]] = {}
         if not should_embed(path, self.root, self.config):
             return out
         for c in chunks:
             if (c.metadata or {}).get("embed") is False:  # another chunk carries its text
                 continue
-            views, document = self.represent(c)
+            views = self.views(c)
             text_fp = sha256_text("\0".join(views))
             base = hashlib.sha1(f"{path}\0{text_fp}".encode()).hexdigest()[:32]
             vid, n = base, 1
@@ -669,7 +671,6 @@ class VectorIndex:
             meta = c.metadata or {}
             out[vid] = (
                 views,
-                document,
                 {
                     "path": path,
                     "chunk_id": c.id,
@@ -738,7 +739,7 @@ class VectorIndex:
         no longer indexed (the vectors lag an edit) keeps an empty text."""
         chunks = store.chunks_by_id([h.chunk_id for h in hits if h.chunk_id])
         return [
-            replace(h, text=self.represent(chunks[h.chunk_id])[1]) if h.chunk_id in chunks else h
+            replace(h, text=self.shown_text(chunks[h.chunk_id])) if h.chunk_id in chunks else h
             for h in hits
         ]
 

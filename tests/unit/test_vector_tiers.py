@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from code_intel.indexing.config import ConfigError, parse_config
-from code_intel.indexing.embed_text import FAST_PLAIN_WORDS, compact_pair, fast_view
+from code_intel.indexing.embed_text import FAST_PLAIN_WORDS, compact_views, fast_view
 from code_intel.indexing.model import Chunk
 from code_intel.indexing.vector_tiers import (
     FAST,
@@ -38,7 +38,7 @@ def test_the_fast_text_of_a_symbol_is_its_short_label():
         "public function login() { $this->auth->attempt(); }",
         {"qualified_name": "App\\Http\\Controllers\\Auth\\LoginController::login"},
     )
-    views, _ = compact_pair(chunk)
+    views = compact_views(chunk)
     assert len(views) == 3
     assert fast_view(views) == views[0] == "Login Controller login"
 
@@ -48,7 +48,7 @@ def test_the_fast_text_of_a_window_keeps_its_first_words_and_its_file():
              "the", "editor", "to", "see", "what", "the", "index", "found", "in", "every", "folder"]
     body = " ".join(words * 8)
     chunk = Chunk("docs/guide/install.md", "markdown", "", "lines", 0, 49, body)
-    views, _ = compact_pair(chunk)
+    views = compact_views(chunk)
     text = fast_view(views)
     head, file_line = text.split("\n")
     assert head.split() == words[:FAST_PLAIN_WORDS]
