@@ -51,11 +51,12 @@ def app_bm25(root: Path) -> BM25:
 
 def run(sets: list[dict[str, Any]], corpora: list[Path], work: Path, spec: str,
         modes: tuple[str, ...], log=print,  # type: ignore[no-untyped-def]
-        dump: list[dict[str, Any]] | None = None,
+        dump: list[dict[str, Any]] | None = None, keep_tests: bool = False,
         ) -> tuple[dict[tuple[str, str, str, str], list[int | None]], dict[str, Any]]:
     """Ranks of the first gold file per (app, language, mode, split); `split` is "all"
     and the case's own "tune"/"heldout". `work` may be kept between runs: each app's
-    workspace is synced, not rebuilt, so its vectors are embedded once."""
+    workspace is synced, not rebuilt, so its vectors are embedded once. `keep_tests`
+    ranks as a user sees the answer: test files stay in the list (never gold)."""
     ranks: dict[tuple[str, str, str, str], list[int | None]] = defaultdict(list)
     info: dict[str, Any] = {}
     embedder = load_embedder(spec) if any("vector" in (MODES[m] or ()) for m in modes) else None
@@ -93,7 +94,7 @@ def run(sets: list[dict[str, Any]], corpora: list[Path], work: Path, spec: str,
                     else:
                         res = hybrid_query(case[lang], store=store, lexical=lexical, vectors=vectors,
                                            top=100, signals=MODES[m], **OPTIONS.get(m, {}))
-                        ranked = [f.path for f in res.files if not is_test(f.path)]
+                        ranked = [f.path for f in res.files if keep_tests or not is_test(f.path)]
                     rank = next((i for i, p in enumerate(ranked, 1) if p in gold), None)
                     for split in ("all", case.get("split", "tune")):
                         ranks[(app["app"], lang, m, split)].append(rank)

@@ -622,10 +622,12 @@ def run_requests(args: argparse.Namespace) -> str:
     dump: list[dict[str, Any]] | None = [] if args.dump else None
     if args.work:  # kept between runs: each app is embedded once
         args.work.mkdir(parents=True, exist_ok=True)
-        ranks, info = requests_eval.run(sets, args.corpora, args.work, args.model, modes, dump=dump)
+        ranks, info = requests_eval.run(sets, args.corpora, args.work, args.model, modes, dump=dump,
+                                        keep_tests=args.keep_tests)
     else:
         with tempfile.TemporaryDirectory(prefix="requests-eval-") as tmp:
-            ranks, info = requests_eval.run(sets, args.corpora, Path(tmp), args.model, modes, dump=dump)
+            ranks, info = requests_eval.run(sets, args.corpora, Path(tmp), args.model, modes, dump=dump,
+                                            keep_tests=args.keep_tests)
     if args.dump:
         args.dump.write_text(json.dumps(dump, ensure_ascii=False, indent=1))
     return requests_eval.report(ranks, info, args.model, modes)
@@ -657,6 +659,8 @@ def main() -> None:
                              "without vector or hybrid nothing is embedded (fast)")
     parser.add_argument("--work", type=Path,
                         help="set (b): keep the apps' workspaces (and their vectors) here between runs")
+    parser.add_argument("--keep-tests", action="store_true",
+                        help="set (b): rank as a user sees it, test files left in the list (they are never gold)")
     parser.add_argument("--dump", type=Path, help="write the per-case ranks and top files as JSON here")
     parser.add_argument("--report-dumps", type=Path, nargs="+", help="only print set (a)'s tables from --dump files")
     args = parser.parse_args()

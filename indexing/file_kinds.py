@@ -28,6 +28,8 @@ MIGRATION = "migration"
 SEED = "seed"
 UI = "ui"
 CONFIG = "config"
+#: test code: ranked below the code under test unless the request asks for tests
+TEST = "test"
 
 #: kinds a code request does not want at the top (`include_prose` brings them back)
 PROSE_KINDS = frozenset({DOCS, CHANGELOG, LOCALE, LOCK, STYLE, MIGRATION, SEED, CONFIG})
@@ -108,7 +110,7 @@ _GENERATED_MARK = re.compile(
 @functools.lru_cache(maxsize=65536)
 def file_kind(path: str) -> str:
     """`code`, `docs`, `changelog`, `locale`, `lock`, `style`, `migration`, `seed`, `data`,
-    `config` or `ui` (a component or page template: code, ranked a little below other code) for a
+    `test`, `config` or `ui` (a component or page template: code, ranked a little below other code) for a
     workspace path. Cached: a long request's ranking asks it of thousands of candidates
     (≈ 10 ms of a pasted issue's answer on sympy)."""
     p = PurePosixPath(path.replace("\\", "/"))
@@ -134,11 +136,33 @@ def file_kind(path: str) -> str:
         return SEED
     if suffix in {".csv", ".tsv", ".svg", ".ipynb"}:
         return DATA
+    if is_test_path(path.replace("\\", "/")):
+        return TEST
     if _is_config(name, suffix, parts):
         return CONFIG
     if name.endswith(_UI_SUFFIXES):
         return UI
     return CODE
+
+
+_TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testing", "__mocks__", "fixtures"})
+
+
+def is_test_path(path: str) -> bool:
+    """Test code by the usual layouts: a tests/spec directory, `test_x.py`, `x_test.go`,
+    `x.test.ts`, `x.spec.js`, `XTest.php`/`XTest.java`."""
+    parts = path.split("/")
+    if any(p in _TEST_DIRS for p in parts[:-1]):
+        return True
+    name = parts[-1]
+    stem = name.split(".", 1)[0]
+    return (
+        name.startswith("test_")
+        or stem.endswith(("_test", "Test", "Tests"))
+        or ".test." in name
+        or ".spec." in name
+        or name == "conftest.py"
+    )
 
 
 def _is_config(name: str, suffix: str, parts: list[str]) -> bool:

@@ -7,6 +7,7 @@ import posixpath
 import re
 
 from code_intel.indexing.chunking.blade import COMPONENT_NAMESPACE, LIVEWIRE_NAMESPACE
+from code_intel.indexing.file_kinds import is_test_path
 from code_intel.indexing.languages import GRAMMARS
 from code_intel.indexing.store import StoredSymbol
 
@@ -114,24 +115,6 @@ def rank_definitions(
     return sorted(candidates, key=key)
 
 
-_TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testing", "__mocks__", "fixtures"})
-
-
-def is_test_path(path: str) -> bool:
-    """Test code by the usual layouts: a tests/spec directory, `test_x.py`, `x_test.go`,
-    `x.test.ts`, `x.spec.js`, `XTest.php`/`XTest.java`."""
-    parts = path.split("/")
-    if any(p in _TEST_DIRS for p in parts[:-1]):
-        return True
-    name = parts[-1]
-    stem = name.split(".", 1)[0]
-    return (
-        name.startswith("test_")
-        or stem.endswith(("_test", "Test", "Tests"))
-        or ".test." in name
-        or ".spec." in name
-        or name == "conftest.py"
-    )
 
 
 def _package(path: str) -> str:

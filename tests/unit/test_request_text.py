@@ -108,8 +108,12 @@ def test_configuration_files_are_their_own_kind():
         assert file_kind(path) == "config", path
     # code that reads the settings stays code, and so does a settings screen's handler
     for path in ("src/env.ts", "src/lib/environment.ts", "src/lib/config.ts", "app/Services/Config.php",
-                 "bookmarks/views/settings.py", "hc/integrations/trello/tests/test_settings.py"):
+                 "bookmarks/views/settings.py"):
         assert file_kind(path) == "code", path
+    # tests are their own kind, whatever they test
+    for path in ("hc/integrations/trello/tests/test_settings.py", "tests/Unit/Service/DeletionServiceTest.php",
+                 "src/lib/date.test.ts", "e2e/invitation-accept.spec.ts", "conftest.py"):
+        assert file_kind(path) == "test", path
     assert file_kind("src/app/(main)/settings/layout.tsx") == "ui"
     # licences are prose, lock files stay lock files
     assert file_kind("LICENSE") == "docs" and file_kind("composer.lock") == "lock"

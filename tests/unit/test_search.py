@@ -454,6 +454,29 @@ def test_code_outranks_configuration_files_unless_asked(with_config):
 
 
 @pytest.fixture
+def with_tests(fixture_copy):
+    """The Laravel fixture with a test that exercises the order model's words more often
+    than the model itself (solidtime's `DeletionServiceTest.php` led "round the time
+    entries" ahead of the code)."""
+    return laravel_with(fixture_copy, {
+        "tests/Unit/OrderTotalTest.php": "<?php\nclass OrderTotalTest {\n"
+        + "    public function test_order_total_calculateTotal() { /* order total calculateTotal */ }\n" * 8
+        + "}\n",
+    })
+
+
+def test_code_outranks_its_tests_unless_tests_are_asked_for(with_tests):
+    test = "tests/Unit/OrderTotalTest.php"
+    files, result = lexical_files(with_tests, "compute the order total")
+    assert files[0] == ORDER_MODEL
+    # without the demotion the test came second, above the controller that handles orders
+    assert files.index(test) > files.index("app/Http/Controllers/OrderController.php")
+    assert result.files[files.index(test)].evidence["kind"] == "test"
+    asked, _ = lexical_files(with_tests, "the tests that compute the order total")
+    assert asked.index(test) < files.index(test)
+
+
+@pytest.fixture
 def with_page(fixture_copy):
     """The Laravel fixture with an order page that repeats the model's words (umami's
     `Revenue.tsx` outranked the query `getRevenue.ts` for "compute the revenue")."""
