@@ -63,6 +63,13 @@ async def test_second_client_sees_the_editors_unsaved_buffer(editor: LanguageCli
             [types.TextDocumentContentChangeWholeDocument(text=text + "\n\ndef refund_order(order_id: int) -> None:\n    pass\n")],
         )
     )
+    # The change is a notification on the editor's own pipe and the agent asks on another
+    # connection: the editor's next answer marks the change as applied (on a loaded
+    # machine the agent's request could otherwise be read first).
+    symbols = await editor.text_document_document_symbol_async(
+        types.DocumentSymbolParams(types.TextDocumentIdentifier(doc))
+    )
+    assert "refund_order" in [s.name for s in symbols]
 
     agent = WorkspaceClient(root, "agent")
     await agent.connect(spawn=False)
