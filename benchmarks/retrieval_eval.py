@@ -616,6 +616,9 @@ def run_history(args: argparse.Namespace) -> str:
 def run_requests(args: argparse.Namespace) -> str:
     """Set (b): Japanese requests and their English twins over real applications."""
     sets = [s for path in args.requests for s in requests_eval.load_sets(path)]
+    if args.split != "all":  # e.g. choosing weights: never rank (or read) the held-out cases
+        sets = [{**s, "cases": [c for c in s["cases"] if c.get("split", "tune") == args.split]} for s in sets]
+        sets = [s for s in sets if s["cases"]]
     if not sets:
         return "\n(b) no request sets given (--requests data/requests_*.json)"
     modes = tuple(args.modes)
@@ -649,7 +652,8 @@ def main() -> None:
     parser.add_argument("--cases", type=Path, default=HISTORY_CASES, help="set (a): real fix histories (JSON)")
     parser.add_argument("--corpora", type=Path, nargs="*", default=DEFAULT_CORPORA,
                         help="folders holding the set's repositories as <name>/ or <owner>+<name>/repo")
-    parser.add_argument("--split", choices=["tune", "heldout", "all"], default="all")
+    parser.add_argument("--split", choices=["tune", "heldout", "all"], default="all",
+                        help="only the cases of this split (set (a) and set (b))")
     parser.add_argument("--repos", nargs="*", help="only these repositories of set (a)")
     parser.add_argument("--per-repo", type=int, default=0, help="at most this many cases per repository")
     parser.add_argument("--truncate", type=int, default=0, help="cut each request to this many characters")

@@ -32,10 +32,19 @@ Two steps:
 
 For a Japanese request the word signals weigh less (`translated_weights`): their terms
 are dictionary translations, not the request's own words.
+
+**How sure the word signals are, per request** (`word_confidence`). When the request's
+words single out a few files, chunk BM25's best file scores far above its tenth; when they
+are words every file uses, the scores are flat and the word signals' ranking is little
+better than a guess. On set (b)'s tune data the signals' accuracy follows that peak in
+every app and language (the whole-file BM25 signal's reciprocal rank of the gold, lower
+half of requests by peak against upper: 0.09–0.46 → 0.30–0.81), so the word signals'
+weight against the vectors scales with it (`confident_weights`).
 """
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -67,6 +76,17 @@ TRANSLATED_WORDS = 0.6
 #: 4.913, 0.4 4.906, 0.3 4.878): the plateau 0.4–0.8, its value closest to the plain sum,
 #: which keeps the tune halves level (3.346 → 3.337) while linkding gains (1.472 → 1.553).
 AGREEMENT_DECAY = 0.8
+#: the word signals' peak (ln of chunk BM25's best file score over its PEAK_DEPTH-th) at
+#: which they keep their weight: the median over set (b)'s tune requests
+WORD_PEAK = 0.54
+PEAK_DEPTH = 10
+#: the least and the most the word signals' weight is scaled by. Chosen on set (b)'s tune
+#: data, English requests (hybrid file MRR, 10 cells summed, 7.998 without): (0.5, 1.5)
+#: 8.129; (0.4, 1.5) 8.129; (0.5, 1.0) 8.111; (0.6, 1.5) 8.097. Reference peak 0.5 → 8.088,
+#: 0.6 → 8.134, 0.7 → 8.116 at (0.5, 1.5).
+WORD_CONFIDENCE = (0.5, 1.5)
+#: the signals `confident_weights` scales: chunk BM25 and whole-file BM25
+CONFIDENT_SIGNALS = ("lexical", "file")
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +144,25 @@ def word_leader(scores: Mapping[str, float]) -> tuple[str, float] | None:
     lo, hi = WORD_CLEAR_LEAD
     confidence = min((s1 / s2 - lo) / (hi - lo), 1.0)
     return (first, confidence) if confidence > 0 else None
+
+
+def word_confidence(scores: Mapping[str, float]) -> float:
+    """How far the word signals can be trusted for this request, from chunk BM25's file
+    scores (each file's best chunk): `ln(best / PEAK_DEPTH-th best) / WORD_PEAK`, clamped
+    to WORD_CONFIDENCE. 1.0 when there is nothing to compare."""
+    xs = sorted(scores.values(), reverse=True)
+    if len(xs) < 2:
+        return 1.0
+    ref = xs[min(PEAK_DEPTH, len(xs)) - 1]
+    if ref <= 0:
+        return 1.0
+    lo, hi = WORD_CONFIDENCE
+    return max(lo, min(hi, math.log(xs[0] / ref) / WORD_PEAK))
+
+
+def confident_weights(weights: Mapping[str, float], confidence: float) -> dict[str, float]:
+    """`weights` with chunk and whole-file BM25 scaled by `confidence` (word_confidence)."""
+    return {k: w * confidence if k in CONFIDENT_SIGNALS else w for k, w in weights.items()}
 
 
 def translated_weights(weights: Mapping[str, float]) -> dict[str, float]:

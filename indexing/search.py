@@ -50,11 +50,13 @@ from .embeddings.identifiers import split_identifier
 from .file_fusion import (
     RRF_K,
     ChunkRank,
+    confident_weights,
     file_ranks,
     leader,
     rank_fusion,
     translated_weights,
     trust_leader,
+    word_confidence,
     word_leader,
 )
 from .file_kinds import PROSE_KINDS, file_kind
@@ -607,7 +609,8 @@ def hybrid_query(
     if fast_share:
         file_weights = {**file_weights,
                         "vector": scaled_vector_weight(file_weights["vector"], fast_share, FAST_VECTOR_WEIGHT)}
-    files = _rank_files(ordered, file_hits, direct, fusion, top, demoted, grey, file_weights)
+    files = _rank_files(ordered, file_hits, direct, fusion, top, demoted, grey, file_weights,
+                        translated=bool(translation.terms))
     for f in files:
         _mark_translated(f.evidence, translation)
     demoted_prose = demoted & PROSE_KINDS
@@ -757,6 +760,7 @@ def _rank_files(
     demoted: frozenset[str],
     grey_width: float = 0.0,
     file_weights: dict[str, float] | None = None,
+    translated: bool = False,
 ) -> list[FileResult]:
     by_file: dict[str, list[_Candidate]] = defaultdict(list)
     for c in ordered:
@@ -777,19 +781,30 @@ def _rank_files(
                 per_signal[name] = file_ranks(chunk_ranks)
         per_signal["file"] = {path: hit.rank for path, hit in file_hits.items()}
         per_signal["direct"] = dict(direct)
-        scores = rank_fusion(per_signal, file_weights or FILE_WEIGHTS)
         # a file's similarity and BM25 score are its best chunk's; a UI file may lead,
         # prose only when asked for
         similarity: dict[str, float] = {}
         bm25: dict[str, float] = {}
+        code_bm25: dict[str, float] = {}  # tests repeat the code's words: they flatten the peak
         prose = demoted & PROSE_KINDS
         for c in ordered:
-            if file_kind(c.path) in prose:
+            kind = file_kind(c.path)
+            if kind in prose:
                 continue
             if c.vector is not None:
                 similarity[c.path] = max(similarity.get(c.path, -1.0), c.vector)
             if c.lexical is not None:
                 bm25[c.path] = max(bm25.get(c.path, 0.0), c.lexical)
+                if kind != file_kinds.TEST:
+                    code_bm25[c.path] = bm25[c.path]
+        weights = file_weights or FILE_WEIGHTS
+        # How much the request's own words single out files decides how much the word
+        # signals count against the vectors (file_fusion.word_confidence). Not for a
+        # Japanese request: its word signals are already discounted as translations, and
+        # scaling them too lowered three of five Japanese tune cells.
+        if "vector" in per_signal and not translated:
+            weights = confident_weights(weights, word_confidence(code_bm25))
+        scores = rank_fusion(per_signal, weights)
         trust_leader(scores, leader(similarity, grey_width))
         trust_leader(scores, word_leader(bm25))
     for path in file_hits:
