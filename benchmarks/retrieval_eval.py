@@ -613,12 +613,19 @@ def run_history(args: argparse.Namespace) -> str:
     return history_eval.report(tallies, timing, args.model, n_repos, tuple(args.modes))
 
 
+def only_split(sets: list[dict[str, Any]], split: str) -> list[dict[str, Any]]:
+    """Set (b)'s apps with only the cases of `split` ("all": every case); apps left with
+    none are dropped. Why: while choosing weights on the tune cases, the held-out ones are
+    neither ranked nor printed, so they cannot be read by mistake (and the run is shorter)."""
+    if split == "all":
+        return sets
+    kept = [{**s, "cases": [c for c in s["cases"] if c.get("split", "tune") == split]} for s in sets]
+    return [s for s in kept if s["cases"]]
+
+
 def run_requests(args: argparse.Namespace) -> str:
     """Set (b): Japanese requests and their English twins over real applications."""
-    sets = [s for path in args.requests for s in requests_eval.load_sets(path)]
-    if args.split != "all":  # e.g. choosing weights: never rank (or read) the held-out cases
-        sets = [{**s, "cases": [c for c in s["cases"] if c.get("split", "tune") == args.split]} for s in sets]
-        sets = [s for s in sets if s["cases"]]
+    sets = only_split([s for path in args.requests for s in requests_eval.load_sets(path)], args.split)
     if not sets:
         return "\n(b) no request sets given (--requests data/requests_*.json)"
     modes = tuple(args.modes)
