@@ -16,8 +16,9 @@
     wins on `benchmarks/retrieval_eval.py` (figures in that script's docstring).
   Files are ranked by their own fusion (file_fusion.py): whole-file BM25 and the files a
   request names (traceback frames, paths) are rankings of their own, each chunk signal's
-  evidence is summed per file with decaying weight, the vector signal's best file is
-  trusted when it leads clearly, a definition name only confirms files another
+  evidence is summed per file with decaying weight, the word signals count more or less
+  by how clearly chunk BM25's best file stands out (an English request's own words), the
+  vector signal's best file is trusted when it leads clearly, a definition name only confirms files another
   signal found (unless the request writes it as code), and docs, changelogs,
   translations, lock files, stylesheets, configuration files, migrations and seed data rank
   below code unless asked for (`include_prose`), and so do tests and UI files, a little,
