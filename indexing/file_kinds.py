@@ -145,14 +145,19 @@ def file_kind(path: str) -> str:
     return CODE
 
 
-_TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testing", "__mocks__", "fixtures"})
+_TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testing", "__mocks__", "fixtures",
+                        "e2e", "cypress", "playwright"})
+#: `tests_e2e/`, `test-utils/`, `test_helpers/`: a directory named for the tests it serves
+_TEST_DIR_PREFIX = re.compile(r"tests?[-_]\w+")
 
 
 def is_test_path(path: str) -> bool:
-    """Test code by the usual layouts: a tests/spec directory, `test_x.py`, `x_test.go`,
-    `x.test.ts`, `x.spec.js`, `XTest.php`/`XTest.java`."""
+    """Test code by the usual layouts: a tests/spec/e2e directory, `test_x.py`, `x_test.go`,
+    `x.test.ts`, `x.spec.js`, `x.cy.ts`, `XTest.php`/`XTest.java`. Browser end-to-end
+    suites (`e2e/`, `cypress/`) count: their page helpers are no answer to a request about
+    the application either."""
     parts = path.split("/")
-    if any(p in _TEST_DIRS for p in parts[:-1]):
+    if any(p in _TEST_DIRS or _TEST_DIR_PREFIX.fullmatch(p) for p in parts[:-1]):
         return True
     name = parts[-1]
     stem = name.split(".", 1)[0]
@@ -161,6 +166,7 @@ def is_test_path(path: str) -> bool:
         or stem.endswith(("_test", "Test", "Tests"))
         or ".test." in name
         or ".spec." in name
+        or ".cy." in name
         or name == "conftest.py"
     )
 

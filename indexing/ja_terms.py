@@ -236,6 +236,10 @@ def _word_forms(word: str) -> list[str]:
     # code names the thing by the adjective (a short link, `shortUrl`, max length)
     if word.endswith("ening") and len(word) >= 9:
         return [word, word[:-5]]
+    # the dictionary hyphenates what code writes as one word (time-stamp → timestamp,
+    # e-mail → email, log-in → login)
+    if "-" in word:
+        return [word, word.replace("-", "")]
     return [word]
 
 

@@ -209,6 +209,12 @@ def test_shortening_is_searched_as_short():
     assert t.english.split()[0] == "short" and "contraction" not in t.terms
 
 
+def test_a_hyphenated_gloss_is_also_searched_as_code_writes_it():
+    assert ja_terms.gloss_terms(["time-stamp"]) == ["time-stamp", "timestamp"]
+    assert ja_terms.gloss_terms(["log-in", "sign-in"]) == ["log-in", "login", "sign-in"]
+    assert "timestamp" in terms("タイムスタンプを付けるプロセッサ")
+
+
 def test_solution_not_settlement_when_the_code_speaks_of_solutions():
     # JMdict's first sense of 解決 is "settlement" (of a dispute); a forum's code marks a
     # reply as the thread's solution.

@@ -114,6 +114,13 @@ def test_configuration_files_are_their_own_kind():
     for path in ("hc/integrations/trello/tests/test_settings.py", "tests/Unit/Service/DeletionServiceTest.php",
                  "src/lib/date.test.ts", "e2e/invitation-accept.spec.ts", "conftest.py"):
         assert file_kind(path) == "test", path
+    # browser end-to-end suites and their helpers too (solidtime's `e2e/utils/reporting.ts`
+    # ranked as code for a reporting request)
+    for path in ("e2e/utils/reporting.ts", "cypress/support/commands.js", "cypress/e2e/login.cy.ts",
+                 "src/login.cy.tsx", "hc/tests_e2e/helpers.py", "packages/test-utils/render.tsx"):
+        assert file_kind(path) == "test", path
+    for path in ("src/testimonials/Card.php", "app/Services/Latest.php", "src/contest/rules.py"):
+        assert file_kind(path) == "code", path
     assert file_kind("src/app/(main)/settings/layout.tsx") == "ui"
     # licences are prose, lock files stay lock files
     assert file_kind("LICENSE") == "docs" and file_kind("composer.lock") == "lock"
