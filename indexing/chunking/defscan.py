@@ -240,13 +240,25 @@ def definitions(
     """(`definition.*` capture, definition node, name node, ids, where) for every match,
     in tree order, or None where the engine must run (not built, unsupported query, a
     pattern matching one node in two ways)."""
+    return definitions_collecting(root, grammar_name, source, data, None)[0]
+
+
+def definitions_collecting(
+    root: tree_sitter.Node, grammar_name: str, source: str, data: bytes, collect: Any
+) -> tuple[list[tuple[str, tree_sitter.Node, tree_sitter.Node, Ids, Where]] | None, Any]:
+    """`definitions`, and with `collect` (`refscan.kinds_handle` of the reference
+    query) the reference pass's nodes, recorded by the same walk for `refscan.scan`
+    (None where they were not recorded)."""
     if not refscan.AVAILABLE or type(root) is not tree_sitter.Node:
-        return None
+        return None, None
     compiled = _handle(root, grammar_name, source)
     if compiled is None:
-        return None
+        return None, None
     handle, kinds = compiled
-    found = refscan._refscan.defs(root, handle, data)  # type: ignore[union-attr]
-    if found is None:
-        return None
-    return [(kinds[i], node, name, ids, where) for i, node, name, ids, where in found]
+    answer = refscan._refscan.defs(  # type: ignore[union-attr]
+        root, handle, data, *(() if collect is None else (collect,))
+    )
+    if answer is None:
+        return None, None
+    found, nodes = answer if collect is not None else (answer, None)
+    return [(kinds[i], node, name, ids, where) for i, node, name, ids, where in found], nodes

@@ -170,6 +170,36 @@ class PythonStrategy(TreeSitterStrategy):
         touched (see `python_buffer`)."""
         return analyze_buffer(self, doc, settings, memo, changed)
 
+    def definition_texts(
+        self, doc: SourceDocument, nodes: list[tree_sitter.Node]
+    ) -> list[tuple[str, str | None]] | None:
+        """`signature` and `docstring` of every definition from one compiled call
+        (`refscan.python_facts`: the nodes' types, bodies and leading strings), the
+        same strings the two hooks make; None where the extension cannot run."""
+        facts = refscan.python_facts(nodes)
+        if facts is None:
+            return None
+        data = doc.data
+        out: list[tuple[str, str | None]] = []
+        for assignment, start, end, body, doc_start, doc_end in facts:
+            if assignment:
+                out.append((" ".join(data[start:end].decode("utf-8", errors="replace").split())[:200], None))
+                continue
+            if body >= 0:
+                stop = body
+            else:
+                stop = min(end, start + 200)
+                nl = data.find(b"\n", start, stop)
+                if nl != -1:
+                    stop = nl
+            text = data[start:stop].decode("utf-8", errors="replace")
+            docstring = (
+                _strip_string(data[doc_start:doc_end].decode("utf-8", errors="replace"))
+                if doc_start >= 0 else None
+            )
+            out.append((" ".join(text.split()).rstrip(" {:")[:300], docstring))
+        return out
+
     def docstring(self, doc: SourceDocument, node: tree_sitter.Node) -> str | None:
         if node.type == "assignment":
             return None
