@@ -276,6 +276,8 @@ def _where(node: tree_sitter.Node, name: tree_sitter.Node) -> defscan.Where:
 #: them. Kept on the document because the two passes meet only there (an open buffer's
 #: references run later, from the same document and tree).
 _REFERENCE_NODES = "_recorded_reference_nodes"
+#: Likewise the quoted names the walk met, for a strategy with `recorded_strings`.
+RECORDED_STRINGS = "_recorded_strings"
 
 _COMMENT_PREFIX = re.compile(r"^\s*(/\*\*?|\*/|\*|//+|#+|--)\s?")
 
@@ -303,6 +305,8 @@ class TreeSitterStrategy:
     # PHP's `$` marks a variable and is not part of the name; in JS/TS it is a letter
     # (`$ZodEmoji` and `ZodEmoji` are different classes).
     dollar_is_sigil: ClassVar[bool] = False
+    # Quoted names the definitions walk records for the reference pass (`defscan.StringsSpec`)
+    recorded_strings: ClassVar[defscan.StringsSpec | None] = None
 
     def __init__(self) -> None:
         # Compile once so a bad query fails at registration, not mid-index. The reference
@@ -515,11 +519,14 @@ class TreeSitterStrategy:
         answer could differ from the engine's: one node matched as two definitions, or
         two definitions over the same bytes (their order would be the engine's)."""
         collect = refscan.kinds_handle(root, self.grammar_name, self.references_query)
-        matches, nodes = defscan.definitions_collecting(
-            root, self.grammar_name, self.definitions_query, doc.data, collect
+        matches, nodes, quoted = defscan.definitions_collecting(
+            root, self.grammar_name, self.definitions_query, doc.data, collect,
+            self.recorded_strings if collect is not None else None,
         )
         if nodes is not None:  # the reference pass reads them instead of walking again
             doc.__dict__[_REFERENCE_NODES] = (root, nodes)
+        if quoted is not None:
+            doc.__dict__[RECORDED_STRINGS] = (root, quoted)
         if matches is None:
             return None
         found: dict[int, DefinitionMatch] = {}

@@ -243,22 +243,31 @@ def definitions(
     return definitions_collecting(root, grammar_name, source, data, None)[0]
 
 
+#: What the walk can record of quoted names for a strategy: (the string node type, the
+#: ancestor types that decide, how many ancestors to look at) (see python_strings).
+StringsSpec = tuple[str, tuple[str, ...], int]
+#: (start, end, index of the deciding ancestor type or -1, that ancestor or None)
+RecordedString = tuple[int, int, int, tree_sitter.Node | None]
+
+
 def definitions_collecting(
-    root: tree_sitter.Node, grammar_name: str, source: str, data: bytes, collect: Any
-) -> tuple[list[tuple[str, tree_sitter.Node, tree_sitter.Node, Ids, Where]] | None, Any]:
+    root: tree_sitter.Node, grammar_name: str, source: str, data: bytes, collect: Any,
+    strings: StringsSpec | None = None,
+) -> tuple[list[tuple[str, tree_sitter.Node, tree_sitter.Node, Ids, Where]] | None, Any,
+           list[RecordedString] | None]:
     """`definitions`, and with `collect` (`refscan.kinds_handle` of the reference
-    query) the reference pass's nodes, recorded by the same walk for `refscan.scan`
-    (None where they were not recorded)."""
+    query) the reference pass's nodes, recorded by the same walk for `refscan.scan`;
+    with `strings` too, the quoted names it met (see native/defscan.c). None for what
+    was not recorded."""
     if not refscan.AVAILABLE or type(root) is not tree_sitter.Node:
-        return None, None
+        return None, None, None
     compiled = _handle(root, grammar_name, source)
     if compiled is None:
-        return None, None
+        return None, None, None
     handle, kinds = compiled
-    answer = refscan._refscan.defs(  # type: ignore[union-attr]
-        root, handle, data, *(() if collect is None else (collect,))
-    )
+    extra: tuple[Any, ...] = () if collect is None else (collect,) if strings is None else (collect, strings)
+    answer = refscan._refscan.defs(root, handle, data, *extra)  # type: ignore[union-attr]
     if answer is None:
-        return None, None
-    found, nodes = answer if collect is not None else (answer, None)
-    return [(kinds[i], node, name, ids, where) for i, node, name, ids, where in found], nodes
+        return None, None, None
+    found, nodes, quoted = (answer if len(extra) == 2 else (*answer, None)) if extra else (answer, None, None)
+    return [(kinds[i], node, name, ids, where) for i, node, name, ids, where in found], nodes, quoted

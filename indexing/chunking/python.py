@@ -12,9 +12,9 @@ import tree_sitter
 from ..model import FileAnalysis, Reference, Symbol, SymbolKind
 from ..source import SourceDocument
 from . import refscan
-from .base import ChunkSettings, FileWork, TreeSitterStrategy, _Def
+from .base import RECORDED_STRINGS, ChunkSettings, FileWork, TreeSitterStrategy, _Def
 from .python_buffer import StatementMemo, analyze_buffer
-from .python_strings import type_strings
+from .python_strings import DECIDING, MAX_UP, recorded_type_strings, type_strings
 from .walks import defines_line
 
 _IMPORT_NAMES = ("import_statement", "import_from_statement")
@@ -103,6 +103,7 @@ def module_name(rel_path: str) -> str:
 class PythonStrategy(TreeSitterStrategy):
     language = "python"
     grammar_name = "python"
+    recorded_strings = ("string", DECIDING, MAX_UP)
     definitions_query = """
     (class_definition name: (identifier) @name) @definition.class
     (function_definition name: (identifier) @name) @definition.function
@@ -129,9 +130,14 @@ class PythonStrategy(TreeSitterStrategy):
     def _references(
         self, doc: SourceDocument, root: tree_sitter.Node, defs: list[_Def]
     ) -> list[Reference]:
+        recorded = doc.__dict__.pop(RECORDED_STRINGS, None)
         refs = super()._references(doc, root, defs)
         # `__all__` entries and forward references (`x: "Client"`) name code too
-        for start, end, name in type_strings(doc.data, root):
+        names = (
+            recorded_type_strings(doc.data, recorded[1])
+            if recorded is not None and recorded[0] == root else type_strings(doc.data, root)
+        )
+        for start, end, name in names:
             r = doc.byte_range(start, end)
             refs.append(Reference(name, r.start.line, r.start.character, r.end.line, r.end.character, None))
         return refs

@@ -7,6 +7,8 @@
 * The definitions walk (native/defscan.c) records the reference pass's nodes on its way
   and `refscan.scan` reads them instead of walking the tree again: the references must
   equal both the scan's own walk and the Python loop, for every grammar.
+* The same walk records Python's quoted names (`x: "Client"`, `__all__` entries) with
+  their deciding ancestor: the type strings must equal the regex-and-descent pass's.
 
 The extension is built by `pip install`; these tests fail (not skip) without it.
 """
@@ -168,7 +170,7 @@ def test_recorded_nodes_are_refused_for_another_handle_or_another_tree():
     root = doc.tree.root_node  # type: ignore[union-attr]
     collect = refscan.kinds_handle(root, "python", strategy.references_query)
     other = refscan.kinds_handle(root, "python", "[(identifier) (string)] @reference")
-    _, found = defscan.definitions_collecting(root, "python", strategy.definitions_query, doc.data, collect)
+    _, found, _ = defscan.definitions_collecting(root, "python", strategy.definitions_query, doc.data, collect)
     assert found is not None
     with pytest.raises(ValueError, match="another handle"):
         refscan._refscan.scan(root, other, doc.data, [], [], [], [], False, None,  # type: ignore[union-attr]
@@ -181,3 +183,72 @@ def test_recorded_nodes_are_refused_for_another_handle_or_another_tree():
     doc2.__dict__[_REFERENCE_NODES] = (root, found)
     refs = TreeSitterStrategy._references(strategy, doc2, root2, defs)
     assert refs == TreeSitterStrategy._references_py(strategy, doc2, root2, defs)
+
+
+def _recorded_strings(data: bytes):
+    strategy = strategy_for("python")
+    root = parse("python", data).root_node
+    collect = refscan.kinds_handle(root, "python", strategy.references_query)
+    _, _, quoted = defscan.definitions_collecting(
+        root, "python", strategy.definitions_query, data, collect, strategy.recorded_strings
+    )
+    assert quoted is not None
+    return root, quoted
+
+
+QUOTED = [
+    'x: "A" "B"\n',
+    "__all__ = ['a''B', \"C\", '''D''', r'E', u'F', f'G']\n",
+    'def f(a: "X | Y", b: "pkg.Client") -> "R": pass\n',
+    'cast("Client", v)\nT = TypeVar("T", bound="Base")\nd["key"]\nUnion["URL", str]\n',
+    'x: f"{\'Client\'}"\n',
+    '__all__ = [  # "A |\n B"C"]\n',  # a quoted name in a comment runs into a string's quote
+    "x: 'A |\n B'\n",
+]
+
+
+@pytest.mark.parametrize("source", QUOTED)
+def test_recorded_type_strings_equal_the_regex_pass_on_edge_cases(source):
+    from code_intel.indexing.chunking.python_strings import recorded_type_strings, type_strings
+
+    data = source.encode()
+    root, quoted = _recorded_strings(data)
+    assert recorded_type_strings(data, quoted) == type_strings(data, root)
+
+
+def test_recorded_type_strings_equal_the_regex_pass_on_real_and_generated_code():
+    import random
+
+    from code_intel.indexing.chunking.python_strings import recorded_type_strings, type_strings
+
+    names = 0
+    for path in _python_files():
+        data = path.read_bytes()
+        root, quoted = _recorded_strings(data)
+        got = recorded_type_strings(data, quoted)
+        assert got == type_strings(data, root), path
+        names += len(got)
+    assert names > 50  # the comparison covered real type strings
+    rng = random.Random(13)
+    atoms = ['"', "'", '"A"', "'B'", "'''", '"""', "Client", "x", " | ", "|", " ", "\n", "#",
+             "# 'a |\n", "__all__ = [", "]", "cast(", ")", ",", "x: ", "def f(a: ", ") -> ", ":\n",
+             "Union[", "d[", "TypeVar('T', bound=", "b", "f", "r", "{", "}", "=", ".", "a.b", "é", "\\"]
+    for _ in range(3000):
+        data = "".join(rng.choice(atoms) for _ in range(rng.randint(1, 30))).encode()
+        root, quoted = _recorded_strings(data)
+        assert recorded_type_strings(data, quoted) == type_strings(data, root), data
+
+
+def test_python_reference_pass_reads_the_recorded_strings(monkeypatch):
+    from code_intel.indexing.chunking import python as python_module
+
+    def no_regex_pass(data, root):  # type: ignore[no-untyped-def]
+        raise AssertionError("the regex pass ran although the walk recorded the strings")
+
+    monkeypatch.setattr(python_module, "type_strings", no_regex_pass)
+    strategy = strategy_for("python")
+    doc = _doc("m.py", b'__all__ = ["Client"]\nx: "Client" = 1\n')
+    root = doc.tree.root_node  # type: ignore[union-attr]
+    defs = strategy._definitions(doc, root, "m")
+    refs = strategy._references(doc, root, defs)
+    assert [(r.name, r.start_line) for r in refs if r.name == "Client"] == [("Client", 0), ("Client", 1)]
