@@ -452,12 +452,14 @@ static uint32_t *qn_starts(const unsigned char *t, Py_ssize_t n, size_t *count) 
  * types among their next max_up ancestors (as enclosing() answers for that match). */
 typedef struct {
     unsigned char *is_target; /* public symbol -> 1 when its name is the target type */
+    uint32_t n_symbols;       /* is_target's size (ERROR's symbol is above it) */
     const char **contexts;
     Py_ssize_t n_contexts;
     unsigned int max_up;
     uint32_t *starts; /* qn_starts */
     size_t n_starts;
     PyObject *out;
+    int64_t last_start; /* of the last item in out, -1 for none */
 } QuotedNames;
 
 static int qn_has_start(const QuotedNames *w, uint32_t at) {
@@ -496,6 +498,10 @@ static int qn_visit(QuotedNames *w, const DefLevel *levels, size_t depth, PyObje
                               : def_new_node(Py_TYPE(root_obj), context, ((BNode *)root_obj)->tree);
     PyObject *item = ctx ? Py_BuildValue("(IIlN)", start, end, which, ctx) : NULL;
     if (item == NULL) return 0;
+    if (w->last_start == (int64_t)start) /* a string node inside one over the same bytes: */
+        /* enclosing() answers the match with the nearest, the inner one, visited last */
+        return PyList_SetItem(w->out, PyList_GET_SIZE(w->out) - 1, item) == 0;
+    w->last_start = start;
     int ok = PyList_Append(w->out, item) == 0;
     Py_DECREF(item);
     return ok;
@@ -507,10 +513,12 @@ static int qn_init(QuotedNames *w, PyObject *spec, const TSLanguage *lang, const
     PyObject *contexts;
     if (!PyArg_ParseTuple(spec, "sO!I", &target, &PyTuple_Type, &contexts, &w->max_up)) return 0;
     uint32_t n_symbols = ts_language_symbol_count(lang);
+    w->n_symbols = n_symbols;
     w->is_target = calloc(n_symbols + 1, 1);
     w->n_contexts = PyTuple_GET_SIZE(contexts);
     w->contexts = calloc((size_t)w->n_contexts + 1, sizeof(char *));
     w->out = PyList_New(0);
+    w->last_start = -1;
     if (w->is_target == NULL || w->contexts == NULL) {
         PyErr_NoMemory();
         return 0;
@@ -672,7 +680,7 @@ static PyObject *refscan_defs(PyObject *self, PyObject *args) {
             levels[level].status = f->inherited;
             levels[level].status.field = field;
             COLLECT(levels[level].symbol, levels[level].node);
-            if (strings && strings->is_target[levels[level].symbol] &&
+            if (strings && levels[level].symbol < strings->n_symbols && strings->is_target[levels[level].symbol] &&
                 !qn_visit(strings, levels, level, root_obj, data, data_len)) {
                 status = -1;
                 goto done;
