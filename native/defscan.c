@@ -389,22 +389,228 @@ typedef struct {
     DefStatus inherited;
 } DefFrame;
 
-/* defs(root, handle, data) -> [(rule index, D node, name node, (D id, name id), (D start byte,
+/* ---- Python's quoted names (python_strings.py's _CANDIDATE), for `strings` ---- */
+
+static int qn_first(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static int qn_word(unsigned char c) { return qn_first(c) || (c >= '0' && c <= '9') || c == '.'; } /* [\w.] */
+static int qn_space(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }           /* bytes \s */
+
+/* _CANDIDATE matched at t[i] (a quote): the match's end, or -1. Its quantifiers are
+ * possessive, so one deterministic pass is the regex's only path. */
+static Py_ssize_t qn_match(const unsigned char *t, Py_ssize_t n, Py_ssize_t i) {
+    unsigned char q = t[i];
+    Py_ssize_t p = i + 1;
+    if (p >= n || !qn_first(t[p])) return -1;
+    for (p++; p < n && qn_word(t[p]); p++) {}
+    for (;;) { /* (?:\s*+\|\s*+[A-Za-z_][\w.]*+)*+ : an iteration that fails is undone */
+        Py_ssize_t r = p;
+        while (r < n && qn_space(t[r])) r++;
+        if (r >= n || t[r] != '|') break;
+        for (r++; r < n && qn_space(t[r]); r++) {}
+        if (r >= n || !qn_first(t[r])) break;
+        for (r++; r < n && qn_word(t[r]); r++) {}
+        p = r;
+    }
+    return p < n && t[p] == q ? p + 1 : -1;
+}
+
+/* Start bytes of _CANDIDATE.finditer(data)'s matches (non-overlapping, left to right);
+ * NULL with MemoryError set. */
+static uint32_t *qn_starts(const unsigned char *t, Py_ssize_t n, size_t *count) {
+    size_t size = 64, used = 0;
+    uint32_t *out = malloc(size * sizeof(uint32_t));
+    if (out == NULL) return (uint32_t *)PyErr_NoMemory();
+    Py_ssize_t pos = 0;
+    while (pos < n) {
+        const unsigned char *a = memchr(t + pos, '"', (size_t)(n - pos));
+        const unsigned char *b = memchr(t + pos, '\'', (size_t)(n - pos));
+        const unsigned char *q = a == NULL ? b : (b == NULL || a < b ? a : b);
+        if (q == NULL) break;
+        Py_ssize_t i = q - t, end = qn_match(t, n, i);
+        if (end < 0) {
+            pos = i + 1;
+            continue;
+        }
+        if (used == size) {
+            size *= 2;
+            uint32_t *more = realloc(out, size * sizeof(uint32_t));
+            if (more == NULL) {
+                free(out);
+                return (uint32_t *)PyErr_NoMemory();
+            }
+            out = more;
+        }
+        out[used++] = (uint32_t)i;
+        pos = end;
+    }
+    *count = used;
+    return out;
+}
+
+/* What `strings` asks the walk for: nodes of the target type whose whole text is one
+ * _CANDIDATE match starting where finditer found one, with the first of the context
+ * types among their next max_up ancestors (as enclosing() answers for that match). */
+typedef struct {
+    unsigned char *is_target; /* public symbol -> 1 when its name is the target type */
+    uint32_t n_symbols;       /* is_target's size (ERROR's symbol is above it) */
+    const char **contexts;
+    Py_ssize_t n_contexts;
+    unsigned int max_up;
+    uint32_t *starts; /* qn_starts */
+    size_t n_starts;
+    PyObject *out;
+    int64_t last_start; /* of the last item in out, -1 for none */
+} QuotedNames;
+
+static int qn_has_start(const QuotedNames *w, uint32_t at) {
+    size_t lo = 0, hi = w->n_starts;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (w->starts[mid] < at) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < w->n_starts && w->starts[lo] == at;
+}
+
+/* levels[depth] is a visible node: record it when it is such a string; 0 on error. */
+static int qn_visit(QuotedNames *w, const DefLevel *levels, size_t depth, PyObject *root_obj,
+                    const char *data, Py_ssize_t data_len) {
+    TSNode node = levels[depth].node;
+    uint32_t start = ts_node_start_byte(node), end = ts_node_end_byte(node);
+    if (end > (uint32_t)data_len || end - start < 3) return 1;
+    const unsigned char *t = (const unsigned char *)data + start;
+    if ((t[0] != '"' && t[0] != '\'') || qn_match(t, (Py_ssize_t)(end - start), 0) != (Py_ssize_t)(end - start))
+        return 1;
+    if (!qn_has_start(w, start)) return 1;
+    long which = -1;
+    TSNode context = node;
+    for (size_t up = 1; up <= w->max_up && up <= depth && which < 0; up++) {
+        const char *type = ts_node_type(levels[depth - up].node);
+        for (Py_ssize_t c = 0; c < w->n_contexts; c++) {
+            if (strcmp(type, w->contexts[c]) == 0) {
+                which = (long)c;
+                context = levels[depth - up].node;
+                break;
+            }
+        }
+    }
+    PyObject *ctx = which < 0 ? Py_NewRef(Py_None)
+                              : def_new_node(Py_TYPE(root_obj), context, ((BNode *)root_obj)->tree);
+    PyObject *item = ctx ? Py_BuildValue("(IIlN)", start, end, which, ctx) : NULL;
+    if (item == NULL) return 0;
+    if (w->last_start == (int64_t)start) /* a string node inside one over the same bytes: */
+        /* enclosing() answers the match with the nearest, the inner one, visited last */
+        return PyList_SetItem(w->out, PyList_GET_SIZE(w->out) - 1, item) == 0;
+    w->last_start = start;
+    int ok = PyList_Append(w->out, item) == 0;
+    Py_DECREF(item);
+    return ok;
+}
+
+/* strings = (target type, context types, max_up) -> a QuotedNames; 0 with an error set. */
+static int qn_init(QuotedNames *w, PyObject *spec, const TSLanguage *lang, const char *data, Py_ssize_t data_len) {
+    const char *target;
+    PyObject *contexts;
+    if (!PyArg_ParseTuple(spec, "sO!I", &target, &PyTuple_Type, &contexts, &w->max_up)) return 0;
+    uint32_t n_symbols = ts_language_symbol_count(lang);
+    w->n_symbols = n_symbols;
+    w->is_target = calloc(n_symbols + 1, 1);
+    w->n_contexts = PyTuple_GET_SIZE(contexts);
+    w->contexts = calloc((size_t)w->n_contexts + 1, sizeof(char *));
+    w->out = PyList_New(0);
+    w->last_start = -1;
+    if (w->is_target == NULL || w->contexts == NULL) {
+        PyErr_NoMemory();
+        return 0;
+    }
+    if (w->out == NULL) return 0;
+    for (uint32_t sym = 0; sym < n_symbols; sym++) {
+        const char *name = ts_language_symbol_name(lang, (TSSymbol)sym);
+        w->is_target[sym] = name != NULL && strcmp(name, target) == 0;
+    }
+    for (Py_ssize_t c = 0; c < w->n_contexts; c++)
+        if ((w->contexts[c] = PyUnicode_AsUTF8(PyTuple_GET_ITEM(contexts, c))) == NULL) return 0;
+    w->starts = qn_starts((const unsigned char *)data, data_len, &w->n_starts);
+    return w->starts != NULL;
+}
+
+static void qn_free(QuotedNames *w) {
+    free(w->is_target);
+    free(w->contexts);
+    free(w->starts);
+    Py_CLEAR(w->out);
+}
+
+static void found_capsule_destructor(PyObject *capsule) {
+    Captures *found = PyCapsule_GetPointer(capsule, FOUND_CAPSULE);
+    if (found != NULL) {
+        free(found->caps);
+        free(found);
+    }
+}
+
+/* defs(root, handle, data[, collect]) -> [(rule index, D node, name node, (D id, name id), (D start byte,
  * end byte, start row, column, end row, column, then the same six of the name))] in walk
  * order, or None when a rule matches one D in more than one way (the caller then runs the engine).
  * The walk reads the runtime's subtrees directly (as WALK_KINDS does): the cursor's
- * bookkeeping cost more than the matching. */
+ * bookkeeping cost more than the matching.
+ * With `collect` (a compile_kinds handle: the reference pass's node types) the answer is
+ * (that list, found): the walk also records those nodes, the same ones in the same order
+ * as WALK_KINDS finds them, and scan(..., found) reads them instead of walking the tree
+ * a second time (sympy's analysis above the parse: -10 %).
+ * With `strings` too ((target type, context types, max_up); Python's type strings) the
+ * answer is (list, found, strings): [(start, end, context index or -1, context node or
+ * None)] for each target node whose text is one quoted-name match (_CANDIDATE) that
+ * _CANDIDATE.finditer over the file finds at its start: what enclosing() answered for
+ * those matches, without the regex over the file or a descent per match. */
 static PyObject *refscan_defs(PyObject *self, PyObject *args) {
-    PyObject *root_obj, *capsule;
+    PyObject *root_obj, *capsule, *collect_obj = Py_None, *strings_obj = Py_None;
     const char *data;
     Py_ssize_t data_len;
-    if (!PyArg_ParseTuple(args, "OOy#:defs", &root_obj, &capsule, &data, &data_len)) return NULL;
+    if (!PyArg_ParseTuple(args, "OOy#|OO:defs", &root_obj, &capsule, &data, &data_len, &collect_obj, &strings_obj))
+        return NULL;
     if (!check_node(root_obj)) return NULL;
     DefQuery *q = PyCapsule_GetPointer(capsule, DEF_CAPSULE);
     if (q == NULL) return NULL;
     TSNode root = ((BNode *)root_obj)->node;
+    /* `collect`: a compile_kinds handle whose nodes this walk records on the way, in
+     * WALK_KINDS's order (the same visit), for scan() to read instead of walking again */
+    const RefQuery *collect = NULL;
+    Captures found = {NULL, 0, 0, 1};
+    if (collect_obj != Py_None) {
+        collect = PyCapsule_GetPointer(collect_obj, QUERY_CAPSULE);
+        if (collect == NULL) return NULL;
+        if (collect->query != NULL || collect->rules != NULL || collect->language != ts_node_language(root)) {
+            PyErr_SetString(PyExc_ValueError, "collect: a compile_kinds handle of this tree's language");
+            return NULL;
+        }
+    }
+    /* `strings` (only with `collect`): see QuotedNames */
+    QuotedNames quoted = {0};
+    QuotedNames *strings = NULL;
+    if (strings_obj != Py_None) {
+        if (collect == NULL) {
+            PyErr_SetString(PyExc_ValueError, "strings: only with collect");
+            return NULL;
+        }
+        if (!qn_init(&quoted, strings_obj, ts_node_language(root), data, data_len)) {
+            qn_free(&quoted);
+            return NULL;
+        }
+        strings = &quoted;
+    }
+#define COLLECT(SYMBOL, NODE)                                                                          \
+    do {                                                                                               \
+        if (collect && (SYMBOL) < collect->n_symbols && collect->kinds[(SYMBOL)] && !capture_add(&found, (NODE), 0)) { \
+            status = -1;                                                                               \
+            goto done;                                                                                 \
+        }                                                                                              \
+    } while (0)
     PyObject *out = PyList_New(0);
-    if (out == NULL) return NULL;
+    if (out == NULL) {
+        qn_free(&quoted);
+        return NULL;
+    }
     size_t levels_size = 64, frames_size = 64, top = 0;
     DefLevel *levels = malloc(levels_size * sizeof(DefLevel));
     DefFrame *frames = malloc(frames_size * sizeof(DefFrame));
@@ -419,6 +625,7 @@ static PyObject *refscan_defs(PyObject *self, PyObject *args) {
     levels[0].symbol = ts_node_symbol(root);
     levels[0].node = root;
     memset(&levels[0].status, 0, sizeof(DefStatus));
+    COLLECT(levels[0].symbol, root);
     status = def_visit(q, levels, 0, root_obj, data, data_len, out);
     Subtree root_subtree = *(const Subtree *)root.id;
     if (status || ts_subtree_child_count(root_subtree) == 0) goto done;
@@ -472,6 +679,12 @@ static PyObject *refscan_defs(PyObject *self, PyObject *args) {
             levels[level].node = ts_node_new(tree, child, at, alias);
             levels[level].status = f->inherited;
             levels[level].status.field = field;
+            COLLECT(levels[level].symbol, levels[level].node);
+            if (strings && levels[level].symbol < strings->n_symbols && strings->is_target[levels[level].symbol] &&
+                !qn_visit(strings, levels, level, root_obj, data, data_len)) {
+                status = -1;
+                goto done;
+            }
             status = def_visit(q, levels, level, root_obj, data, data_len, out);
             if (status) goto done;
         } else {
@@ -495,16 +708,42 @@ static PyObject *refscan_defs(PyObject *self, PyObject *args) {
                                      0, 0, level, inherit};
         }
     }
+#undef COLLECT
 done:
     free(levels);
     free(frames);
-    if (status < 0) {
+    if (status != 0) {
+        free(found.caps);
+        qn_free(&quoted);
+        Py_DECREF(out);
+        if (status < 0) return NULL;
+        Py_RETURN_NONE;
+    }
+    if (collect == NULL) return out;
+    PyObject *strings_out = strings ? Py_NewRef(quoted.out) : NULL;
+    qn_free(&quoted);
+    Captures *kept = malloc(sizeof(Captures));
+    if (kept == NULL) {
+        free(found.caps);
+        Py_XDECREF(strings_out);
+        Py_DECREF(out);
+        return PyErr_NoMemory();
+    }
+    *kept = found;
+    PyObject *held = PyCapsule_New(kept, FOUND_CAPSULE, found_capsule_destructor);
+    if (held == NULL) {
+        free(found.caps);
+        free(kept);
+        Py_XDECREF(strings_out);
         Py_DECREF(out);
         return NULL;
     }
-    if (status > 0) {
+    if (PyCapsule_SetContext(held, (void *)collect) < 0) { /* the handle scan() checks it against */
+        Py_DECREF(held);
+        Py_XDECREF(strings_out);
         Py_DECREF(out);
-        Py_RETURN_NONE;
+        return NULL;
     }
-    return out;
+    if (strings_out != NULL) return Py_BuildValue("(NNN)", out, held, strings_out);
+    return Py_BuildValue("(NN)", out, held);
 }

@@ -89,6 +89,8 @@ typedef struct {
 } RefQuery;
 
 static const char *QUERY_CAPSULE = "code_intel.refscan.query";
+/* the nodes of a compile_kinds handle, recorded by the definitions walk (defs) */
+static const char *FOUND_CAPSULE = "code_intel.refscan.found";
 
 static void query_free(RefQuery *q) {
     if (q == NULL) return;
@@ -920,15 +922,21 @@ done:
  * called for positions on rows holding non-ASCII bytes. */
 static PyObject *refscan_scan(PyObject *self, PyObject *args) {
     PyObject *root_obj, *capsule, *name_starts_obj, *def_starts_obj, *def_ends_obj, *containers;
-    PyObject *utf16;
+    PyObject *utf16, *found_obj = Py_None;
     PyTypeObject *ref_type;
     const char *data;
     Py_ssize_t data_len;
     int sigil;
-    if (!PyArg_ParseTuple(args, "OOy#OOOO!pOO!:scan", &root_obj, &capsule, &data, &data_len,
+    if (!PyArg_ParseTuple(args, "OOy#OOOO!pOO!|O:scan", &root_obj, &capsule, &data, &data_len,
                           &name_starts_obj, &def_starts_obj, &def_ends_obj, &PyList_Type,
-                          &containers, &sigil, &utf16, &PyType_Type, &ref_type))
+                          &containers, &sigil, &utf16, &PyType_Type, &ref_type, &found_obj))
         return NULL;
+    Captures *given = NULL; /* the reference nodes the definitions walk recorded (defs) */
+    if (found_obj != Py_None && (given = PyCapsule_GetPointer(found_obj, FOUND_CAPSULE)) == NULL) return NULL;
+    if (given != NULL && PyCapsule_GetContext(found_obj) != PyCapsule_GetPointer(capsule, QUERY_CAPSULE)) {
+        PyErr_SetString(PyExc_ValueError, "found: recorded for another handle");
+        return NULL;
+    }
     if (!check_node(root_obj)) return NULL;
     if (!PyType_IsSubtype(ref_type, &PyTuple_Type)) {
         PyErr_SetString(PyExc_TypeError, "reference_type must be a tuple subclass");
@@ -999,7 +1007,14 @@ static PyObject *refscan_scan(PyObject *self, PyObject *args) {
     do {                                                   \
         if (!capture_add(&found, (NODE), 0)) goto done;    \
     } while (0)
-    if (q->query == NULL && q->rules == NULL) {
+    if (given != NULL && q->query == NULL && q->rules == NULL) {
+        found = *given; /* borrowed: the capsule frees it */
+        if (!found.sorted) {
+            qsort(found.caps, found.n, sizeof(Capture), capture_cmp);
+            given->sorted = found.sorted = 1;
+        }
+    } else if (q->query == NULL && q->rules == NULL) {
+        given = NULL;
         frames = malloc(frames_size * sizeof(Frame));
         if (frames == NULL) {
             PyErr_NoMemory();
@@ -1085,7 +1100,7 @@ fail:
 done:
     if (cursor) ts_query_cursor_delete(cursor);
     names_free(&names);
-    free(found.caps);
+    if (given == NULL) free(found.caps);
     free(name_starts);
     free(def_starts);
     free(def_ends);
@@ -1237,6 +1252,7 @@ done:
 #include "defscan.c"
 #include "docblock.c"
 #include "enclosing.c"
+#include "pyfacts.c"
 
 static PyMethodDef methods[] = {
     {"compile_defs", refscan_compile_defs, METH_VARARGS,
@@ -1244,6 +1260,9 @@ static PyMethodDef methods[] = {
     {"enclosing", refscan_enclosing, METH_VARARGS,
      "enclosing(root, starts, ends, targets, contexts, max_up) -> [(target start, end, context "
      "index or -1, context node or None, target node) or None] per span."},
+    {"python_facts", refscan_python_facts, METH_VARARGS,
+     "python_facts(nodes) -> [(assignment, start, end, body start or -1, docstring start, end)] "
+     "(native/pyfacts.c)."},
     {"defs", refscan_defs, METH_VARARGS,
      "defs(root, handle, data) -> [(rule, definition node, name node, ids, bytes and points)], "
      "or None when ambiguous."},

@@ -271,6 +271,14 @@ def _where(node: tree_sitter.Node, name: tree_sitter.Node) -> defscan.Where:
             name.start_byte, name.end_byte, nsr, nsc, ner, nec)
 
 
+#: Where the definitions walk leaves, on the document, the reference pass's nodes it
+#: recorded on its way ((root, handle): valid for that tree only); `_references` takes
+#: them. Kept on the document because the two passes meet only there (an open buffer's
+#: references run later, from the same document and tree).
+_REFERENCE_NODES = "_recorded_reference_nodes"
+#: Likewise the quoted names the walk met, for a strategy with `recorded_strings`.
+RECORDED_STRINGS = "_recorded_strings"
+
 _COMMENT_PREFIX = re.compile(r"^\s*(/\*\*?|\*/|\*|//+|#+|--)\s?")
 
 
@@ -297,6 +305,8 @@ class TreeSitterStrategy:
     # PHP's `$` marks a variable and is not part of the name; in JS/TS it is a letter
     # (`$ZodEmoji` and `ZodEmoji` are different classes).
     dollar_is_sigil: ClassVar[bool] = False
+    # Quoted names the definitions walk records for the reference pass (`defscan.StringsSpec`)
+    recorded_strings: ClassVar[defscan.StringsSpec | None] = None
 
     def __init__(self) -> None:
         # Compile once so a bad query fails at registration, not mid-index. The reference
@@ -374,6 +384,15 @@ class TreeSitterStrategy:
         text = doc.data[node.start_byte : end].decode("utf-8", errors="replace")
         return " ".join(text.split()).rstrip(" {:")[:300]
 
+    def definition_texts(
+        self, doc: SourceDocument, nodes: list[tree_sitter.Node]
+    ) -> list[tuple[str, str | None]] | None:
+        """(signature, docstring) of every definition node at once, or None to ask
+        `signature` and `docstring` node by node. A strategy whose hooks only read a few
+        fixed nodes answers here from one compiled call (Python), where each hook's
+        question to the binding makes a Node object per definition."""
+        return None
+
     def symbol_metadata(
         self, doc: SourceDocument, d: _Def, analysis: FileAnalysis
     ) -> dict[str, Any]:
@@ -428,9 +447,10 @@ class TreeSitterStrategy:
         data = doc.data
         non_ascii = doc.first_non_ascii
         utf16 = doc.utf16_column
+        texts = self.definition_texts(doc, [m[0] for m in ordered]) if ordered else None
         stack: list[tuple[int, Symbol]] = []  # (end byte, symbol) of the open definitions
         defs: list[_Def] = []
-        for node, name_node, kind, where in ordered:
+        for i, (node, name_node, kind, where) in enumerate(ordered):
             sb, eb, sr, sc, er, ec, nsb, neb, nsr, nsc, ner, nec = where
             while stack and stack[-1][0] <= sb:
                 stack.pop()
@@ -445,6 +465,9 @@ class TreeSitterStrategy:
                     utf16(nsr, nsc) if nsr in non_ascii else nsc,
                     utf16(ner, nec) if ner in non_ascii else nec,
                 )
+            signature, docstring = (
+                texts[i] if texts is not None else (self.signature(doc, node), self.docstring(doc, node))
+            )
             symbol = Symbol(
                 name,
                 kind,
@@ -452,8 +475,8 @@ class TreeSitterStrategy:
                 Range(Position(nsr, nsc), Position(ner, nec)),
                 self.qualify(container, name, kind),
                 container,
-                self.signature(doc, node),
-                self.docstring(doc, node),
+                signature,
+                docstring,
             )
             defs.append(_Def(node, name_node, symbol))
             stack.append((eb, symbol))
@@ -495,7 +518,15 @@ class TreeSitterStrategy:
         """`_definition_nodes` from the compiled walk (`defscan`), or None where its
         answer could differ from the engine's: one node matched as two definitions, or
         two definitions over the same bytes (their order would be the engine's)."""
-        matches = defscan.definitions(root, self.grammar_name, self.definitions_query, doc.data)
+        collect = refscan.kinds_handle(root, self.grammar_name, self.references_query)
+        matches, nodes, quoted = defscan.definitions_collecting(
+            root, self.grammar_name, self.definitions_query, doc.data, collect,
+            self.recorded_strings if collect is not None else None,
+        )
+        if nodes is not None:  # the reference pass reads them instead of walking again
+            doc.__dict__[_REFERENCE_NODES] = (root, nodes)
+        if quoted is not None:
+            doc.__dict__[RECORDED_STRINGS] = (root, quoted)
         if matches is None:
             return None
         found: dict[int, DefinitionMatch] = {}
@@ -523,6 +554,7 @@ class TreeSitterStrategy:
         with its innermost enclosing definition. The compiled pass (`native/refscan.c`)
         when it is built for this tree-sitter; the Python loop otherwise, same output."""
         if refscan.AVAILABLE:
+            recorded = doc.__dict__.pop(_REFERENCE_NODES, None)
             refs = refscan.scan(
                 root,
                 self.grammar_name,
@@ -536,6 +568,7 @@ class TreeSitterStrategy:
                 ),
                 self.dollar_is_sigil,
                 None if doc.data.isascii() else doc.utf16_column,
+                recorded[1] if recorded is not None and recorded[0] == root else None,
             )
             if refs is not None:
                 return refs

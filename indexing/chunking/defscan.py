@@ -240,13 +240,34 @@ def definitions(
     """(`definition.*` capture, definition node, name node, ids, where) for every match,
     in tree order, or None where the engine must run (not built, unsupported query, a
     pattern matching one node in two ways)."""
+    return definitions_collecting(root, grammar_name, source, data, None)[0]
+
+
+#: What the walk can record of quoted names for a strategy: (the string node type, the
+#: ancestor types that decide, how many ancestors to look at) (see python_strings).
+StringsSpec = tuple[str, tuple[str, ...], int]
+#: (start, end, index of the deciding ancestor type or -1, that ancestor or None)
+RecordedString = tuple[int, int, int, tree_sitter.Node | None]
+
+
+def definitions_collecting(
+    root: tree_sitter.Node, grammar_name: str, source: str, data: bytes, collect: Any,
+    strings: StringsSpec | None = None,
+) -> tuple[list[tuple[str, tree_sitter.Node, tree_sitter.Node, Ids, Where]] | None, Any,
+           list[RecordedString] | None]:
+    """`definitions`, and with `collect` (`refscan.kinds_handle` of the reference
+    query) the reference pass's nodes, recorded by the same walk for `refscan.scan`;
+    with `strings` too, the quoted names it met (see native/defscan.c). None for what
+    was not recorded."""
     if not refscan.AVAILABLE or type(root) is not tree_sitter.Node:
-        return None
+        return None, None, None
     compiled = _handle(root, grammar_name, source)
     if compiled is None:
-        return None
+        return None, None, None
     handle, kinds = compiled
-    found = refscan._refscan.defs(root, handle, data)  # type: ignore[union-attr]
-    if found is None:
-        return None
-    return [(kinds[i], node, name, ids, where) for i, node, name, ids, where in found]
+    extra: tuple[Any, ...] = () if collect is None else (collect,) if strings is None else (collect, strings)
+    answer = refscan._refscan.defs(root, handle, data, *extra)  # type: ignore[union-attr]
+    if answer is None:
+        return None, None, None
+    found, nodes, quoted = (answer if len(extra) == 2 else (*answer, None)) if extra else (answer, None, None)
+    return [(kinds[i], node, name, ids, where) for i, node, name, ids, where in found], nodes, quoted

@@ -12,9 +12,9 @@ import tree_sitter
 from ..model import FileAnalysis, Reference, Symbol, SymbolKind
 from ..source import SourceDocument
 from . import refscan
-from .base import ChunkSettings, FileWork, TreeSitterStrategy, _Def
+from .base import RECORDED_STRINGS, ChunkSettings, FileWork, TreeSitterStrategy, _Def
 from .python_buffer import StatementMemo, analyze_buffer
-from .python_strings import type_strings
+from .python_strings import DECIDING, MAX_UP, recorded_type_strings, type_strings
 from .walks import defines_line
 
 _IMPORT_NAMES = ("import_statement", "import_from_statement")
@@ -103,6 +103,7 @@ def module_name(rel_path: str) -> str:
 class PythonStrategy(TreeSitterStrategy):
     language = "python"
     grammar_name = "python"
+    recorded_strings = ("string", DECIDING, MAX_UP)
     definitions_query = """
     (class_definition name: (identifier) @name) @definition.class
     (function_definition name: (identifier) @name) @definition.function
@@ -129,9 +130,14 @@ class PythonStrategy(TreeSitterStrategy):
     def _references(
         self, doc: SourceDocument, root: tree_sitter.Node, defs: list[_Def]
     ) -> list[Reference]:
+        recorded = doc.__dict__.pop(RECORDED_STRINGS, None)
         refs = super()._references(doc, root, defs)
         # `__all__` entries and forward references (`x: "Client"`) name code too
-        for start, end, name in type_strings(doc.data, root):
+        names = (
+            recorded_type_strings(doc.data, recorded[1])
+            if recorded is not None and recorded[0] == root else type_strings(doc.data, root)
+        )
+        for start, end, name in names:
             r = doc.byte_range(start, end)
             refs.append(Reference(name, r.start.line, r.start.character, r.end.line, r.end.character, None))
         return refs
@@ -169,6 +175,36 @@ class PythonStrategy(TreeSitterStrategy):
         """An open buffer's analysis, re-reading only the top-level statements an edit
         touched (see `python_buffer`)."""
         return analyze_buffer(self, doc, settings, memo, changed)
+
+    def definition_texts(
+        self, doc: SourceDocument, nodes: list[tree_sitter.Node]
+    ) -> list[tuple[str, str | None]] | None:
+        """`signature` and `docstring` of every definition from one compiled call
+        (`refscan.python_facts`: the nodes' types, bodies and leading strings), the
+        same strings the two hooks make; None where the extension cannot run."""
+        facts = refscan.python_facts(nodes)
+        if facts is None:
+            return None
+        data = doc.data
+        out: list[tuple[str, str | None]] = []
+        for assignment, start, end, body, doc_start, doc_end in facts:
+            if assignment:
+                out.append((" ".join(data[start:end].decode("utf-8", errors="replace").split())[:200], None))
+                continue
+            if body >= 0:
+                stop = body
+            else:
+                stop = min(end, start + 200)
+                nl = data.find(b"\n", start, stop)
+                if nl != -1:
+                    stop = nl
+            text = data[start:stop].decode("utf-8", errors="replace")
+            docstring = (
+                _strip_string(data[doc_start:doc_end].decode("utf-8", errors="replace"))
+                if doc_start >= 0 else None
+            )
+            out.append((" ".join(text.split()).rstrip(" {:")[:300], docstring))
+        return out
 
     def docstring(self, doc: SourceDocument, node: tree_sitter.Node) -> str | None:
         if node.type == "assignment":

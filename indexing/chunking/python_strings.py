@@ -25,18 +25,18 @@ _NOT_TYPES = frozenset({"None"})
 
 
 #: The ancestors that decide whether a string stands where a type does (see `_decides`).
-_DECIDING = ("type", "keyword_argument", "subscript", "assignment", "call",
+DECIDING = ("type", "keyword_argument", "subscript", "assignment", "call",
              "function_definition", "class_definition", "block", "module")
-_MAX_UP = 8  # ancestors looked at above the string
+MAX_UP = 8  # ancestors looked at above the string
 
 
 def _in_type_context(node: tree_sitter.Node) -> bool:
     """Whether a string node stands where a type (or an `__all__` entry) does."""
     cur = node.parent
-    for _ in range(_MAX_UP):
+    for _ in range(MAX_UP):
         if cur is None:
             return False
-        if cur.type in _DECIDING:
+        if cur.type in DECIDING:
             return _decides(cur, node.start_byte)
         cur = cur.parent
     return False
@@ -115,13 +115,26 @@ def type_strings(data: bytes, root: tree_sitter.Node) -> list[tuple[int, int, st
     return out
 
 
+def recorded_type_strings(data: bytes, recorded: list[tuple[int, int, int, tree_sitter.Node | None]]
+                          ) -> list[tuple[int, int, str]]:
+    """`type_strings` from the quoted names the definitions walk recorded (each string
+    node that is one `_CANDIDATE` match where `finditer` finds one, with its deciding
+    ancestor: native/defscan.c), instead of the regex over the file and a descent per
+    match."""
+    out: list[tuple[int, int, str]] = []
+    for start, end, _, context in recorded:
+        if context is not None and _decides(context, start):
+            out.extend(_names_in(data, start, end))
+    return out
+
+
 def _enclosing_strings(
     root: tree_sitter.Node, candidates: list[re.Match[bytes]]
 ) -> list[refscan.Enclosing] | None:
     """Per candidate, the string node over its text and the ancestor that decides it,
     from the compiled helper; None where it cannot run (the loop above then asks the
     binding, a `Node.parent` descent per level)."""
-    return refscan.enclosing(root, [m.span(2) for m in candidates], ("string",), _DECIDING, _MAX_UP)
+    return refscan.enclosing(root, [m.span(2) for m in candidates], ("string",), DECIDING, MAX_UP)
 
 
 def type_string_at(data: bytes, root: tree_sitter.Node, offset: int) -> tuple[int, int, str] | None:

@@ -128,6 +128,15 @@ def _compiled(root: tree_sitter.Node, grammar_name: str, source: str) -> Any:
         return _queries[key]
 
 
+def kinds_handle(root: tree_sitter.Node, grammar_name: str, query_source: str) -> Any:
+    """The compiled handle of a reference query that only names node types (a tree walk
+    finds them), which the definitions walk can record on its way (`defscan`); None
+    for any other query or where the extension cannot run here."""
+    if not AVAILABLE or type(root) is not tree_sitter.Node or not _NODE_TYPES.fullmatch(query_source):
+        return None
+    return _compiled(root, grammar_name, query_source)
+
+
 def scan(
     root: tree_sitter.Node,
     grammar_name: str,
@@ -137,10 +146,13 @@ def scan(
     defs: tuple[list[int], list[int], list[str]],
     sigil: bool,
     utf16: Callable[[int, int], int] | None,
+    found: Any = None,
 ) -> list[Reference] | None:
     """The file's references from the compiled pass, or None where it cannot run.
     `name_starts`: sorted start bytes of definition names; `defs`: the definitions'
-    start bytes, end bytes and qualified names, in list order."""
+    start bytes, end bytes and qualified names, in list order; `found`: the query's
+    nodes in this tree as the definitions walk recorded them (`defscan`), instead of a
+    walk of its own."""
     if not AVAILABLE or type(root) is not tree_sitter.Node:
         return None
     handle = _compiled(root, grammar_name, query_source)
@@ -148,7 +160,7 @@ def scan(
         return None
     starts, ends, containers = defs
     return _refscan.scan(  # type: ignore[union-attr]
-        root, handle, data, name_starts, starts, ends, containers, sigil, utf16, Reference
+        root, handle, data, name_starts, starts, ends, containers, sigil, utf16, Reference, found
     )
 
 
@@ -201,3 +213,18 @@ def enclosing(
     return _refscan.enclosing(  # type: ignore[union-attr]
         root, [lo for lo, _ in spans], [hi for _, hi in spans], targets, contexts, max_up
     )
+
+
+#: Per definition node: (1 for an `assignment` else 0, start byte, end byte, body start
+#: byte or -1, docstring start byte, docstring end byte; -1, -1 for none).
+PythonFacts = tuple[int, int, int, int, int, int]
+
+
+def python_facts(nodes: list[tree_sitter.Node]) -> list[PythonFacts] | None:
+    """What the Python strategy's signature and docstring hooks read of each definition
+    node (native/pyfacts.c), in one call instead of several binding Nodes per
+    definition. None where the extension cannot run here (the hooks then ask the
+    binding)."""
+    if not AVAILABLE or any(type(n) is not tree_sitter.Node for n in nodes[:1]):
+        return None
+    return _refscan.python_facts(nodes)  # type: ignore[union-attr]

@@ -122,12 +122,20 @@ def test_an_edit_reads_only_the_statement_it_touched(monkeypatch: pytest.MonkeyP
     strategy = type(strategy_for("python"))
     read: list[int] = []
     original = strategy.docstring
+    original_texts = strategy.definition_texts
 
     def counting(self, src, node):  # type: ignore[no-untyped-def]
         read.append(node.start_point[0])
         return original(self, src, node)
 
+    def counting_texts(self, src, nodes):  # type: ignore[no-untyped-def]
+        texts = original_texts(self, src, nodes)  # all the nodes' docstrings in one call
+        if texts is not None:
+            read.extend(node.start_point[0] for node in nodes)
+        return texts
+
     monkeypatch.setattr(strategy, "docstring", counting)
+    monkeypatch.setattr(strategy, "definition_texts", counting_texts)
     target = next(s for s in before.symbols if s.name == "site_at")
     at = target.range.start.line + 2
     doc.apply_edit((at, 0), (at, 0), "    extra = 1\n", 2)
