@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,6 +110,10 @@ _NAME_INDEXES = {
     "refs_name": "CREATE INDEX IF NOT EXISTS refs_name ON refs(name)",
 }
 _SCHEMA += "".join(f"{ddl};\n" for ddl in _NAME_INDEXES.values())
+
+
+def _nothing() -> None:
+    """What `IndexStore.bulk_load` gives when the store keeps its indexes throughout."""
 
 
 class StoreError(RuntimeError):
@@ -342,25 +346,39 @@ class IndexStore:
             _insert_files(conn, list(latest.values()))
 
     @contextmanager
-    def bulk_load(self) -> Iterator[None]:
+    def bulk_load(self) -> Iterator[Callable[[], None]]:
         """Around a first build: when the store holds no indexed file yet, the name indexes are
         dropped and built again at the end (also when the build fails; a killed build
         gets them back when the store is next opened, from the schema). Lookups during
-        the build still answer, by scanning."""
+        the build still answer, by scanning.
+
+        The context gives a function that builds them earlier: a caller whose last rows
+        are still being produced elsewhere (the parser pool's last files) calls it then,
+        so the sorts run beside that work instead of after it; the rows written
+        afterwards update the indexes as usual."""
         empty = self.conn.execute(
             "SELECT 1 FROM files WHERE skip_reason IS NULL LIMIT 1").fetchone() is None
         if not empty:
-            yield
+            yield _nothing
             return
         with self.transaction() as conn:
             for name in _NAME_INDEXES:
                 conn.execute(f"DROP INDEX IF EXISTS {name}")
-        try:
-            yield
-        finally:
+        built = False
+
+        def index_names() -> None:
+            nonlocal built
+            if built:
+                return
+            built = True
             with self.transaction() as conn:
                 for ddl in _NAME_INDEXES.values():
                     conn.execute(ddl)
+
+        try:
+            yield index_names
+        finally:
+            index_names()
 
     def mark_skipped(self, entries: Iterable[tuple[str, str, int, int]]) -> None:
         """(path, reason, size, mtime_ns): remembered so unchanged skips are not re-read."""

@@ -29,7 +29,12 @@ from .workers import parser_pool, single_threaded
 log = logging.getLogger(__name__)
 
 BINARY_SNIFF_BYTES = 8192
-BATCH_FILES = 200
+#: Files per write transaction. What is pending when the last result arrives is written
+#: after the workers are done, so the batch is kept small; 50 costs the same in total as
+#: 200 did (Laravel's `src/`: 0.32-0.34 s CPU for either, 0.37-0.39 s with 8).
+BATCH_FILES = 50
+#: A first build indexes its names when 1/NAMES_TAIL of the files is left (see below).
+NAMES_TAIL = 10
 BATCH_SECONDS = 1.0
 PARALLEL_THRESHOLD = 24  # below this, a process pool costs more than it saves
 
@@ -199,9 +204,13 @@ def sync_workspace(
 
     # A first build of a tree worth a pool loads the rows, then indexes their names. Only
     # in a process with one thread (`code-intel index`): a language server answers
-    # lookups while it builds, and those would scan the tables instead.
-    bulk = store.bulk_load() if single_threaded() and len(jobs) >= PARALLEL_THRESHOLD else contextlib.nullcontext()
-    with bulk:
+    # lookups while it builds, and those would scan the tables instead. The names are
+    # indexed once the last tenth of the files is left to the workers: the sorts run
+    # beside that parsing instead of after it, when nothing else is left to do.
+    bulk = (store.bulk_load() if single_threaded() and len(jobs) >= PARALLEL_THRESHOLD
+            else contextlib.nullcontext(lambda: None))
+    names_at = len(jobs) - len(jobs) // NAMES_TAIL
+    with bulk as index_names:
         for done, result in enumerate(_run(jobs, workers), 1):
             prev = stored.get(result.rel_path)
             if result.indexed is not None:
@@ -219,6 +228,9 @@ def sync_workspace(
                 report.touched += 1
             if len(pending_files) >= BATCH_FILES or time.monotonic() - last_flush > BATCH_SECONDS:
                 flush()
+            if done == names_at:
+                flush()
+                index_names()
             if progress:
                 progress(done, len(jobs), result.rel_path)
         flush()
