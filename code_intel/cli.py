@@ -11,6 +11,8 @@ application in `code_intel.commands`.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import NoReturn
 
 HOOK_USAGE = ("usage: code-intel hook pre-tool-use|post-tool-use  (reads Claude Code's hook "
               "JSON on stdin)")
@@ -37,7 +39,39 @@ def main() -> None:
         return
     from code_intel.commands import main as run_commands
 
+    if args[:1] == ["index"]:
+        exit_without_teardown(run_commands)
     run_commands()
+
+
+def exit_without_teardown(run: Callable[[], object]) -> NoReturn:
+    """Run a command, then leave without the interpreter's teardown.
+
+    After `code-intel index` builds a large tree, the teardown frees the parser state,
+    the grammars and every module's objects one by one: 0.06-0.09 s, 4-5 % of the whole
+    time on Laravel's `src/`. By then the command has closed its store and joined its
+    workers, so skipping the teardown loses nothing: output is flushed, the exit status
+    is the command's. Exceptions other than SystemExit propagate as usual."""
+    import logging
+    import os
+
+    try:
+        run()
+        code: object = 0
+    except SystemExit as exc:
+        code = exc.code
+    if code is None:
+        code = 0
+    elif not isinstance(code, int):  # `sys.exit("message")`
+        print(code, file=sys.stderr)
+        code = 1
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing more can be said
+            pass
+    os._exit(code)
 
 
 def _hook(args: list[str]) -> int:

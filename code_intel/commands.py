@@ -109,11 +109,14 @@ def index(
     if not path.is_dir():
         raise UserError(f"{path} is not a directory")
     ws = _open(path)
-    report = _sync(ws, force=force, show_progress=not as_json)
-    stats = ws.store.stats()
-    skipped_files = {
-        p: s.skip_reason for p, s in ws.store.file_states().items() if s.skip_reason
-    }
+    try:
+        report = _sync(ws, force=force, show_progress=not as_json)
+        stats = ws.store.stats()
+        skipped_files = {
+            p: s.skip_reason for p, s in ws.store.file_states().items() if s.skip_reason
+        }
+    finally:
+        ws.store.close()  # written and checkpointed now: the CLI leaves without a teardown
     summary = {
         "workspace": str(ws.root),
         **stats,

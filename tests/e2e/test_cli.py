@@ -47,6 +47,11 @@ def test_index_prints_a_summary(shop):
     assert summary["skipped_files"] == {"logo.png": "binary"}
     assert summary["added"] == 0 and summary["unchanged"] == 8  # second run: nothing to do
     assert summary["elapsed_seconds"] >= 0
+    # the CLI leaves without the interpreter's teardown: the store was closed (its
+    # write-ahead log checkpointed and removed) and a bad path still fails with status 2
+    assert not (shop / ".code-intel" / "index.db-wal").exists()
+    missing = run("index", "no-such-dir", cwd=shop, check=False)
+    assert missing.returncode == 2 and "not a directory" in missing.stderr
 
 
 def test_defs_refs_outline(shop):
