@@ -43,6 +43,7 @@ SCHEMA_VERSION = 9  # 2: Python `self.x` fields, module names under if/try, nest
 # 9: the Python string given to `cast` as its type (`cast("Constraints", value)`) names a class;
 #    JS/TS names linked from doc comments (`{@link Task}`) are references
 DB_FILE = "index.db"
+PAGE_SIZE = 16384
 #: ids per `IN (…)` read: well under SQLite's bound on host parameters
 _MAX_SQL_VARIABLES = 500
 
@@ -255,6 +256,11 @@ class IndexStore:
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        # A new store's page size (an existing file keeps its own): its rows average
+        # 1-1.5 KB, and with 4 KB pages writing them went through four times as many WAL
+        # frames, pwrite calls and page splits. Laravel's `src/` (54 MB of rows):
+        # 0.36 -> 0.27 s CPU to write, system time 0.12 -> 0.04 s.
+        conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=OFF")
