@@ -40,8 +40,30 @@ def main() -> None:
     from code_intel.commands import main as run_commands
 
     if args[:1] == ["index"]:
-        exit_without_teardown(run_commands)
+        exit_without_teardown(lambda: _index(args[1:]))
     run_commands()
+
+
+def _index(args: list[str]) -> None:
+    """`code-intel index [PATH] [--force] [--json]` parsed here: typer's parameter
+    coercion imports pydantic and builds a validator per parameter, 0.04-0.05 s before
+    the first file is read. Anything else (`--help`, another option, a second path)
+    goes to typer, which answers or explains it as for every command."""
+    from pathlib import Path
+
+    from code_intel import commands
+
+    flags = {"--force": False, "--json": False}
+    paths: list[str] = []
+    for arg in args:
+        if arg in flags:
+            flags[arg] = True
+        elif arg.startswith("-") or paths:
+            commands.main()
+            return
+        else:
+            paths.append(arg)
+    commands.index_now(Path(paths[0] if paths else "."), flags["--force"], flags["--json"])
 
 
 def exit_without_teardown(run: Callable[[], object]) -> NoReturn:

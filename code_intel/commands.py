@@ -14,6 +14,7 @@ import os
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any
@@ -699,11 +700,21 @@ def mcp(
 
 
 def main() -> None:
+    run_guarded(app)
+
+
+def index_now(path: Path, force: bool, as_json: bool) -> None:
+    """`code-intel index` as parsed by `cli` without typer (see `cli._index`)."""
+    run_guarded(lambda: index(path, force=force, as_json=as_json))
+
+
+def run_guarded(command: Callable[[], object]) -> None:
+    """Run a command with logging set up; a user's error is one line and status 2."""
     from code_intel.cli import configure_logging
 
     configure_logging()
     try:
-        app()
+        command()
     except (UserError, ConfigError, SearchError, StoreError) as exc:
         err.print(f"[red]error:[/red] {_escape(str(exc))}")
         raise SystemExit(2) from None
