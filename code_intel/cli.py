@@ -37,21 +37,20 @@ def main() -> None:
 
         serve()
         return
-    from code_intel.commands import main as run_commands
-
     if args[:1] == ["index"]:
         exit_without_teardown(lambda: _index(args[1:]))
+    from code_intel.commands import main as run_commands
+
     run_commands()
 
 
 def _index(args: list[str]) -> None:
     """`code-intel index [PATH] [--force] [--json]` parsed here: typer's parameter
     coercion imports pydantic and builds a validator per parameter, 0.04-0.05 s before
-    the first file is read. Anything else (`--help`, another option, a second path)
-    goes to typer, which answers or explains it as for every command."""
+    the first file is read, and `--json` (what agents and scripts run) skips typer and
+    rich altogether (`index_command`). Anything else (`--help`, another option, a second
+    path) goes to typer, which answers or explains it as for every command."""
     from pathlib import Path
-
-    from code_intel import commands
 
     flags = {"--force": False, "--json": False}
     paths: list[str] = []
@@ -59,11 +58,21 @@ def _index(args: list[str]) -> None:
         if arg in flags:
             flags[arg] = True
         elif arg.startswith("-") or paths:
-            commands.main()
+            from code_intel.commands import main as run_commands
+
+            run_commands()
             return
         else:
             paths.append(arg)
-    commands.index_now(Path(paths[0] if paths else "."), flags["--force"], flags["--json"])
+    path = Path(paths[0] if paths else ".")
+    if flags["--json"]:
+        from code_intel.index_command import index_json, run_guarded
+
+        run_guarded(lambda: index_json(path, flags["--force"]))
+        return
+    from code_intel.commands import index_now
+
+    index_now(path, flags["--force"])
 
 
 def exit_without_teardown(run: Callable[[], object]) -> NoReturn:
