@@ -77,6 +77,10 @@ written in batches of 25 (what was left after the workers: 0.08-0.12 s -> 0.01 s
 `code-intel index` parsing its own arguments (typer's coercion imported pydantic: 0.04 s)
 and leaving without the interpreter's teardown (0.06-0.09 s): Laravel src/ 1.74 -> 1.50 s
 wall, 2.73 -> 2.49 s CPU, Intelephense 2.80 s: 0.62x -> 0.53x (target <= 0.5x missed).
+`index --json` then also without typer and rich (0.035 s of imports; a no-change index
+of a one-file tree 0.21-0.26 -> 0.07-0.12 s CPU): 7 rounds at 09:05 (load 1.9-2.3 with
+these runs): 2.03 -> 1.52 s wall (quietest rounds 1.62-1.68 -> 1.43-1.46 s), 2.80 -> 2.58 s
+CPU, Intelephense 2.76 s: 0.74x -> 0.55x (per-round medians 0.72x -> 0.60x).
 
 With `--laravel` (a checkout of laravel/framework; its `src/` is indexed) the PHP
 peer runs too: `code-intel index` from spawn to exit against Intelephense from spawn
