@@ -82,6 +82,19 @@ fresh processes 4.22 -> 3.92 s (-7 %, 6 each); whole `code-intel index` CPU 6.60
 parse, rows 0.19x, pickling 0.10x, SQLite writes 0.52-0.67x, mostly WAL traffic
 (pwrite, the checkpoints' copy and reads).
 
+With the parent's share cut (issue 13, idx8php; 08:52, load 2.5-3.1 with these runs
+included, main's frozen build alternating, 7 rounds, medians): a new store in 16 KB
+pages (its writes 0.36 -> 0.27 s CPU, system time 0.12 -> 0.04 s), a first build's name
+indexes sorted while the workers parse the last tenth of the files and that tenth
+written in batches of 25 (what was left after the workers: 0.08-0.12 s -> 0.01 s),
+`code-intel index` parsing its own arguments (typer's coercion imported pydantic: 0.04 s)
+and leaving without the interpreter's teardown (0.06-0.09 s): Laravel src/ 1.74 -> 1.50 s
+wall, 2.73 -> 2.49 s CPU, Intelephense 2.80 s: 0.62x -> 0.53x (target <= 0.5x missed).
+`index --json` then also without typer and rich (0.035 s of imports; a no-change index
+of a one-file tree 0.21-0.26 -> 0.07-0.12 s CPU): 7 rounds at 09:05 (load 1.9-2.3 with
+these runs): 2.03 -> 1.52 s wall (quietest rounds 1.62-1.68 -> 1.43-1.46 s), 2.80 -> 2.58 s
+CPU, Intelephense 2.76 s: 0.74x -> 0.55x (per-round medians 0.72x -> 0.60x).
+
 With `--laravel` (a checkout of laravel/framework; its `src/` is indexed) the PHP
 peer runs too: `code-intel index` from spawn to exit against Intelephense from spawn
 to its `indexingEnded` notification, each on its own fresh copy of `src/`, in the same

@@ -8,7 +8,6 @@ one red line and exit code 2, never a traceback.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sys
@@ -25,10 +24,18 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.tree import Tree
 
-from code_intel.indexing.config import ConfigError
-from code_intel.indexing.store import StoredSymbol, StoreError
+from code_intel.index_command import (
+    UserError,
+    check_directory,
+    index_json,
+    index_summary,
+    open_workspace,
+    run_guarded,
+)
+from code_intel.index_command import emit as _emit
+from code_intel.indexing.store import StoredSymbol
 from code_intel.indexing.sync import SyncReport, sync_workspace
-from code_intel.indexing.text_search import SearchError, search_text
+from code_intel.indexing.text_search import search_text
 from code_intel.indexing.workspace import Workspace, find_root
 
 app = typer.Typer(
@@ -51,24 +58,8 @@ NoSyncOpt = Annotated[
 ]
 
 
-class UserError(Exception):
-    """Printed as one line; exit code 2."""
-
-
 def _open(workspace: Path | None) -> Workspace:
-    root = workspace if workspace is not None else find_root(Path.cwd())
-    if not root.is_dir():
-        raise UserError(f"workspace {root} is not a directory")
-    # These commands write only into the private store: every file they create is 0600.
-    os.umask(0o077)
-    ws = Workspace.open(root)
-    for message in ws.store.messages:
-        err.print(f"[yellow]note:[/yellow] {message}")
-    return ws
-
-
-def _emit(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+    return open_workspace(workspace if workspace is not None else find_root(Path.cwd()))
 
 
 def _sync(ws: Workspace, force: bool = False, show_progress: bool = True) -> SyncReport:
@@ -106,29 +97,17 @@ def index(
     as_json: JsonOpt = False,
 ) -> None:
     """Index a workspace (incrementally) and print a summary."""
-    if not path.is_dir():
-        raise UserError(f"{path} is not a directory")
-    ws = _open(path)
-    report = _sync(ws, force=force, show_progress=not as_json)
-    stats = ws.store.stats()
-    skipped_files = {
-        p: s.skip_reason for p, s in ws.store.file_states().items() if s.skip_reason
-    }
-    summary = {
-        "workspace": str(ws.root),
-        **stats,
-        "added": len(report.added),
-        "modified": len(report.modified),
-        "deleted": len(report.deleted),
-        "unchanged": report.unchanged + report.touched,
-        "skipped_files": dict(sorted(skipped_files.items())[:200]),
-        "elapsed_seconds": round(report.elapsed, 3),
-        "workers": report.workers,
-        "messages": ws.store.messages,
-    }
     if as_json:
-        _emit(summary)
+        index_json(path, force)
         return
+    check_directory(path)
+    ws = _open(path)
+    try:
+        report = _sync(ws, force=force)
+    except BaseException:
+        ws.store.close()
+        raise
+    stats = index_summary(ws, report)
     out.print(f"[bold]Indexed[/bold] {ws.root}")
     table = Table(show_header=True, header_style="bold", box=None)
     table.add_column("language")
@@ -696,20 +675,13 @@ def mcp(
 
 
 def main() -> None:
-    from code_intel.cli import configure_logging
+    run_guarded(app)
 
-    configure_logging()
-    try:
-        app()
-    except (UserError, ConfigError, SearchError, StoreError) as exc:
-        err.print(f"[red]error:[/red] {_escape(str(exc))}")
-        raise SystemExit(2) from None
-    except OSError as exc:  # a file the OS refuses (permissions, a name too long, a full disk)
-        err.print(f"[red]error:[/red] {_escape(str(exc))}")
-        raise SystemExit(2) from None
-    except KeyboardInterrupt:
-        err.print("interrupted")
-        raise SystemExit(130) from None
+
+def index_now(path: Path, force: bool) -> None:
+    """`code-intel index` with a human summary, as parsed by `cli` without typer (see
+    `cli._index`; `--json` does not come here)."""
+    run_guarded(lambda: index(path, force=force))
 
 
 if __name__ == "__main__":

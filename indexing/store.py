@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +43,7 @@ SCHEMA_VERSION = 9  # 2: Python `self.x` fields, module names under if/try, nest
 # 9: the Python string given to `cast` as its type (`cast("Constraints", value)`) names a class;
 #    JS/TS names linked from doc comments (`{@link Task}`) are references
 DB_FILE = "index.db"
+PAGE_SIZE = 16384
 #: ids per `IN (…)` read: well under SQLite's bound on host parameters
 _MAX_SQL_VARIABLES = 500
 
@@ -110,6 +111,10 @@ _NAME_INDEXES = {
     "refs_name": "CREATE INDEX IF NOT EXISTS refs_name ON refs(name)",
 }
 _SCHEMA += "".join(f"{ddl};\n" for ddl in _NAME_INDEXES.values())
+
+
+def _nothing() -> None:
+    """What `IndexStore.bulk_load` gives when the store keeps its indexes throughout."""
 
 
 class StoreError(RuntimeError):
@@ -251,6 +256,11 @@ class IndexStore:
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        # A new store's page size (an existing file keeps its own): its rows average
+        # 1-1.5 KB, and with 4 KB pages writing them went through four times as many WAL
+        # frames, pwrite calls and page splits. Laravel's `src/` (54 MB of rows):
+        # 0.36 -> 0.27 s CPU to write, system time 0.12 -> 0.04 s.
+        conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=OFF")
@@ -342,25 +352,39 @@ class IndexStore:
             _insert_files(conn, list(latest.values()))
 
     @contextmanager
-    def bulk_load(self) -> Iterator[None]:
+    def bulk_load(self) -> Iterator[Callable[[], None]]:
         """Around a first build: when the store holds no indexed file yet, the name indexes are
         dropped and built again at the end (also when the build fails; a killed build
         gets them back when the store is next opened, from the schema). Lookups during
-        the build still answer, by scanning."""
+        the build still answer, by scanning.
+
+        The context gives a function that builds them earlier: a caller whose last rows
+        are still being produced elsewhere (the parser pool's last files) calls it then,
+        so the sorts run beside that work instead of after it; the rows written
+        afterwards update the indexes as usual."""
         empty = self.conn.execute(
             "SELECT 1 FROM files WHERE skip_reason IS NULL LIMIT 1").fetchone() is None
         if not empty:
-            yield
+            yield _nothing
             return
         with self.transaction() as conn:
             for name in _NAME_INDEXES:
                 conn.execute(f"DROP INDEX IF EXISTS {name}")
-        try:
-            yield
-        finally:
+        built = False
+
+        def index_names() -> None:
+            nonlocal built
+            if built:
+                return
+            built = True
             with self.transaction() as conn:
                 for ddl in _NAME_INDEXES.values():
                     conn.execute(ddl)
+
+        try:
+            yield index_names
+        finally:
+            index_names()
 
     def mark_skipped(self, entries: Iterable[tuple[str, str, int, int]]) -> None:
         """(path, reason, size, mtime_ns): remembered so unchanged skips are not re-read."""

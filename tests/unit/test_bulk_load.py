@@ -38,7 +38,7 @@ def test_first_build_answers_lookups_while_loading_and_indexes_names_after(tmp_p
     seen = []
 
     def progress(done: int, total: int, path: str) -> None:
-        if done == total - 1:  # rows of earlier batches are in, names not yet indexed
+        if done == total - 4:  # rows of earlier batches are in, names not yet indexed
             seen.append((name_indexes(store), len(store.find_definitions("helper_0"))))
 
     sync_workspace(root, store, Config(workers=1), progress=progress)
@@ -113,3 +113,20 @@ def test_a_process_with_threads_keeps_its_name_indexes_during_a_first_build(tmp_
     sync_workspace(root, store, Config(workers=1),
                    progress=lambda done, total, path: seen.append(name_indexes(store)))
     assert seen and all(s == set(_NAME_INDEXES) for s in seen)
+
+
+def test_a_first_build_indexes_names_while_its_last_tenth_is_still_parsed(tmp_path, monkeypatch):
+    """The sorts run beside the workers' last files, not after them: what is written once
+    the last result is in is then only the last batch."""
+    monkeypatch.setattr(sync, "single_threaded", lambda: True)  # `code-intel index`
+    root = tree(tmp_path / "ws", files=40)
+    store = IndexStore(tmp_path / "index.db")
+    seen = {}
+    sync_workspace(root, store, Config(workers=1),
+                   progress=lambda done, total, path: seen.setdefault(done, name_indexes(store)))
+    assert [done for done, names in sorted(seen.items()) if names] == list(range(36, 41))
+    assert all(seen[done] == set(_NAME_INDEXES) for done in range(36, 41))
+    assert len(store.find_definitions("helper_39")) == 1  # rows after the sorts are indexed too
+    plan = " ".join(str(r) for r in store.conn.execute(
+        "EXPLAIN QUERY PLAN SELECT * FROM symbols WHERE name = 'helper_39'").fetchall())
+    assert "symbols_name_exact" in plan
