@@ -74,6 +74,11 @@ typedef struct {
      * object: (variable_name (name) (#eq? "this")) name: (name) @r)`). 0: none. */
     TSFieldId check_field, emit_field;
     TSSymbol check_symbol, emit_symbol;
+    /* A name-set test on the captured node (`#any-of?` over many names): its text must
+     * be in this frozenset of bytes. NULL: none. names_max: the longest name, so most
+     * nodes are refused without building a bytes object. */
+    PyObject *names;
+    Py_ssize_t names_max;
 } Rule;
 
 typedef struct {
@@ -97,8 +102,10 @@ static void query_free(RefQuery *q) {
     if (q->query) ts_query_delete(q->query);
     free(q->kinds);
     if (q->rules) {
-        for (uint32_t r = 0; r < q->n_rules; r++)
+        for (uint32_t r = 0; r < q->n_rules; r++) {
             for (uint32_t k = 0; k < q->rules[r].n_preds; k++) free((void *)q->rules[r].preds[k].text);
+            Py_XDECREF(q->rules[r].names);
+        }
         free(q->rules);
     }
     free(q->first);
@@ -257,11 +264,38 @@ static int sibling_test(const TSLanguage *language, PyObject *spec, TSFieldId *f
     return 1;
 }
 
+/* The rule's name-set test: None, or a frozenset of bytes (see Rule.names). */
+static int name_set(PyObject *spec, Rule *rule) {
+    if (spec == Py_None) return 1;
+    if (!PyFrozenSet_Check(spec)) {
+        PyErr_SetString(PyExc_TypeError, "a rule's names must be a frozenset of bytes or None");
+        return 0;
+    }
+    PyObject *it = PyObject_GetIter(spec), *item;
+    if (it == NULL) return 0;
+    while ((item = PyIter_Next(it)) != NULL) {
+        if (!PyBytes_Check(item)) {
+            Py_DECREF(item);
+            Py_DECREF(it);
+            PyErr_SetString(PyExc_TypeError, "a rule's names must be a frozenset of bytes or None");
+            return 0;
+        }
+        if (PyBytes_GET_SIZE(item) > rule->names_max) rule->names_max = PyBytes_GET_SIZE(item);
+        Py_DECREF(item);
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred()) return 0;
+    Py_INCREF(spec);
+    rule->names = spec;
+    return 1;
+}
+
 /* compile_rules(node, rules) -> handle for a query made of single-path patterns (the
  * PHP one): rules = [(levels, predicates)], levels = [(type, field or None, anchored)]
  * from the captured node up, predicates = [(positive, text)] on the captured node;
  * optionally then a check and an emit sibling test (see Rule), each (field, type,
- * named) or None. indexing/chunking/refscan.py parses the query into this form or
+ * named) or None, and a name set (frozenset of bytes: the captured node's text is one
+ * of them) or None. indexing/chunking/refscan.py parses the query into this form or
  * keeps the engine. */
 static PyObject *refscan_compile_rules(PyObject *self, PyObject *args) {
     PyObject *node_obj, *rules;
@@ -278,10 +312,11 @@ static PyObject *refscan_compile_rules(PyObject *self, PyObject *args) {
     }
     for (uint32_t r = 0; r < q->n_rules; r++) {
         Rule *rule = &q->rules[r];
-        PyObject *levels, *preds, *check = Py_None, *emit = Py_None;
-        if (!PyArg_ParseTuple(PyList_GET_ITEM(rules, r), "O!O!|OO", &PyList_Type, &levels, &PyList_Type, &preds,
-                              &check, &emit))
+        PyObject *levels, *preds, *check = Py_None, *emit = Py_None, *names = Py_None;
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(rules, r), "O!O!|OOO", &PyList_Type, &levels, &PyList_Type, &preds,
+                              &check, &emit, &names))
             goto fail;
+        if (!name_set(names, rule)) goto fail;
         if (!sibling_test(language, check, &rule->check_field, &rule->check_symbol) ||
             !sibling_test(language, emit, &rule->emit_field, &rule->emit_symbol))
             goto fail;
@@ -365,7 +400,7 @@ typedef struct {
 } Level;
 
 /* Whether a rule matches the walk's node (levels[depth]); then *out is the node it
- * yields and *which the rule's index. */
+ * yields and *which the rule's index. -1 with an exception set. */
 static int rules_match(const RefQuery *q, const Level *levels, size_t depth, TSNode node,
                        const char *source, Py_ssize_t source_len, TSNode *out, uint32_t *which) {
     for (uint32_t r = 0; r < q->n_rules; r++) {
@@ -386,6 +421,20 @@ static int rules_match(const RefQuery *q, const Level *levels, size_t depth, TSN
                 const EqString *e = &rule->preds[k];
                 int equal = (t - s == e->length) && memcmp(source + s, e->text, e->length) == 0;
                 if (equal != e->positive) ok = 0;
+            }
+        }
+        if (ok && source != NULL && rule->names != NULL) {
+            uint32_t s = ts_node_start_byte(node), t = ts_node_end_byte(node);
+            if (t > (uint32_t)source_len) t = (uint32_t)source_len;
+            if (s > t) s = t;
+            if ((Py_ssize_t)(t - s) > rule->names_max) {
+                ok = 0;
+            } else {
+                PyObject *word = PyBytes_FromStringAndSize(source + s, (Py_ssize_t)(t - s));
+                if (word == NULL) return -1;
+                ok = PySet_Contains(rule->names, word);
+                Py_DECREF(word);
+                if (ok < 0) return -1;
             }
         }
         TSNode yielded = node;
@@ -787,9 +836,10 @@ static int walk_rules(const RefQuery *q, TSNode root, const char *source, Py_ssi
         goto done;
     }
     levels[0] = (Level){root, ts_node_symbol(root), 0, 0, 0};
-    if (levels[0].symbol < q->n_symbols && q->kinds[levels[0].symbol] &&
-        rules_match(q, levels, 0, root, source, source_len, &yielded, &which) && !capture_add(out, yielded, which))
-        goto done;
+    if (levels[0].symbol < q->n_symbols && q->kinds[levels[0].symbol]) {
+        int m = rules_match(q, levels, 0, root, source, source_len, &yielded, &which);
+        if (m < 0 || (m && !capture_add(out, yielded, which))) goto done;
+    }
     Subtree top = *(const Subtree *)root.id;
     if (ts_subtree_child_count(top) == 0) {
         ok = 1;
@@ -841,10 +891,10 @@ static int walk_rules(const RefQuery *q, TSNode root, const char *source, Py_ssi
                 here->first_named = levels[depth - 1].named_seen == 0;
                 levels[depth - 1].named_seen++;
             }
-            if (here->symbol < q->n_symbols && q->kinds[here->symbol] &&
-                rules_match(q, levels, depth, node, source, source_len, &yielded, &which) &&
-                !capture_add(out, yielded, which))
-                goto done;
+            if (here->symbol < q->n_symbols && q->kinds[here->symbol]) {
+                int m = rules_match(q, levels, depth, node, source, source_len, &yielded, &which);
+                if (m < 0 || (m && !capture_add(out, yielded, which))) goto done;
+            }
             if (!has_children) depth--;
         }
         if (has_children) {

@@ -26,6 +26,7 @@ import tree_sitter
 from ..languages import query
 from ..model import Reference
 from ..source import SourceDocument
+from . import refscan
 from .php import call_arguments, string_value
 
 
@@ -36,15 +37,21 @@ def any_of(capture: str, words: str) -> str:
     return f"(#any-of? {capture} " + " ".join(f'"{w}"' for w in words.split("|")) + ")"
 
 
+# the call names of the patterns below (shared with their compiled rules)
+_ROUTE_FUNCTIONS = "route|to_route"
+_ROUTE_STATICS = "has|is"
+_VIEW_STATICS = "make|first|exists"
+_VIEW_METHODS = "view|layout|extends|markdown|text"
+
 # Every link is found in ONE walk of the tree: a query of one pattern per kind of call
 # (each pattern's index says which), where a query per kind walked the whole tree
 # eleven times per file, more than its parse.
 _ROUTE_CALLS = (
-    f"""(function_call_expression function: (name) @fn {any_of("@fn", "route|to_route")}) @call""",
+    f"""(function_call_expression function: (name) @fn {any_of("@fn", _ROUTE_FUNCTIONS)}) @call""",
     """(member_call_expression name: (name) @fn (#eq? @fn "route")) @call""",
     f"""(scoped_call_expression
         scope: [(name) (qualified_name)] @scope (#match? @scope "Route$")
-        name: (name) @fn {any_of("@fn", "has|is")}) @call""",
+        name: (name) @fn {any_of("@fn", _ROUTE_STATICS)}) @call""",
 )
 
 
@@ -71,13 +78,13 @@ _VIEW_CALLS = (
     ("""(function_call_expression function: (name) @fn (#eq? @fn "view")) @call""", 0),
     (
         f"""(scoped_call_expression scope: [(name) (qualified_name)] @scope
-            (#match? @scope "View$") name: (name) @fn {any_of("@fn", "make|first|exists")})
+            (#match? @scope "View$") name: (name) @fn {any_of("@fn", _VIEW_STATICS)})
             @call""",
         0,
     ),
     (
         f"""(member_call_expression name: (name) @fn
-            {any_of("@fn", "view|layout|extends|markdown|text")}) @call""",
+            {any_of("@fn", _VIEW_METHODS)}) @call""",
         0,
     ),
     (
@@ -148,22 +155,129 @@ def may_link(data: bytes) -> bool:
     return calls_any(data, _LINK_CALL_NAMES) or _MAY_LINK_ELSE.search(data) is not None
 
 
+#: A match of `_LINKS_QUERY`: (pattern index, the `@call` node or for `$with` the
+#: `@array` node, the `@args` node or None).
+Match = tuple[int, tree_sitter.Node, "tree_sitter.Node | None"]
+
+
 def laravel_string_references(doc: SourceDocument, root: tree_sitter.Node) -> list[Reference]:
     """Route names, view names and relation names given as string literals (routes,
     then views, then relations, each in file order)."""
     if not may_link(doc.data):
         return []
     found: dict[str, list[Reference]] = {"route": [], "view": [], "relation": [], "make": [], "with": []}
-    for pattern, captures in tree_sitter.QueryCursor(query("php", _LINKS_QUERY)).matches(root):
+    matches = compiled_matches(doc, root)
+    for pattern, node, args in query_matches(root) if matches is None else matches:
         kind, index = _KINDS[pattern]
-        _READERS[kind](doc, captures, index, found[kind])
+        _READERS[kind](doc, node, args, index, found[kind])
     return found["route"] + found["view"] + found["relation"] + found["make"] + found["with"]
 
 
-def _view(doc: SourceDocument, captures: dict, index: int, out: list[Reference]) -> None:
-    call = captures["call"][0]
-    if "args" in captures:
-        args = [a for a in captures["args"][0].named_children if a.type == "argument"]
+def query_matches(root: tree_sitter.Node) -> list[Match]:
+    """`_LINKS_QUERY`'s matches from the query engine, in its order: the definition of
+    what `compiled_matches` finds, and the path where the extension cannot run."""
+    return [
+        (pattern, (captures.get("call") or captures["array"])[0], (captures.get("args") or [None])[0])
+        for pattern, captures in tree_sitter.QueryCursor(query("php", _LINKS_QUERY)).matches(root)
+    ]
+
+
+# `_LINKS_QUERY` as rules of the compiled walk (refscan.rule_spans): each rule finds a
+# call's name node by its place, and its name set keeps only the query's call names,
+# so no Python runs per call of any other name (the query engine ran its `#any-of?`
+# predicates through the binding per call). What a single path cannot say (a scope
+# ending in `Route`, an attribute's arguments) is tested below on the few matches.
+def _names(words: str) -> frozenset[bytes]:
+    return frozenset(word.encode() for word in words.split("|"))
+
+
+# name -> the patterns (by index in `_LINKS_QUERY`) a call of that name matches
+_FUNCTION_NAMES = {**dict.fromkeys(_names(_ROUTE_FUNCTIONS), (0,)), b"view": (3,)}
+_MEMBER_NAMES = {
+    b"route": (1,), **dict.fromkeys(_names(_VIEW_METHODS), (5,)), **dict.fromkeys(_names(_RELATION_METHODS), (8,))
+}
+_ROUTE_STATIC_NAMES = _names(_ROUTE_STATICS)
+_VIEW_STATIC_NAMES = _names(_VIEW_STATICS)
+_RELATION_NAMES = _names(_RELATION_METHODS)
+_SCOPED_NAMES = _ROUTE_STATIC_NAMES | _VIEW_STATIC_NAMES | _RELATION_NAMES | {b"view", b"make"}
+_LINK_RULES: list[refscan.SpanRule] = [
+    ([("name", "function", False), ("function_call_expression", None, False)], [], None, None,
+     frozenset(_FUNCTION_NAMES)),
+    ([("name", "name", False), ("member_call_expression", None, False)], [], None, None, frozenset(_MEMBER_NAMES)),
+    ([("name", "name", False), ("scoped_call_expression", None, False)], [], None, None, _SCOPED_NAMES),
+    ([("name", None, False), ("attribute", None, False)], [], None, None, None),
+    ([("qualified_name", None, False), ("attribute", None, False)], [], None, None, None),
+    ([("name", None, False), ("variable_name", "name", False), ("property_element", None, False)],
+     [(True, "with")], None, ("default_value", "array_creation_expression", True), None),
+]
+# the node each rule's match is read from: the span's nearest ancestor of this type
+_RULE_NODE = ("function_call_expression", "member_call_expression", "scoped_call_expression",
+              "attribute", "attribute", "array_creation_expression")
+_ROUTE_SCOPE = re.compile(rb"Route$")
+_VIEW_SCOPE = re.compile(rb"View$")
+_LAYOUT = re.compile(rb"Layout$")
+
+
+def compiled_matches(doc: SourceDocument, root: tree_sitter.Node) -> list[Match] | None:
+    """`query_matches(root)`, from one compiled walk; None where the extension cannot
+    run here. The query engine reports a match where its last node matches: for every
+    pattern that is the call's name (the attribute's arguments and the `$with` array
+    follow their name with nothing between), so the walk's order by name is its order
+    within each kind, and that is the only order the readers keep."""
+    spans = refscan.rule_spans(root, "php", "laravel links", _LINK_RULES)
+    if spans is None:
+        return None
+    data = doc.data
+    out: list[Match] = []
+    for start, end, rule in spans:
+        node = root.named_descendant_for_byte_range(start, end)
+        while node is not None and node.type != _RULE_NODE[rule]:
+            node = node.parent
+        if node is None:
+            continue
+        name = data[start:end]
+        if rule == 0:
+            out.extend((p, node, None) for p in _FUNCTION_NAMES[name])
+        elif rule == 1:
+            out.extend((p, node, None) for p in _MEMBER_NAMES[name])
+        elif rule == 2:
+            out.extend((p, node, None) for p in _scoped_patterns(data, node, name))
+        elif rule < 5:
+            args = node.child_by_field_name("parameters")
+            if args is not None and args.type == "arguments" and _LAYOUT.search(name):
+                out.append((7, node, args))
+        else:
+            out.append((11, node, None))
+    return out
+
+
+def _scoped_patterns(data: bytes, call: tree_sitter.Node, name: bytes) -> list[int]:
+    """The patterns a `Scope::name(...)` call of a `_SCOPED_NAMES` name matches, by index."""
+    scope = call.child_by_field_name("scope")
+    text = data[scope.start_byte : scope.end_byte] if scope is not None and scope.type in (
+        "name", "qualified_name") else None
+    route = text is not None and _ROUTE_SCOPE.search(text) is not None
+    view = text is not None and _VIEW_SCOPE.search(text) is not None
+    patterns = []
+    if route and name in _ROUTE_STATIC_NAMES:
+        patterns.append(2)
+    if view and name in _VIEW_STATIC_NAMES:
+        patterns.append(4)
+    if route and name == b"view":
+        patterns.append(6)
+    if name in _RELATION_NAMES:
+        patterns.append(9)
+    if name == b"make":
+        patterns.append(10)
+    return patterns
+
+
+def _view(
+    doc: SourceDocument, call: tree_sitter.Node, arguments: tree_sitter.Node | None, index: int,
+    out: list[Reference],
+) -> None:
+    if arguments is not None:
+        args = [a for a in arguments.named_children if a.type == "argument"]
     else:
         args = call_arguments(call)
     if len(args) <= index:
@@ -189,21 +303,21 @@ def inside_quotes(doc: SourceDocument, node: tree_sitter.Node, name: str) -> Ref
     )
 
 
-def _relation(doc: SourceDocument, captures: dict, _: int, out: list[Reference]) -> None:
-    args = call_arguments(captures["call"][0])
+def _relation(doc: SourceDocument, call: tree_sitter.Node, _a: None, _: int, out: list[Reference]) -> None:
+    args = call_arguments(call)
     if args:
         for node in _strings_in(args[0]):
             out.extend(_relation_segments(doc, node, last_is_relation=True))
 
 
-def _make(doc: SourceDocument, captures: dict, _: int, out: list[Reference]) -> None:
-    args = call_arguments(captures["call"][0])
+def _make(doc: SourceDocument, call: tree_sitter.Node, _a: None, _: int, out: list[Reference]) -> None:
+    args = call_arguments(call)
     if args and _literal(args[0]) is not None:
         out.extend(_relation_segments(doc, _literal(args[0]), last_is_relation=False))
 
 
-def _with(doc: SourceDocument, captures: dict, _: int, out: list[Reference]) -> None:
-    for node in _strings_in(captures["array"][0]):
+def _with(doc: SourceDocument, array: tree_sitter.Node, _a: None, _: int, out: list[Reference]) -> None:
+    for node in _strings_in(array):
         out.extend(_relation_segments(doc, node, last_is_relation=True))
 
 
@@ -260,9 +374,9 @@ def _is_relation_path(value: str) -> bool:
     return bool(path) and all(p.isidentifier() for p in path.split("."))
 
 
-def _route(doc: SourceDocument, captures: dict, _: int, out: list[Reference]) -> None:
+def _route(doc: SourceDocument, call: tree_sitter.Node, _a: None, _: int, out: list[Reference]) -> None:
     """A reference per route name given as a literal first argument."""
-    args = call_arguments(captures["call"][0])
+    args = call_arguments(call)
     if not args:
         return
     name = string_value(doc, args[0])

@@ -377,9 +377,9 @@ class PhpStrategy(TreeSitterStrategy):
         from .laravel_links import _LINKS_QUERY  # builds on this module
 
         super().__init__()
-        if not refscan.AVAILABLE:  # else the compiled walk runs `_RELATED_RULES` instead
+        if not refscan.AVAILABLE:  # else the compiled walk runs these as rules instead
             query(self.grammar_name, _RELATED_QUERY)
-        query(self.grammar_name, _LINKS_QUERY)
+            query(self.grammar_name, _LINKS_QUERY)
 
     def analyze(
         self, doc: SourceDocument, settings: ChunkSettings, lazy: bool = False

@@ -167,9 +167,14 @@ def scan(
 #: A rule for `rule_spans`: levels from the captured node up as (type, field in its
 #: parent, anchored first), predicates on the captured node as (positive, text), then
 #: optionally a check and an emit sibling test on the top level's node, each
-#: (field, type, named) or None (see `Rule` in native/refscan.c).
-SpanRule = tuple[list[tuple[str, str | None, bool]], list[tuple[bool, str]],
-                 tuple[str, str, bool] | None, tuple[str, str, bool] | None]
+#: (field, type, named) or None, and a name set: the captured node's text must be one
+#: of these bytes, or None (see `Rule` in native/refscan.c).
+_Levels = list[tuple[str, str | None, bool]]
+_Sibling = tuple[str, str, bool] | None
+SpanRule = (
+    tuple[_Levels, list[tuple[bool, str]], _Sibling, _Sibling]
+    | tuple[_Levels, list[tuple[bool, str]], _Sibling, _Sibling, frozenset[bytes] | None]
+)
 
 
 def rule_spans(

@@ -122,3 +122,109 @@ def test_the_links_gate_is_compiled_and_decides_as_its_regex():
     generated = [b"".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))) for _ in range(20000)]
     for data in files + generated:
         assert laravel_links.may_link(data) == bool(laravel_links._MAY_LINK.search(data)), data
+
+
+LINK_FORMS = b"""<?php
+namespace App\\Http;
+
+use Livewire\\Attributes\\Layout;
+
+#[Layout('layouts.app')]
+#[\\Livewire\\Attributes\\Layout('layouts.admin')]
+#[Title('not a view')]
+#[Layout]
+class Show extends Component
+{
+    protected $with = ['author', 'tags.owner'];
+    protected $casts = ['a' => 'b'];
+    public $with2 = ['not'];
+
+    public function handle()
+    {
+        route('threads.show');
+        to_route('home');
+        \\route('qualified.is.not.a.name');
+        redirect()->route('login', route('nested'));
+        $q?->route('nullsafe.is.not.matched');
+        Route::has('forum');
+        \\Illuminate\\Support\\Facades\\Route::is('admin.*');
+        Router::has('no');
+        view('articles.show', ['x' => view('nested.view')]);
+        View::make('mail.a');
+        View::first(['a.b', 'c.d']);
+        \\Illuminate\\Support\\Facades\\View::exists('x.y');
+        $this->view('livewire.editor')->layout('layouts.app')->extends('base');
+        $m->markdown('mail::message')->text('mail.text');
+        Route::view('rules', 'rules');
+        Route::view('terms');
+        Post::with('author.profile:id,name')->whereHas('tags')->withCount('likes as n');
+        Post::has('comments')->make('ignored');
+        View::make('also.a.make');
+        TextColumn::make('customer.name');
+        Select::make('brand')->relationship('brand', 'name');
+        $query->load(['a', 'b' => fn ($q) => $q->with('c')]);
+        $query->with($variable)->with("dq.name")->with("in{$terp}");
+        $query->WITH('case.matters');
+        $fn = 'route';
+        $fn('dynamic');
+        $x = $y->route;
+        route ('spaced');
+    }
+}
+"""
+
+
+def _link_matches(doc: SourceDocument):
+    compiled = laravel_links.compiled_matches(doc, doc.tree.root_node)
+    query = laravel_links.query_matches(doc.tree.root_node)
+    key = [(p, n.start_byte, n.end_byte, n.type, a and (a.start_byte, a.end_byte)) for p, n, a in query]
+    assert compiled is not None
+    return [(p, n.start_byte, n.end_byte, n.type, a and (a.start_byte, a.end_byte)) for p, n, a in compiled], key
+
+
+def _by_kind(matches):
+    """The readers keep each kind's matches in order; across kinds the order is free."""
+    return {
+        kind: [m for m in matches if laravel_links._KINDS[m[0]][0] == kind]
+        for kind in ("route", "view", "relation", "make", "with")
+    }
+
+
+def test_the_links_walk_is_compiled_and_finds_every_pattern_form_the_query_finds():
+    doc = _doc(LINK_FORMS)
+    compiled, query = _link_matches(doc)
+    assert _by_kind(compiled) == _by_kind(query)
+    assert sorted(compiled) == sorted(query)
+    assert {p for p, *_ in compiled} == set(range(len(laravel_links._KINDS)))  # every pattern met
+    names = [r.name for r in laravel_links.laravel_string_references(doc, doc.tree.root_node)]
+    assert "threads.show" in names and "layouts.admin" in names and "owner" in names
+    assert "qualified.is.not.a.name" not in names and "nullsafe.is.not.matched" not in names
+    assert "case.matters" not in names and "dynamic" not in names
+
+
+def test_every_php_fixture_gets_the_same_links_from_the_walk_and_the_query(monkeypatch):
+    files = sorted(FIXTURES.rglob("*.php"))
+    assert len(files) > 20
+    for path in files:
+        doc = _doc(path.read_bytes())
+        compiled, query = _link_matches(doc)
+        assert _by_kind(compiled) == _by_kind(query), path
+        refs = laravel_links.laravel_string_references(doc, doc.tree.root_node)
+        with monkeypatch.context() as m:
+            m.setattr(laravel_links, "compiled_matches", lambda doc, root: None)
+            assert laravel_links.laravel_string_references(doc, doc.tree.root_node) == refs, path
+
+
+def test_a_rule_name_set_must_hold_bytes():
+    import pytest
+
+    root = _doc(b"<?php f();").tree.root_node
+    rule = ([("name", "function", False), ("function_call_expression", None, False)], [], None, None)
+    with pytest.raises(TypeError, match="frozenset of bytes"):
+        refscan._refscan.compile_rules(root, [(*rule, frozenset({"f"}))])
+    with pytest.raises(TypeError, match="frozenset of bytes"):
+        refscan._refscan.compile_rules(root, [(*rule, {b"f"})])
+    spans = refscan._refscan.rule_spans(root, refscan._refscan.compile_rules(root, [(*rule, frozenset({b"f"}))]))
+    assert spans == [(6, 7, 0)]
+    none = refscan._refscan.rule_spans(root, refscan._refscan.compile_rules(root, [(*rule, frozenset({b"g"}))]))
+    assert none == []
