@@ -7,6 +7,7 @@ for the earlier tool still loads.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import tempfile
@@ -112,7 +113,10 @@ class Config:
     hook_fail_open: bool = False
 
 
-_converter = strict_converter()
+@functools.cache
+def _converter() -> Any:
+    """Built on first use: only a config file or an override needs it (see validation)."""
+    return strict_converter()
 
 
 def config_path(root: Path) -> Path:
@@ -121,7 +125,7 @@ def config_path(root: Path) -> Path:
 
 def parse_config(data: Any, source: str = "config") -> Config:
     try:
-        return structure(_converter, data, Config, source)
+        return structure(_converter(), data, Config, source)
     except InvalidInput as exc:
         raise ConfigError(str(exc)) from None
 
@@ -143,7 +147,7 @@ def load_config(root: Path) -> Config:
 
 
 def config_to_dict(config: Config) -> dict[str, Any]:
-    return _converter.unstructure(config)
+    return _converter().unstructure(config)
 
 
 def write_json_atomic(path: Path, data: Any, mode: int | None = None) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from code_intel.indexing.config import Config, ConfigError, load_config, parse_config
 
 
@@ -60,3 +59,28 @@ def test_top_level_must_be_an_object(tmp_path):
     write(tmp_path, "[1, 2]")
     with pytest.raises(ConfigError, match="expected a JSON object"):
         load_config(tmp_path)
+
+
+def test_cattrs_loads_only_when_a_config_file_is_read(tmp_path):
+    """Every `code-intel index` reads the config; without a file it must not pay for
+    cattrs (7 ms of the start), and with one it validates exactly as before."""
+    import subprocess
+    import sys
+
+    write(tmp_path, json.dumps({"max_file_bytes": "big"}))
+    script = (
+        "import sys, pathlib\n"
+        "from code_intel.indexing.config import ConfigError, load_config\n"
+        "load_config(pathlib.Path(sys.argv[1]) / 'nothing')\n"
+        "print('cattrs' in sys.modules)\n"
+        "try:\n"
+        "    load_config(pathlib.Path(sys.argv[1]))\n"
+        "except ConfigError as exc:\n"
+        "    print(exc)\n"
+        "print('cattrs' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, check=True)
+    lines = out.stdout.splitlines()
+    assert lines[0] == "False"
+    assert "key 'max_file_bytes': expected an integer, got 'big'" in lines[1]
+    assert lines[2] == "True"
