@@ -27,7 +27,7 @@ from ..languages import query
 from ..model import Reference
 from ..source import SourceDocument
 from . import refscan
-from .php import call_arguments, string_value
+from .php import _RELATED_RULES, call_arguments, compiled_spans, string_value
 
 
 def any_of(capture: str, words: str) -> str:
@@ -224,12 +224,16 @@ def compiled_matches(doc: SourceDocument, root: tree_sitter.Node) -> list[Match]
     pattern that is the call's name (the attribute's arguments and the `$with` array
     follow their name with nothing between), so the walk's order by name is its order
     within each kind, and that is the only order the readers keep."""
-    spans = refscan.rule_spans(root, "php", "laravel links", _LINK_RULES)
+    spans = compiled_spans(doc, root)
     if spans is None:
         return None
     data = doc.data
     out: list[Match] = []
+    first = len(_RELATED_RULES)  # the walk's rules: the related classes', then `_LINK_RULES`
     for start, end, rule in spans:
+        if rule < first:
+            continue
+        rule -= first
         node = root.named_descendant_for_byte_range(start, end)
         while node is not None and node.type != _RULE_NODE[rule]:
             node = node.parent

@@ -691,9 +691,10 @@ class PhpStrategy(TreeSitterStrategy):
         """`_RELATED_QUERY`'s captures over the whole file in byte order: one query per
         file instead of one per method (a query run costs more than its matches)."""
         root = doc.tree.root_node  # type: ignore[union-attr]
-        spans = refscan.rule_spans(root, self.grammar_name, "php related", _RELATED_RULES)
+        spans = compiled_spans(doc, root)
         if spans is not None:
             data = doc.data
+            spans = [span for span in spans if span[2] < len(_RELATED_RULES)]
             return [s for s, _, _ in spans], [
                 (_RELATED_RULE_CAPTURES[r], data[s:e].decode("utf-8", errors="replace")) for s, e, r in spans
             ]
@@ -739,6 +740,25 @@ _RELATED_RULES: list[refscan.SpanRule] = [
      [(True, "this")], None, ("name", "name", True)),
 ]
 _RELATED_RULE_CAPTURES = ["type"] * (len(_RELATED_RULES) - 1) + ["this_prop"]
+
+
+def compiled_spans(doc: SourceDocument, root: tree_sitter.Node) -> list[tuple[int, int, int]] | None:
+    """The related classes' spans (`_RELATED_RULES`, rule < their count) and, in a file
+    that may link (`laravel_links.may_link`), the Laravel links' spans (rule - that
+    count indexes `_LINK_RULES`), from ONE compiled walk per analysis: each walk visits
+    every node of the file, and the links' walk cost as much as the related one. The
+    two rule sets match disjoint places (their parents' types or fields differ), so the
+    walk's first-rule-wins gives each what its own walk would. None where the extension
+    cannot run here."""
+
+    def walk() -> list[tuple[int, int, int]] | None:
+        from .laravel_links import _LINK_RULES, may_link  # builds on this module
+
+        if may_link(doc.data):
+            return refscan.rule_spans(root, "php", "php related+links", _RELATED_RULES + _LINK_RULES)
+        return refscan.rule_spans(root, "php", "php related", _RELATED_RULES)
+
+    return memoized(("spans", doc.path), walk)
 
 
 def _magic_members(doc: SourceDocument, symbols: list[Symbol]) -> list[Symbol]:
