@@ -228,3 +228,19 @@ def test_a_rule_name_set_must_hold_bytes():
     assert spans == [(6, 7, 0)]
     none = refscan._refscan.rule_spans(root, refscan._refscan.compile_rules(root, [(*rule, frozenset({b"g"}))]))
     assert none == []
+
+
+def test_one_walk_serves_the_related_classes_and_the_links_of_a_file_that_links(monkeypatch):
+    """A file that may link gets both from one walk over both rule sets; each must be
+    what its own query gives (the sets are disjoint, the walk keeps the first rule)."""
+    from code_intel.indexing.chunking.php import compiled_spans
+
+    data = EVERY_FORM.replace(b"return User::find(1);", b"route('home'); $q->with('author'); return User::find(1);")
+    doc = _doc(data)
+    assert laravel_links.may_link(doc.data)
+    spans = compiled_spans(doc, doc.tree.root_node)
+    assert {r >= len(_RELATED_RULES) for _, _, r in spans} == {True, False}
+    compiled, query = _both(monkeypatch, doc)
+    assert compiled == query and len(compiled[0]) == 15
+    compiled_links, query_links = _link_matches(doc)
+    assert compiled_links == query_links and [p for p, *_ in compiled_links] == [0, 8]
