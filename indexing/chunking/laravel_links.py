@@ -27,7 +27,7 @@ from ..languages import query
 from ..model import Reference
 from ..source import SourceDocument
 from . import refscan
-from .php import _RELATED_RULES, call_arguments, compiled_spans, string_value
+from .php import _RELATED_RULES, call_arguments, compiled_spans, file_may_link, string_value
 
 
 def any_of(capture: str, words: str) -> str:
@@ -163,7 +163,7 @@ Match = tuple[int, tree_sitter.Node, "tree_sitter.Node | None"]
 def laravel_string_references(doc: SourceDocument, root: tree_sitter.Node) -> list[Reference]:
     """Route names, view names and relation names given as string literals (routes,
     then views, then relations, each in file order)."""
-    if not may_link(doc.data):
+    if not file_may_link(doc):
         return []
     found: dict[str, list[Reference]] = {"route": [], "view": [], "relation": [], "make": [], "with": []}
     matches = compiled_matches(doc, root)

@@ -742,6 +742,14 @@ _RELATED_RULES: list[refscan.SpanRule] = [
 _RELATED_RULE_CAPTURES = ["type"] * (len(_RELATED_RULES) - 1) + ["this_prop"]
 
 
+def file_may_link(doc: SourceDocument) -> bool:
+    """`laravel_links.may_link` of the file, once per analysis: the links pass and the
+    walk (`compiled_spans`) both ask."""
+    from .laravel_links import may_link  # builds on this module
+
+    return memoized(("may_link", doc.path), lambda: may_link(doc.data))
+
+
 def compiled_spans(doc: SourceDocument, root: tree_sitter.Node) -> list[tuple[int, int, int]] | None:
     """The related classes' spans (`_RELATED_RULES`, rule < their count) and, in a file
     that may link (`laravel_links.may_link`), the Laravel links' spans (rule - that
@@ -752,9 +760,9 @@ def compiled_spans(doc: SourceDocument, root: tree_sitter.Node) -> list[tuple[in
     cannot run here."""
 
     def walk() -> list[tuple[int, int, int]] | None:
-        from .laravel_links import _LINK_RULES, may_link  # builds on this module
+        from .laravel_links import _LINK_RULES  # builds on this module
 
-        if may_link(doc.data):
+        if file_may_link(doc):
             return refscan.rule_spans(root, "php", "php related+links", _RELATED_RULES + _LINK_RULES)
         return refscan.rule_spans(root, "php", "php related", _RELATED_RULES)
 
