@@ -152,7 +152,12 @@ def may_link(data: bytes) -> bool:
     `calls_any` looks a name up only where a word is followed by `(`."""
     if calls_any is None:
         return _MAY_LINK.search(data) is not None
-    return calls_any(data, _LINK_CALL_NAMES) or _MAY_LINK_ELSE.search(data) is not None
+    return calls_any(data, _LINK_CALL_NAMES) or (
+        # the regex only where its words occur: `in` scans for them at memchr speed, where
+        # the regex tries its two branches at every byte of the three files in four that
+        # call no link name (0.023 -> 0.007 s on Laravel's src/)
+        (b"Layout" in data or b"$with" in data) and _MAY_LINK_ELSE.search(data) is not None
+    )
 
 
 #: A match of `_LINKS_QUERY`: (pattern index, the `@call` node or for `$with` the
