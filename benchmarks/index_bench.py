@@ -94,6 +94,15 @@ wall, 2.73 -> 2.49 s CPU, Intelephense 2.80 s: 0.62x -> 0.53x (target <= 0.5x mi
 of a one-file tree 0.21-0.26 -> 0.07-0.12 s CPU): 7 rounds at 09:05 (load 1.9-2.3 with
 these runs): 2.03 -> 1.52 s wall (quietest rounds 1.62-1.68 -> 1.43-1.46 s), 2.80 -> 2.58 s
 CPU, Intelephense 2.76 s: 0.74x -> 0.55x (per-round medians 0.72x -> 0.60x).
+With the Laravel links query as a compiled rules walk (refscan rules gain a name-set test
+in C) that is the same walk as the related classes' (one per file), the links query no
+longer compiled at start, the links gate's second regex only where its words occur, and
+cattrs imported only when a config file is read (issue 13, idx9php; 09:30-09:37, load
+0.9-1.9 with these runs, main's frozen build alternating): Laravel src/ per-file CPU in
+one process 1.67 -> 1.55 s (-7 %); whole `code-intel index`, 9 rounds, medians: 1.45 ->
+1.38 s wall (faster in every round), 2.50 -> 2.37 s CPU, Intelephense 2.76 s: 0.53x ->
+0.50x (per-round 0.53x -> 0.50x); 7 rounds at 09:30: 1.44 -> 1.38 s, 0.54x -> 0.52x. This
+bench four times in a row at 09:32-09:33: 0.49x, 0.55x, 0.49x, 0.57x (on the edge).
 
 With `--laravel` (a checkout of laravel/framework; its `src/` is indexed) the PHP
 peer runs too: `code-intel index` from spawn to exit against Intelephense from spawn
