@@ -187,11 +187,6 @@ def query_matches(root: tree_sitter.Node) -> list[Match]:
     ]
 
 
-# `_LINKS_QUERY` as rules of the compiled walk (refscan.rule_spans): each rule finds a
-# call's name node by its place, and its name set keeps only the query's call names,
-# so no Python runs per call of any other name (the query engine ran its `#any-of?`
-# predicates through the binding per call). What a single path cannot say (a scope
-# ending in `Route`, an attribute's arguments) is tested below on the few matches.
 def _names(words: str) -> frozenset[bytes]:
     return frozenset(word.encode() for word in words.split("|"))
 
@@ -205,6 +200,12 @@ _ROUTE_STATIC_NAMES = _names(_ROUTE_STATICS)
 _VIEW_STATIC_NAMES = _names(_VIEW_STATICS)
 _RELATION_NAMES = _names(_RELATION_METHODS)
 _SCOPED_NAMES = _ROUTE_STATIC_NAMES | _VIEW_STATIC_NAMES | _RELATION_NAMES | {b"view", b"make"}
+
+# `_LINKS_QUERY` as rules of the compiled walk (refscan.rule_spans): each rule finds a
+# call's name node by its place, and its name set keeps only the query's call names,
+# so no Python runs per call of any other name (the query engine ran its `#any-of?`
+# predicates through the binding per call). What a single path cannot say (a scope
+# ending in `Route`, an attribute's arguments) is tested below on the few matches.
 _LINK_RULES: list[refscan.SpanRule] = [
     ([("name", "function", False), ("function_call_expression", None, False)], [], None, None,
      frozenset(_FUNCTION_NAMES)),
