@@ -8,7 +8,9 @@ import sys
 import threading
 
 import pytest
-from code_intel.indexing import workers
+from code_intel.indexing import sync, workers
+from code_intel.indexing.chunking import ChunkSettings
+from code_intel.indexing.discovery import Candidate
 
 WARMED: list[str] = []
 
@@ -52,10 +54,11 @@ import tree_sitter
 from code_intel.indexing.analyze import analyze_source
 from code_intel.indexing.chunking import ChunkSettings
 from code_intel.indexing.discovery import Candidate
-from code_intel.indexing.sync import _Job, _warm
+from code_intel.indexing.sync import WARM_MIN_FILES, _Job, _warm
 
 path = sys.argv[1]
-_warm([_Job(Candidate("app/Post.php", path, 0, 0), None, ChunkSettings())])
+_warm([_Job(Candidate(f"app/Post{i}.php", path, 0, 0), None, ChunkSettings())
+       for i in range(WARM_MIN_FILES)])
 compiled = []
 real = tree_sitter.Query
 tree_sitter.Query = lambda *a: compiled.append(a) or real(*a)
@@ -78,3 +81,14 @@ def test_after_the_warm_up_a_php_file_compiles_no_query(tmp_path):
     out = subprocess.run([sys.executable, "-c", _AFTER_WARM_UP, str(php)],
                          capture_output=True, text=True, check=True).stdout.split()
     assert out[0] == "0" and int(out[1]) >= 3
+
+
+def test_the_parent_warms_only_the_languages_of_many_files(monkeypatch):
+    """A language of a few files (Laravel's three JavaScript files) is left to the worker
+    that meets it: building it before the fork delays every worker's start."""
+    built: list[str] = []
+    monkeypatch.setattr(sync, "strategy_for", built.append)
+    paths = ([f"src/M{i}.php" for i in range(40)] + ["resources/app.js"] * 3
+             + [f"views/v{i}.blade.php" for i in range(sync.WARM_MIN_FILES)] + ["a.css"])
+    sync._warm([sync._Job(Candidate(p, p, 0, 0), None, ChunkSettings()) for p in paths])
+    assert built == ["php", "blade"]
