@@ -15,6 +15,7 @@ from .base import (
     _COMMENT_PREFIX,
     ChunkSettings,
     _Def,
+    lines_without,
     members_by_container,
     members_within,
     split_oversized,
@@ -96,15 +97,13 @@ def header_skeletons(
         if not inner or "split" in c.metadata:
             out.append(c)
             continue
-        skip: set[int] = set()
+        skips = []
         for m in inner:
             first, last = m.symbol.range.start.line, m.symbol.range.end.line
             body = m.node.child_by_field_name("body")
             header_end = body.start_point[0] if body is not None else first
-            skip.update(range(max(header_end, first) + 1, last + 1))
-        content = "\n".join(
-            doc.lines[i] for i in range(c.start_line, c.end_line + 1) if i not in skip
-        )
+            skips.append((max(header_end, first) + 1, last))
+        content = lines_without(doc.lines, c.start_line, c.end_line, skips)
         out.extend(split_oversized(
             Chunk(c.path, c.language, c.symbol_name, c.symbol_type, c.start_line, c.end_line, content, c.metadata),
             settings,
