@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .model import Chunk, FileAnalysis, Position, Range, Reference, Symbol, SymbolKind
 from .private import in_cache, private_dir, store_dir, tighten
@@ -157,9 +158,24 @@ class ChunkSpan:
     qualified_name: str  # "" when the chunker gave none
 
 
-#: `json.dumps(m, ensure_ascii=False, default=str)` with its encoder built once: dumps
-#: builds a new encoder for every call that passes options, once per chunk.
-_metadata_json = json.JSONEncoder(ensure_ascii=False, default=str).encode
+def _metadata_encoder() -> Callable[[dict[str, Any]], str]:
+    """`json.dumps(m, ensure_ascii=False, default=str)`, the same text, for every chunk's
+    metadata. `dumps` builds an encoder per call that passes options, and even a kept
+    `JSONEncoder.encode` builds the C encoder and a circular-reference table per call:
+    the C encoder is built once here, without that table (metadata is plain dicts and
+    lists the chunkers build; a cycle would raise RecursionError instead of ValueError).
+    On Laravel's `src/`, 19,199 chunks: 53 -> 39 ms. Python's own encoder where the C
+    one is missing."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return json.JSONEncoder(ensure_ascii=False, default=str).encode
+    # (markers, default, encoder, indent, key_separator, item_separator, sort_keys,
+    #  skipkeys, allow_nan): what JSONEncoder(ensure_ascii=False, default=str) passes
+    iterencode = make(None, str, json.encoder.encode_basestring, None, ": ", ", ", False, False, True)
+    return lambda metadata: "".join(iterencode(metadata, 0))
+
+
+_metadata_json = _metadata_encoder()
 
 
 @dataclass(frozen=True, slots=True)
