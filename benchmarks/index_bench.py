@@ -103,6 +103,17 @@ one process 1.67 -> 1.55 s (-7 %); whole `code-intel index`, 9 rounds, medians: 
 1.38 s wall (faster in every round), 2.50 -> 2.37 s CPU, Intelephense 2.76 s: 0.53x ->
 0.50x (per-round 0.53x -> 0.50x); 7 rounds at 09:30: 1.44 -> 1.38 s, 0.54x -> 0.52x. This
 bench four times in a row at 09:32-09:33: 0.49x, 0.55x, 0.49x, 0.57x (on the edge).
+With container skeletons sliced instead of joined line by line, Position/Range/Symbol/
+Chunk built through their slots' setters (a Symbol with its ranges 1.9 -> 1.26 us), chunk
+metadata JSON through one C encoder built once (same text), the parent warming only the
+languages of >= 16 files and freezing its objects for the collector before the fork
+(issue 13, idx10; 09:55-10:10, load 0.5-1.5 with these runs, main's frozen build
+alternating): per-file CPU in one process Laravel src/ 1.45 -> 1.37 s (-5 %, 4 each),
+sympy 3.83 -> 3.55 s (-7 %, 3 each); whole `code-intel index` of Laravel src/, 7 rounds,
+medians: 1.30 -> 1.25 s wall, 2.22 -> 2.18 s CPU, Intelephense 2.53 s: 0.51x -> 0.49x
+(per-round 0.51x -> 0.49x). Output identical (chunking_snapshot, 4,500 files; store tables
+row by row on Laravel src/, laravelio, sympy, spring-petclinic, ky). This bench four times
+at 10:02-10:04: 0.49x, 0.50x, 0.53x, 0.47x (Intelephense itself 2.29-2.70 s).
 
 With `--laravel` (a checkout of laravel/framework; its `src/` is indexed) the PHP
 peer runs too: `code-intel index` from spawn to exit against Intelephense from spawn
