@@ -10,7 +10,6 @@ import shutil
 import socket
 import stat
 import subprocess
-import sys
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
