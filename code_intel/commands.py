@@ -26,7 +26,6 @@ from rich.tree import Tree
 
 from code_intel.index_command import (
     UserError,
-    check_directory,
     index_json,
     index_summary,
     open_workspace,
@@ -100,7 +99,6 @@ def index(
     if as_json:
         index_json(path, force)
         return
-    check_directory(path)
     ws = _open(path)
     try:
         report = _sync(ws, force=force)

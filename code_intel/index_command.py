@@ -71,14 +71,8 @@ def index_summary(ws: Workspace, report: SyncReport) -> dict[str, Any]:
     }
 
 
-def check_directory(path: Path) -> None:
-    if not path.is_dir():
-        raise UserError(f"{path} is not a directory")
-
-
 def index_json(path: Path, force: bool) -> None:
     """Index the workspace at `path` and print the summary as JSON."""
-    check_directory(path)
     ws = open_workspace(path)
     try:
         report = sync_workspace(ws.root, ws.store, ws.config, force=force)

@@ -113,7 +113,8 @@ def file_kind(path: str) -> str:
     `test`, `config` or `ui` (a component or page template: code, ranked a little below other code) for a
     workspace path. Cached: a long request's ranking asks it of thousands of candidates
     (≈ 10 ms of a pasted issue's answer on sympy)."""
-    p = PurePosixPath(path.replace("\\", "/"))
+    posix = path.replace("\\", "/")
+    p = PurePosixPath(posix)
     name = p.name.lower()
     suffix = p.suffix.lower()
     parts = [s.lower() for s in p.parts[:-1]]
@@ -136,7 +137,7 @@ def file_kind(path: str) -> str:
         return SEED
     if suffix in {".csv", ".tsv", ".svg", ".ipynb"}:
         return DATA
-    if is_test_path(path.replace("\\", "/")):
+    if is_test_path(posix):
         return TEST
     if _is_config(name, suffix, parts):
         return CONFIG

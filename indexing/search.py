@@ -669,9 +669,12 @@ _KIND_REQUESTS = {
 _KIND_REQUEST_RES = {kind: re.compile(pattern, re.IGNORECASE) for kind, pattern in _KIND_REQUESTS.items()}
 
 
+_DEMOTIONS = {file_kinds.UI: UI_FACTOR, file_kinds.TEST: TEST_FACTOR}
+
+
 def _demotion(kind: str) -> float:
-    """The factor a demoted kind's score is multiplied by."""
-    return {file_kinds.UI: UI_FACTOR, file_kinds.TEST: TEST_FACTOR}.get(kind, PROSE_FACTOR)
+    """The factor a demoted kind's score is multiplied by (prose: PROSE_FACTOR)."""
+    return _DEMOTIONS.get(kind, PROSE_FACTOR)
 
 
 def _kinds_asked_for(text: str) -> frozenset[str]:

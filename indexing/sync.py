@@ -252,10 +252,9 @@ def sync_workspace(
                 pending_touch.append((result.rel_path, result.size, result.mtime_ns))
                 report.touched += 1
             batch = BATCH_FILES if done < names_at else TAIL_BATCH_FILES
-            if len(pending_files) >= batch or time.monotonic() - last_flush > BATCH_SECONDS:
+            if done == names_at or len(pending_files) >= batch or time.monotonic() - last_flush > BATCH_SECONDS:
                 flush()
             if done == names_at:
-                flush()
                 index_names()
             if progress:
                 progress(done, len(jobs), result.rel_path)

@@ -1164,7 +1164,6 @@ def _agreement_meta(a: Agreement) -> dict[str, Any]:
     }
 
 
-
 def _search_wide(col: Any) -> None:
     """A collection made before SEARCH_EF searches as wide as a new one: the setting is
     changed in place (before this process's first query loads the graph), nothing is
@@ -1175,6 +1174,7 @@ def _search_wide(col: Any) -> None:
             col.modify(configuration={"hnsw": {"ef_search": SEARCH_EF}})
     except Exception as exc:  # noqa: BLE001 - a narrower search is no reason to fail
         log.info("vector collection %r keeps its search width: %s", col.name, exc)
+
 
 def _agreements_of(res: dict[str, Any]) -> list[Agreement]:
     out = []

@@ -115,8 +115,6 @@ def rank_definitions(
     return sorted(candidates, key=key)
 
 
-
-
 def _package(path: str) -> str:
     """The top two directories: `src/shop/auth/x.py` and `src/shop/y.py` share `src/shop`."""
     return "/".join(path.split("/")[:-1][:2])

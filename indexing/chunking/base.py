@@ -57,6 +57,17 @@ def estimate_tokens(text: str) -> int:
     return (len(text) + 3) // 4
 
 
+def signature_text(data: bytes, start: int, end: int, body: int) -> str:
+    """A definition's signature: its bytes from `start` to its body's start (`body`; -1
+    when it has none: to the end of its first line, at most 200 bytes), on one line."""
+    if body < 0:
+        body = min(end, start + 200)
+        nl = data.find(b"\n", start, body)
+        if nl != -1:
+            body = nl
+    return " ".join(data[start:body].decode("utf-8", errors="replace").split()).rstrip(" {:")[:300]
+
+
 def split_oversized(chunk: Chunk, settings: ChunkSettings) -> list[Chunk]:
     """Split a chunk over the token budget into line windows; the first keeps the head."""
     if len(chunk.content) <= settings.chunk_max_tokens * 4:  # estimate_tokens() <= budget
@@ -370,19 +381,11 @@ class TreeSitterStrategy:
 
     def signature(self, doc: SourceDocument, node: tree_sitter.Node) -> str:
         """Text from the definition's start to its body, on one line."""
-        end = node.end_byte
         for field_name in self.body_fields:
             body = node.child_by_field_name(field_name)
             if body is not None:
-                end = body.start_byte
-                break
-        else:
-            end = min(end, node.start_byte + 200)
-            nl = doc.data.find(b"\n", node.start_byte, end)
-            if nl != -1:
-                end = nl
-        text = doc.data[node.start_byte : end].decode("utf-8", errors="replace")
-        return " ".join(text.split()).rstrip(" {:")[:300]
+                return signature_text(doc.data, node.start_byte, node.end_byte, body.start_byte)
+        return signature_text(doc.data, node.start_byte, node.end_byte, -1)
 
     def definition_texts(
         self, doc: SourceDocument, nodes: list[tree_sitter.Node]

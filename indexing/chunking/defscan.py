@@ -265,9 +265,10 @@ def definitions_collecting(
     if compiled is None:
         return None, None, None
     handle, kinds = compiled
+    # the C walk answers `found`, `(found, nodes)` or `(found, nodes, quoted)` by what it was given
     extra: tuple[Any, ...] = () if collect is None else (collect,) if strings is None else (collect, strings)
     answer = refscan._refscan.defs(root, handle, data, *extra)  # type: ignore[union-attr]
     if answer is None:
         return None, None, None
-    found, nodes, quoted = (answer if len(extra) == 2 else (*answer, None)) if extra else (answer, None, None)
+    found, nodes, quoted = (*answer, None, None)[:3] if extra else (answer, None, None)
     return [(kinds[i], node, name, ids, where) for i, node, name, ids, where in found], nodes, quoted

@@ -12,7 +12,14 @@ import tree_sitter
 from ..model import FileAnalysis, Reference, Symbol, SymbolKind
 from ..source import SourceDocument
 from . import refscan
-from .base import RECORDED_STRINGS, ChunkSettings, FileWork, TreeSitterStrategy, _Def
+from .base import (
+    RECORDED_STRINGS,
+    ChunkSettings,
+    FileWork,
+    TreeSitterStrategy,
+    _Def,
+    signature_text,
+)
 from .python_buffer import StatementMemo, analyze_buffer
 from .python_strings import DECIDING, MAX_UP, recorded_type_strings, type_strings
 from .walks import defines_line
@@ -189,21 +196,13 @@ class PythonStrategy(TreeSitterStrategy):
         out: list[tuple[str, str | None]] = []
         for assignment, start, end, body, doc_start, doc_end in facts:
             if assignment:
-                out.append((" ".join(data[start:end].decode("utf-8", errors="replace").split())[:200], None))
+                out.append((_assignment_signature(data[start:end].decode("utf-8", errors="replace")), None))
                 continue
-            if body >= 0:
-                stop = body
-            else:
-                stop = min(end, start + 200)
-                nl = data.find(b"\n", start, stop)
-                if nl != -1:
-                    stop = nl
-            text = data[start:stop].decode("utf-8", errors="replace")
             docstring = (
                 _strip_string(data[doc_start:doc_end].decode("utf-8", errors="replace"))
                 if doc_start >= 0 else None
             )
-            out.append((" ".join(text.split()).rstrip(" {:")[:300], docstring))
+            out.append((signature_text(data, start, end, body), docstring))
         return out
 
     def docstring(self, doc: SourceDocument, node: tree_sitter.Node) -> str | None:
@@ -216,7 +215,7 @@ class PythonStrategy(TreeSitterStrategy):
 
     def signature(self, doc: SourceDocument, node: tree_sitter.Node) -> str:
         if node.type == "assignment":
-            return " ".join(doc.node_text(node).split())[:200]
+            return _assignment_signature(doc.node_text(node))
         return super().signature(doc, node)
 
     def finish(self, work: FileWork) -> None:
@@ -289,6 +288,11 @@ def _leading_string(doc: SourceDocument, block: tree_sitter.Node) -> str | None:
     if first is not None and first.type == "string":
         return _strip_string(doc.node_text(first))
     return None
+
+
+def _assignment_signature(text: str) -> str:
+    """A module or class variable's signature: its whole assignment, on one line."""
+    return " ".join(text.split())[:200]
 
 
 def _strip_string(text: str) -> str:

@@ -230,6 +230,6 @@ def python_facts(nodes: list[tree_sitter.Node]) -> list[PythonFacts] | None:
     node (native/pyfacts.c), in one call instead of several binding Nodes per
     definition. None where the extension cannot run here (the hooks then ask the
     binding)."""
-    if not AVAILABLE or any(type(n) is not tree_sitter.Node for n in nodes[:1]):
+    if not AVAILABLE or (nodes and type(nodes[0]) is not tree_sitter.Node):
         return None
     return _refscan.python_facts(nodes)  # type: ignore[union-attr]
