@@ -28,7 +28,6 @@ from ..model import Chunk, FileAnalysis, Reference, Symbol, SymbolKind
 from ..source import SourceDocument, nearest_ancestor
 from . import refscan
 from .base import (
-    _COMMENT_PREFIX,
     CONTAINER_KINDS,
     ChunkSettings,
     FileWork,
@@ -37,7 +36,7 @@ from .base import (
     split_oversized,
 )
 from .php_docblock import docblock_type_names, magic_members
-from .walks import attach_leading_lines, defines_line
+from .walks import attach_leading_lines, clean_block_comment, defines_line
 
 # Members are joined with `::`, namespaces and the types/functions in them with `\`.
 _MEMBER_KINDS = frozenset(
@@ -430,10 +429,7 @@ class PhpStrategy(TreeSitterStrategy):
         comment = memoized(("docblock", node.id), lambda: docblock(doc, node))  # finish asks again
         if comment is None:
             return None
-        text = doc.node_text(comment)
-        text = text.removesuffix("*/")
-        cleaned = [_COMMENT_PREFIX.sub("", line).rstrip() for line in text.splitlines()]
-        return "\n".join(line for line in cleaned if line.strip()).strip() or None
+        return clean_block_comment(doc.node_text(comment))
 
     def signature(self, doc: SourceDocument, node: tree_sitter.Node) -> str:
         if node.type in ("const_element", "property_element"):
@@ -864,7 +860,14 @@ def _type_name(doc: SourceDocument, type_node: tree_sitter.Node | None) -> str |
     return None if text.lower() in _BUILTIN_TYPES else text
 
 
-def _constructor(members: list[tree_sitter.Node]) -> tree_sitter.Node | None:
+#: `__construct` in any case (PHP's method names are): a class body without it has no
+#: constructor to look for member by member.
+_CONSTRUCT = re.compile(rb"(?i)__construct")
+
+
+def _constructor(doc: SourceDocument, members: list[tree_sitter.Node]) -> tree_sitter.Node | None:
+    if not members or _CONSTRUCT.search(doc.data, members[0].start_byte, members[-1].end_byte) is None:
+        return None
     for m in members:
         if m.type == "method_declaration":
             name = m.child_by_field_name("name")
@@ -877,7 +880,7 @@ def constructor_dependencies(
     doc: SourceDocument, members: list[tree_sitter.Node], res: Resolver
 ) -> list[dict[str, Any]]:
     """Class-typed constructor parameters (promoted or not): what the container injects."""
-    ctor = _constructor(members)
+    ctor = _constructor(doc, members)
     if ctor is None:
         return []
     params = ctor.child_by_field_name("parameters")
@@ -917,7 +920,7 @@ def typed_properties(
                 var = element.child_by_field_name("name")
                 if var is not None:
                     out[doc.node_text(var).lstrip("$")] = res(type_name)
-    ctor = _constructor(members)
+    ctor = _constructor(doc, members)
     if ctor is None:
         return out
     param_types: dict[str, str] = {}
@@ -954,10 +957,18 @@ def typed_properties(
     return out
 
 
+#: Each name of ELOQUENT_RELATIONS holds one of these: a method whose bytes hold none
+#: calls no relation, and that is most methods (both the class and each of its methods
+#: ask, and each question walked the method's statements through the binding).
+_RELATION_WORDS = re.compile(rb"hasOne|hasMany|belongsTo|morph")
+
+
 def eloquent_relation(
     doc: SourceDocument, method: tree_sitter.Node, res: Resolver
 ) -> dict[str, Any] | None:
     """`return $this->hasMany(Post::class, ...)->latest();` -> {name, type, related}."""
+    if _RELATION_WORDS.search(doc.data, method.start_byte, method.end_byte) is None:
+        return None
     body = method.child_by_field_name("body")
     name_node = method.child_by_field_name("name")
     if body is None or name_node is None:
