@@ -1,0 +1,77 @@
+"""PHP's class and method metadata ask the binding about a method's statements only
+where its bytes could hold an Eloquent relation, and about a class's members only where
+`__construct` occurs: same metadata, without walking the nodes of the other methods."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from code_intel.indexing.analyze import analyze_source
+from code_intel.indexing.chunking.php import ELOQUENT_RELATIONS, _constructor, eloquent_relation
+from code_intel.indexing.source import SourceDocument
+
+MODEL = b"""<?php
+namespace App\\Models;
+
+use Illuminate\\Database\\Eloquent\\Model;
+
+class Post extends Model
+{
+    public function __CONSTRUCT(private Clock $clock) {}
+
+    public function tags() { return $this->morphedByMany(Tag::class, 'taggable'); }
+    public function owner() { return $this->belongsTo(User::class)->withDefault(); }
+    public function rows() { return $this->hasManyThrough(Row::class, Sheet::class); }
+    public function title(): string { return $this->hasOneOfMany ?? 'x'; }
+    public function plain(): int { return 1; }
+}
+"""
+
+
+def _chunks(source: bytes) -> dict[str, dict]:
+    analysis = analyze_source("app/Models/Post.php", source)
+    return {c.symbol_name: c.metadata for c in analysis.chunks}
+
+
+def test_relations_and_an_uppercase_constructor_are_still_found() -> None:
+    meta = _chunks(MODEL)
+    assert [(r["name"], r["type"], r["related"]) for r in meta["Post"]["relations"]] == [
+        ("tags", "morphedByMany", "App\\Models\\Tag"),
+        ("owner", "belongsTo", "App\\Models\\User"),
+        ("rows", "hasManyThrough", "App\\Models\\Row"),
+    ]
+    assert meta["Post"]["injected_dependencies"] == [
+        {"class": "App\\Models\\Clock", "variable": "clock", "promoted": True}
+    ]
+    assert meta["owner"]["relation"]["type"] == "belongsTo"
+    assert "relation" not in meta["title"] and "relation" not in meta["plain"]
+
+
+def test_every_relation_name_passes_the_byte_gate() -> None:
+    for name in sorted(ELOQUENT_RELATIONS):
+        body = f"<?php class A extends Model {{ function r() {{ return $this->{name}(B::class); }} }}"
+        meta = _chunks(body.encode())
+        assert meta["r"]["relation"]["type"] == name, name
+
+
+class _Untouchable(SimpleNamespace):
+    """A method or member node whose children must not be asked for."""
+
+    def child_by_field_name(self, name: str) -> None:
+        raise AssertionError(f"asked for the {name!r} of a node the bytes rule out")
+
+
+def test_a_method_without_a_relation_word_is_not_walked() -> None:
+    data = b"<?php function plain() { return $this->other()->hasOn(); }"
+    doc = SourceDocument("a.php", "php", data)
+    method = _Untouchable(start_byte=6, end_byte=len(data))
+    assert eloquent_relation(doc, method, lambda name: name) is None
+
+
+def test_a_class_body_without_construct_asks_no_member_its_name() -> None:
+    data = b"<?php class A { function construct() {} function _construct() {} }"
+    doc = SourceDocument("a.php", "php", data)
+    members = [_Untouchable(start_byte=16, end_byte=38, type="method_declaration"),
+               _Untouchable(start_byte=39, end_byte=len(data) - 2, type="method_declaration")]
+    assert _constructor(doc, members) is None
+    assert _constructor(doc, []) is None
