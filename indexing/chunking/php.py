@@ -736,6 +736,14 @@ _RELATED_RULES: list[refscan.SpanRule] = [
      [(True, "this")], None, ("name", "name", True)),
 ]
 _RELATED_RULE_CAPTURES = ["type"] * (len(_RELATED_RULES) - 1) + ["this_prop"]
+#: The walk's rule after the related classes': a call of a relation's name
+#: (`->hasMany(`), where `eloquent_relation` looks; `laravel_links._LINK_RULES` follow.
+_RELATION_CALL_RULE: refscan.SpanRule = (
+    [("name", "name", False), ("member_call_expression", None, False)], [], None, None,
+    frozenset(name.encode() for name in ELOQUENT_RELATIONS),
+)
+RELATION_CALLS = len(_RELATED_RULES)
+FIRST_LINK_RULE = RELATION_CALLS + 1
 
 
 def file_may_link(doc: SourceDocument) -> bool:
@@ -747,22 +755,36 @@ def file_may_link(doc: SourceDocument) -> bool:
 
 
 def compiled_spans(doc: SourceDocument, root: tree_sitter.Node) -> list[tuple[int, int, int]] | None:
-    """The related classes' spans (`_RELATED_RULES`, rule < their count) and, in a file
-    that may link (`laravel_links.may_link`), the Laravel links' spans (rule - that
-    count indexes `_LINK_RULES`), from ONE compiled walk per analysis: each walk visits
-    every node of the file, and the links' walk cost as much as the related one. The
-    two rule sets match disjoint places (their parents' types or fields differ), so the
-    walk's first-rule-wins gives each what its own walk would. None where the extension
-    cannot run here."""
+    """The related classes' spans (`_RELATED_RULES`, rule < their count), the calls of a
+    relation's name (rule `RELATION_CALLS`) and, in a file that may link
+    (`laravel_links.may_link`), the Laravel links' spans (rule - `FIRST_LINK_RULE`
+    indexes `_LINK_RULES`), from ONE compiled walk per analysis: each walk visits every
+    node of the file, and the links' walk cost as much as the related one. The rule sets
+    match disjoint places (their parents' types or fields differ, or their name sets:
+    no link's call name is a relation's), so the walk's first-rule-wins gives each what
+    its own walk would. None where the extension cannot run here."""
 
     def walk() -> list[tuple[int, int, int]] | None:
         from .laravel_links import _LINK_RULES  # builds on this module
 
+        rules = [*_RELATED_RULES, _RELATION_CALL_RULE]
         if file_may_link(doc):
-            return refscan.rule_spans(root, "php", "php related+links", _RELATED_RULES + _LINK_RULES)
-        return refscan.rule_spans(root, "php", "php related", _RELATED_RULES)
+            return refscan.rule_spans(root, "php", "php related+relations+links", rules + _LINK_RULES)
+        return refscan.rule_spans(root, "php", "php related+relations", rules)
 
     return memoized(("spans", doc.path), walk)
+
+
+def relation_calls(doc: SourceDocument) -> list[int] | None:
+    """Start bytes of the names of the file's calls of a relation (`->hasMany(`), from
+    the walk `compiled_spans` runs anyway; None where it cannot run. A method without
+    one has no relation: most methods, and both their class and they themselves ask."""
+
+    def starts() -> list[int] | None:
+        spans = compiled_spans(doc, doc.tree.root_node) if doc.tree is not None else None
+        return None if spans is None else [s for s, _, rule in spans if rule == RELATION_CALLS]
+
+    return memoized(("relation_calls", doc.path), starts)
 
 
 def _magic_members(doc: SourceDocument, symbols: list[Symbol]) -> list[Symbol]:
@@ -957,18 +979,13 @@ def typed_properties(
     return out
 
 
-#: Each name of ELOQUENT_RELATIONS holds one of these: a method whose bytes hold none
-#: calls no relation, and that is most methods (both the class and each of its methods
-#: ask, and each question walked the method's statements through the binding).
-_RELATION_WORDS = re.compile(rb"hasOne|hasMany|belongsTo|morph")
-
-
 def eloquent_relation(
     doc: SourceDocument, method: tree_sitter.Node, res: Resolver
 ) -> dict[str, Any] | None:
     """`return $this->hasMany(Post::class, ...)->latest();` -> {name, type, related}."""
-    if _RELATION_WORDS.search(doc.data, method.start_byte, method.end_byte) is None:
-        return None
+    calls = relation_calls(doc)
+    if calls is not None and bisect_left(calls, method.start_byte) == bisect_left(calls, method.end_byte):
+        return None  # no relation's name is called in it: its statements are not walked
     body = method.child_by_field_name("body")
     name_node = method.child_by_field_name("name")
     if body is None or name_node is None:

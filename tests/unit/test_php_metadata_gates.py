@@ -1,13 +1,19 @@
 """PHP's class and method metadata ask the binding about a method's statements only
-where its bytes could hold an Eloquent relation, and about a class's members only where
+where it calls a relation's name (the compiled walk's spans), and about a class's members only where
 `__construct` occurs: same metadata, without walking the nodes of the other methods."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
-from code_intel.indexing.analyze import analyze_source
-from code_intel.indexing.chunking.php import ELOQUENT_RELATIONS, _constructor, eloquent_relation
+import pytest
+from code_intel.indexing.analyze import analyze_source, parse
+from code_intel.indexing.chunking.php import (
+    ELOQUENT_RELATIONS,
+    _constructor,
+    eloquent_relation,
+    relation_calls,
+)
 from code_intel.indexing.source import SourceDocument
 
 MODEL = b"""<?php
@@ -61,11 +67,20 @@ class _Untouchable(SimpleNamespace):
         raise AssertionError(f"asked for the {name!r} of a node the bytes rule out")
 
 
-def test_a_method_without_a_relation_word_is_not_walked() -> None:
-    data = b"<?php function plain() { return $this->other()->hasOn(); }"
+def test_a_method_that_calls_no_relation_is_not_walked() -> None:
+    data = b"""<?php class A {
+    function plain() { return $this->hasOn()->hasOneOf; }
+    function rel() { return $this->hasOne(B::class); }
+}"""
     doc = SourceDocument("a.php", "php", data)
-    method = _Untouchable(start_byte=6, end_byte=len(data))
-    assert eloquent_relation(doc, method, lambda name: name) is None
+    doc.tree = parse("php", data)
+    plain, rel = doc.tree.root_node.named_children[-1].child_by_field_name("body").named_children
+    assert relation_calls(doc) in ([rel.start_byte + data[rel.start_byte:].index(b"hasOne")], None)
+    if relation_calls(doc) is None:
+        pytest.skip("the compiled walk is not built here: every method is walked")
+    untouchable = _Untouchable(start_byte=plain.start_byte, end_byte=plain.end_byte)
+    assert eloquent_relation(doc, untouchable, lambda name: name) is None
+    assert eloquent_relation(doc, rel, lambda name: name) == {"name": "rel", "type": "hasOne", "related": "B"}
 
 
 def test_a_class_body_without_construct_asks_no_member_its_name() -> None:
