@@ -317,7 +317,21 @@ def docblock(doc: SourceDocument, node: tree_sitter.Node) -> tree_sitter.Node | 
         prev = stmt.prev_sibling
     if prev is None or prev.type != "comment" or prev.end_point[0] < node.start_point[0] - 1:
         return None
-    return prev if doc.node_text(prev).startswith("/**") else None
+    return prev if doc.data.startswith(b"/**", prev.start_byte, prev.end_byte) else None
+
+
+def _docblock_of(doc: SourceDocument, node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """`docblock` once per definition and analysis (the docstring and the chunk's first
+    row both ask), each comment found kept by its start byte for `docblock_references`,
+    which then asks the tree about the `/**` of no definition's docblock only."""
+
+    def find() -> tree_sitter.Node | None:
+        comment = docblock(doc, node)
+        if comment is not None:
+            memoized(("docblocks", doc.path), dict)[comment.start_byte] = comment
+        return comment
+
+    return memoized(("docblock", node.id), find)
 
 
 class PhpStrategy(TreeSitterStrategy):
@@ -426,7 +440,7 @@ class PhpStrategy(TreeSitterStrategy):
     def docstring(self, doc: SourceDocument, node: tree_sitter.Node) -> str | None:
         """The `/** ... */` docblock right above the declaration (plain comments are
         not documentation in PHP)."""
-        comment = memoized(("docblock", node.id), lambda: docblock(doc, node))  # finish asks again
+        comment = _docblock_of(doc, node)  # finish asks again
         if comment is None:
             return None
         return clean_block_comment(doc.node_text(comment))
@@ -542,7 +556,7 @@ class PhpStrategy(TreeSitterStrategy):
         what the code is for, which is what semantic search matches on."""
         if d.symbol.kind not in self.chunk_kinds:
             return None
-        comment = memoized(("docblock", d.node.id), lambda: docblock(doc, d.node))
+        comment = _docblock_of(doc, d.node)
         if comment is None or comment.start_point[0] >= d.symbol.range.start.line:
             return None
         return comment.start_point[0]
@@ -829,23 +843,37 @@ def docblock_references(doc: SourceDocument, root: tree_sitter.Node) -> list[Ref
     """Class names in `/** @param … @return … */` tags, placed in the file. The
     docblocks are found from the `/**` in the bytes (a comment node starting there),
     not by a query walking every node of the tree; only those with a tag reach the
-    regex."""
+    regex. A definition's docblock is already known (`_docblock_of`): the tree is asked
+    only about the other `/**`."""
     out: list[Reference] = []
-    for m in _DOCBLOCK_OPEN.finditer(doc.data):
-        node = root.descendant_for_byte_range(m.start(), m.end())
-        if node is None or node.type != "comment" or node.start_byte != m.start():
+    append = out.append
+    new = tuple.__new__  # the NamedTuple's own constructor is a Python call per name
+    data = doc.data
+    non_ascii = doc.non_ascii_rows
+    known: dict[int, tree_sitter.Node] = memoized(("docblocks", doc.path), dict)
+    for m in _DOCBLOCK_OPEN.finditer(data):
+        start = m.start()
+        node = known.get(start)
+        if node is None:
+            node = root.descendant_for_byte_range(start, m.end())
+            if node is None or node.type != "comment" or node.start_byte != start:
+                continue
+        text = data[start : node.end_byte]
+        names = docblock_type_names(text)
+        if not names:
             continue
-        text = doc.data[node.start_byte : node.end_byte]
         row0, col0 = node.start_point
-        for s, e, written in docblock_type_names(text):
+        for s, e, written in names:
             nl = text.rfind(b"\n", 0, s)
-            row = row0 + text.count(b"\n", 0, s)
-            col = col0 + s if nl == -1 else s - nl - 1
+            if nl == -1:
+                row, col = row0, col0 + s
+            else:
+                row, col = row0 + text.count(b"\n", 0, s), s - nl - 1
             end_col = col + (e - s)
-            if row in doc.non_ascii_rows:
+            if row in non_ascii:
                 col = doc.position((row, col)).character
                 end_col = doc.position((row, end_col)).character
-            out.append(Reference(written.rsplit("\\", 1)[-1], row, col, row, end_col, None))
+            append(new(Reference, (written.rsplit("\\", 1)[-1], row, col, row, end_col, None)))
     return out
 
 

@@ -1,6 +1,7 @@
-"""PHP's class and method metadata ask the binding about a method's statements only
-where it calls a relation's name (the compiled walk's spans), and about a class's members only where
-`__construct` occurs: same metadata, without walking the nodes of the other methods."""
+"""PHP asks the binding less for the same output: about a method's statements only
+where it calls a relation's name (the compiled walk's spans), about a class's members
+only where `__construct` occurs, and about a `/**` only where no definition's docblock
+starts (the definitions pass found those)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 from code_intel.indexing.analyze import analyze_source, parse
+from code_intel.indexing.chunking import php, strategy_for
 from code_intel.indexing.chunking.php import (
     ELOQUENT_RELATIONS,
     _constructor,
@@ -90,3 +92,53 @@ def test_a_class_body_without_construct_asks_no_member_its_name() -> None:
                _Untouchable(start_byte=39, end_byte=len(data) - 2, type="method_declaration")]
     assert _constructor(doc, members) is None
     assert _constructor(doc, []) is None
+
+
+DOCBLOCKS = b"""<?php
+namespace App;
+
+/**
+ * @property Carbon $at
+ */
+class Post
+{
+    /** @var Clock */
+    private $clock;
+
+    /**
+     * @param  User  $user
+     * @return Builder
+     */
+    public function scopeOf($q, $user)
+    {
+        /** @var Query $q */
+        return $q;
+    }
+}
+"""
+
+
+def test_a_definitions_docblock_is_not_looked_up_again_for_its_references() -> None:
+    """The definitions pass found each definition's docblock (its docstring): the
+    references pass asks the tree only about the other `/**`, with the same result."""
+    doc = SourceDocument("app/Post.php", "php", DOCBLOCKS)
+    doc.tree = parse("php", DOCBLOCKS)
+    root = doc.tree.root_node
+    expected = php.docblock_references(doc, root)
+    asked: list[int] = []
+
+    class CountingRoot:
+        def descendant_for_byte_range(self, start: int, end: int):
+            asked.append(start)
+            return root.descendant_for_byte_range(start, end)
+
+    strategy = strategy_for("php")
+    php._memo.cache = {}
+    try:
+        defs = strategy._definitions(doc, root, "App")
+        got = php.docblock_references(doc, CountingRoot())
+    finally:
+        php._memo.cache = None
+    assert [d.symbol.doc for d in defs] == ["@property Carbon $at", "@var Clock", "@param  User  $user\n@return Builder"]
+    assert got == expected and [r.name for r in got] == ["Carbon", "Clock", "User", "Builder", "Query"]
+    assert asked == [DOCBLOCKS.index(b"/** @var Query")]
