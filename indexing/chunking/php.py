@@ -33,6 +33,7 @@ from .base import (
     FileWork,
     TreeSitterStrategy,
     _Def,
+    signature_text,
     split_oversized,
 )
 from .php_docblock import docblock_type_names, magic_members
@@ -320,18 +321,28 @@ def docblock(doc: SourceDocument, node: tree_sitter.Node) -> tree_sitter.Node | 
     return prev if doc.data.startswith(b"/**", prev.start_byte, prev.end_byte) else None
 
 
-def _docblock_of(doc: SourceDocument, node: tree_sitter.Node) -> tree_sitter.Node | None:
-    """`docblock` once per definition and analysis (the docstring and the chunk's first
-    row both ask), each comment found kept by its start byte for `docblock_references`,
-    which then asks the tree about the `/**` of no definition's docblock only."""
+#: A docblock: (start byte, end byte, start row, start byte column).
+Docblock = tuple[int, int, int, int]
 
-    def find() -> tree_sitter.Node | None:
+
+def _docblock_of(doc: SourceDocument, node: tree_sitter.Node) -> Docblock | None:
+    """`docblock` once per definition and analysis (the docstring and the chunk's first
+    row both ask; `definition_texts` answers for all of a file's definitions at once),
+    each one found kept by its start byte for `docblock_references`, which then asks
+    the tree only about the `/**` of no definition's docblock."""
+
+    def find() -> Docblock | None:
         comment = docblock(doc, node)
-        if comment is not None:
-            memoized(("docblocks", doc.path), dict)[comment.start_byte] = comment
-        return comment
+        if comment is None:
+            return None
+        return _keep_docblock(doc, (comment.start_byte, comment.end_byte, *comment.start_point))
 
     return memoized(("docblock", node.id), find)
+
+
+def _keep_docblock(doc: SourceDocument, found: Docblock) -> Docblock:
+    memoized(("docblocks", doc.path), dict)[found[0]] = found
+    return found
 
 
 class PhpStrategy(TreeSitterStrategy):
@@ -443,7 +454,38 @@ class PhpStrategy(TreeSitterStrategy):
         comment = _docblock_of(doc, node)  # finish asks again
         if comment is None:
             return None
-        return clean_block_comment(doc.node_text(comment))
+        return clean_block_comment(doc.data[comment[0] : comment[1]].decode("utf-8", errors="replace"))
+
+    def definition_texts(
+        self, doc: SourceDocument, nodes: list[tree_sitter.Node]
+    ) -> list[tuple[str, str | None]] | None:
+        """`signature` and `docstring` of every definition from one compiled call
+        (`refscan.php_facts`: each node's body, its declaration's span and the comment
+        above it), the same strings the two hooks make, each docblock kept as
+        `_docblock_of` keeps it; None where the extension cannot run or a subclass
+        makes its own texts."""
+        cls = type(self)
+        if cls.signature is not PhpStrategy.signature or cls.docstring is not PhpStrategy.docstring:
+            return None
+        facts = refscan.php_facts(nodes)
+        if facts is None:
+            return None
+        data = doc.data
+        out: list[tuple[str, str | None]] = []
+        for node, (kind, start, end, body, c_start, c_end, c_row, c_col) in zip(nodes, facts, strict=True):
+            if kind == 1 or kind == 2:  # a constant, a property: its declaration, a promoted parameter
+                signature = " ".join(data[start:end].decode("utf-8", errors="replace").split())[:200]
+            elif kind == 3:
+                signature = signature_text(data, start, end, body).replace("class", "new class", 1)
+            else:
+                signature = signature_text(data, start, end, body)
+            comment = None
+            if c_start >= 0 and data.startswith(b"/**", c_start, c_end):
+                comment = _keep_docblock(doc, (c_start, c_end, c_row, c_col))
+            memoized(("docblock", node.id), lambda found=comment: found)
+            text = None if comment is None else clean_block_comment(data[c_start:c_end].decode("utf-8", errors="replace"))
+            out.append((signature, text))
+        return out
 
     def signature(self, doc: SourceDocument, node: tree_sitter.Node) -> str:
         if node.type in ("const_element", "property_element"):
@@ -557,9 +599,9 @@ class PhpStrategy(TreeSitterStrategy):
         if d.symbol.kind not in self.chunk_kinds:
             return None
         comment = _docblock_of(doc, d.node)
-        if comment is None or comment.start_point[0] >= d.symbol.range.start.line:
+        if comment is None or comment[2] >= d.symbol.range.start.line:
             return None
-        return comment.start_point[0]
+        return comment[2]
 
     # ---- class-level analysis ------------------------------------------------------
 
@@ -850,19 +892,22 @@ def docblock_references(doc: SourceDocument, root: tree_sitter.Node) -> list[Ref
     new = tuple.__new__  # the NamedTuple's own constructor is a Python call per name
     data = doc.data
     non_ascii = doc.non_ascii_rows
-    known: dict[int, tree_sitter.Node] = memoized(("docblocks", doc.path), dict)
+    known: dict[int, Docblock] = memoized(("docblocks", doc.path), dict)
     for m in _DOCBLOCK_OPEN.finditer(data):
         start = m.start()
-        node = known.get(start)
-        if node is None:
+        found = known.get(start)
+        if found is not None:
+            _, end, row0, col0 = found
+        else:
             node = root.descendant_for_byte_range(start, m.end())
             if node is None or node.type != "comment" or node.start_byte != start:
                 continue
-        text = data[start : node.end_byte]
+            end = node.end_byte
+            row0, col0 = node.start_point
+        text = data[start:end]
         names = docblock_type_names(text)
         if not names:
             continue
-        row0, col0 = node.start_point
         for s, e, written in names:
             nl = text.rfind(b"\n", 0, s)
             if nl == -1:
