@@ -114,6 +114,18 @@ medians: 1.30 -> 1.25 s wall, 2.22 -> 2.18 s CPU, Intelephense 2.53 s: 0.51x -> 
 (per-round 0.51x -> 0.49x). Output identical (chunking_snapshot, 4,500 files; store tables
 row by row on Laravel src/, laravelio, sympy, spring-petclinic, ky). This bench four times
 at 10:02-10:04: 0.49x, 0.50x, 0.53x, 0.47x (Intelephense itself 2.29-2.70 s).
+With detect_language by string operations (3.4 -> 0.8 us a path, serial before the
+fork), comment markers stripped without a regex per line, PHP's signatures and docblocks
+from one compiled call (native/phpfacts.c), its relation and constructor lookups only
+where the walk or the bytes say one can be, the parent collecting no garbage while it
+takes the results (none is cyclic) and the last files one per task (issue 13, idx11php;
+11:30-12:10, load 2-9 from other helpers the whole time, main's frozen build alternating):
+Laravel src/ per-file CPU in one process 1.62 -> 1.50 s (-7.6 %, lower in 6 of 6 pairs);
+whole `code-intel index`, 6 pairs twice: workers' CPU 2.05 -> 1.87 s and 1.77 -> 1.66 s,
+the parent's 0.70 -> 0.67 s and 0.65 -> 0.63 s. Output identical (chunking_snapshot,
+4,758 files; store tables row by row on Laravel src/, laravelio, filament-demo, sympy).
+Wall ratios could not be read at that load (this bench 0.67x and 0.74x, its
+`--baseline-cli` Laravel CPU 0.90x and 0.92x of main's): re-measure in quiet minutes.
 
 With `--laravel` (a checkout of laravel/framework; its `src/` is indexed) the PHP
 peer runs too: `code-intel index` from spawn to exit against Intelephense from spawn
