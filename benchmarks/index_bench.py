@@ -137,13 +137,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Self
-
-import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -185,33 +182,52 @@ def copy_tree(source: Path, dest: Path, quick: bool) -> Path:
     return dest
 
 
+#: The sampler of `PeakRss`, run as its own process: a thread here would make the cold
+#: index take the language server's path (a process with threads keeps its name indexes
+#: and writes through WAL) instead of `code-intel index`'s (see `sync.single_threaded`).
+_RSS_SAMPLER = """
+import os, select, sys
+import psutil
+watched, interval = psutil.Process(int(sys.argv[1])), float(sys.argv[2])
+peak = 0
+while True:
+    total = 0
+    for proc in [watched, *watched.children(recursive=True)]:
+        if proc.pid == os.getpid():
+            continue
+        try:
+            total += proc.memory_info().rss
+        except psutil.Error:
+            pass
+    peak = max(peak, total)
+    if select.select([sys.stdin], [], [], interval)[0]:  # stdin closed: done
+        break
+print(peak)
+"""
+
+
 class PeakRss:
-    """Peak resident memory of this process plus its children (the parser pool)."""
+    """Peak resident memory of this process plus its children (the parser pool), sampled
+    by a separate process so this one keeps a single thread."""
 
     def __init__(self, interval: float = 0.05) -> None:
         self.peak = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, args=(interval,), daemon=True)
-
-    def _run(self, interval: float) -> None:
-        me = psutil.Process()
-        while not self._stop.is_set():
-            total = 0
-            for proc in [me, *me.children(recursive=True)]:
-                try:
-                    total += proc.memory_info().rss
-                except psutil.Error:
-                    pass
-            self.peak = max(self.peak, total)
-            time.sleep(interval)
+        self._interval = interval
+        self._sampler: subprocess.Popen[str] | None = None
 
     def __enter__(self) -> Self:
-        self._thread.start()
+        self._sampler = subprocess.Popen(
+            [sys.executable, "-c", _RSS_SAMPLER, str(os.getpid()), str(self._interval)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        )
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
+        assert self._sampler is not None
+        out, _ = self._sampler.communicate("")
+        if self._sampler.returncode != 0:
+            raise RuntimeError(f"the memory sampler failed (exit {self._sampler.returncode}); is psutil installed?")
+        self.peak = int(out.strip())
 
 
 def cpu_seconds() -> float:
