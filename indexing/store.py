@@ -31,6 +31,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+try:
+    import fcntl
+except ImportError:  # not POSIX: a first build is copied into place, never renamed
+    fcntl = None  # type: ignore[assignment]
+
 from .model import Chunk, FileAnalysis, Position, Range, Reference, Symbol, SymbolKind
 from .private import FILE_MODE, in_cache, private_dir, store_dir, tighten
 
@@ -122,6 +127,9 @@ _SCHEMA_LOAD = _SCHEMA  # a first build's side file: the name indexes come after
 _SCHEMA += "".join(f"{ddl};\n" for ddl in _NAME_INDEXES.values())
 #: A first build's side file is `index.db` + this + the building process's id.
 SIDE_SUFFIX = ".build-"
+#: `index.db` + this: the lock that keeps a connection from opening the store while a
+#: first build's file is renamed over it (see `IndexStore._open_lock`).
+LOCK_SUFFIX = ".lock"
 
 
 def _nothing() -> None:
@@ -282,16 +290,35 @@ class IndexStore:
     # ---- connection management ----------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        # A new store's page size (an existing file keeps its own): its rows average
-        # 1-1.5 KB, and with 4 KB pages writing them went through four times as many WAL
-        # frames, pwrite calls and page splits. Laravel's `src/` (54 MB of rows):
-        # 0.36 -> 0.27 s CPU to write, system time 0.12 -> 0.04 s.
-        conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
-        conn.execute("PRAGMA journal_mode=WAL")
+        with self._open_lock(exclusive=False):
+            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            # A new store's page size (an existing file keeps its own): its rows average
+            # 1-1.5 KB, and with 4 KB pages writing them went through four times as many WAL
+            # frames, pwrite calls and page splits. Laravel's `src/` (54 MB of rows):
+            # 0.36 -> 0.27 s CPU to write, system time 0.12 -> 0.04 s.
+            conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
+            conn.execute("PRAGMA journal_mode=WAL")  # from here on the connection holds the file
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=OFF")
         return conn
+
+    @contextmanager
+    def _open_lock(self, exclusive: bool) -> Iterator[None]:
+        """Shared around opening a connection (until it holds the file in WAL mode),
+        exclusive around a first build's rename. A connection that opened the old file
+        just before the rename, and only then set up its WAL, would put that WAL next to
+        the new file under the same name: SQLite would read the old file's pages as the
+        new one's. With the lock, a connection either holds the old file before the
+        rename is decided (which then copies instead) or opens the new one."""
+        if fcntl is None:
+            yield
+            return
+        fd = os.open(f"{self.path}{LOCK_SUFFIX}", os.O_RDWR | os.O_CREAT, FILE_MODE)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+            yield
+        finally:
+            os.close(fd)  # releases the lock
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -476,29 +503,41 @@ class IndexStore:
     def _install(self, side_path: Path, side: sqlite3.Connection, live: sqlite3.Connection) -> None:
         """Put the finished side file in the store's place: switched to WAL and synced,
         then renamed over `index.db` when no other connection has that open (leaving WAL
-        needs every other connection closed, so the switch is the test); else its rows
-        are copied into the store."""
+        needs every other connection closed, so the switch is the test, made under the
+        open lock); else (or where the rename fails) its rows are copied into the store."""
         with self._write_lock:
             side.execute("PRAGMA journal_mode=WAL")
             side.close()
             _fsync(side_path)
+            renamed = fcntl is not None and self._rename_over(side_path, live)
+            if renamed:
+                self._local.conn, self._local.stats = self._connect(), None
+                return
+            conn = self._local.conn = self._connect() if _closed(live) else live
+            self._local.stats = None
+            conn.execute("PRAGMA busy_timeout=30000")
+            _copy_store(conn, side_path)
+            _remove_db_files(side_path)
+
+    def _rename_over(self, side_path: Path, live: sqlite3.Connection) -> bool:
+        """Rename the side file over the store if no other connection holds it (see
+        `_install`); whether it did. `live` is closed once it has left WAL."""
+        with self._open_lock(exclusive=True):
             live.execute("PRAGMA busy_timeout=0")
             try:
-                mode = live.execute("PRAGMA journal_mode=DELETE").fetchone()[0]
-            except sqlite3.OperationalError:  # locked by another connection
-                mode = "wal"
-            if mode != "delete":
-                live.execute("PRAGMA busy_timeout=30000")
-                _copy_store(live, side_path)
-                _remove_db_files(side_path)
-                self._local.conn, self._local.stats = live, None
-                return
+                if live.execute("PRAGMA journal_mode=DELETE").fetchone()[0] != "delete":
+                    return False
+            except sqlite3.OperationalError:  # locked: another connection holds the store
+                return False
             live.close()
             for suffix in ("-wal", "-shm", "-journal"):  # none after leaving WAL; never pair stale ones
                 _remove_quietly(Path(f"{self.path}{suffix}"))
-            os.replace(side_path, self.path)
+            try:
+                os.replace(side_path, self.path)
+            except OSError:
+                return False
             _fsync(self.path.parent)
-            self._local.conn, self._local.stats = self._connect(), None
+            return True
 
     def mark_skipped(self, entries: Iterable[tuple[str, str, int, int]]) -> None:
         """(path, reason, size, mtime_ns): remembered so unchanged skips are not re-read."""
@@ -948,6 +987,14 @@ def _short_name(name: str, keep_dollar: bool = False) -> str:
 
 def _escape_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _closed(conn: sqlite3.Connection) -> bool:
+    try:
+        conn.total_changes  # noqa: B018 (raises on a closed connection)
+    except sqlite3.ProgrammingError:
+        return True
+    return False
 
 
 def _process_alive(pid: int) -> bool:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from code_intel.indexing import sync
 from code_intel.indexing.config import Config
-from code_intel.indexing.store import _NAME_INDEXES, SIDE_SUFFIX, IndexStore
+from code_intel.indexing.store import _NAME_INDEXES, LOCK_SUFFIX, SIDE_SUFFIX, IndexStore
 from code_intel.indexing.sync import sync_workspace
 
 FILES = 30
@@ -182,3 +182,25 @@ def test_only_side_files_of_finished_processes_are_discarded(tmp_path):
     store = IndexStore(db)
     assert side_files(db) == [running.name]
     assert len(store.messages) == 1 and dead in store.messages[0]
+
+
+def test_a_store_opened_during_the_rename_waits_for_it(tmp_path):
+    """Opening the store between the rename's check (no one holds the old file) and the
+    rename itself would leave that connection on the old file, its WAL then named like
+    the new file's: opening waits while the rename holds the lock."""
+    import fcntl
+    import threading
+
+    db = tmp_path / "store" / "index.db"
+    IndexStore(db).close()
+    lock = os.open(f"{db}{LOCK_SUFFIX}", os.O_RDWR)
+    fcntl.flock(lock, fcntl.LOCK_EX)  # what `_rename_over` holds
+    opened = threading.Event()
+    opener = threading.Thread(target=lambda: (IndexStore(db).close(), opened.set()))
+    opener.start()
+    try:
+        assert not opened.wait(0.5)
+    finally:
+        os.close(lock)
+    assert opened.wait(10)
+    opener.join()
