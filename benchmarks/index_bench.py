@@ -114,6 +114,18 @@ medians: 1.30 -> 1.25 s wall, 2.22 -> 2.18 s CPU, Intelephense 2.53 s: 0.51x -> 
 (per-round 0.51x -> 0.49x). Output identical (chunking_snapshot, 4,500 files; store tables
 row by row on Laravel src/, laravelio, sympy, spring-petclinic, ky). This bench four times
 at 10:02-10:04: 0.49x, 0.50x, 0.53x, 0.47x (Intelephense itself 2.29-2.70 s).
+With a first build (`code-intel index`, one thread) written into a side file with its
+journal in memory and no syncs, flushed once when its names are indexed and renamed over
+`index.db` at the end, instead of every page going through WAL and back (issue 13,
+idx11py; 11:45-11:50, load 5-6 from other sessions, main's frozen build alternating, 7
+rounds, medians): sympy's parent 1.40 -> 1.20 s CPU (system time 0.37 -> 0.17 s, lower
+in every round; user time and the workers unchanged), all processes 6.34 -> 6.12 s;
+the rows' writes alone, one process, 5 rounds: 0.83 -> 0.67 s CPU, 1.00 -> 0.69 s wall.
+Stores row by row and CLI answers identical (sympy, flask, Laravel src/). This bench's
+own cold index now runs in one thread like `code-intel index` (its memory sampler is a
+process): before, its sampler thread sent the cold index down the language server's
+path. This bench at 11:48 (load 6): CPU 6.08 s vs the parse alone 2.34 s = 2.60x
+(target 2x: MISS); SQLite writes 0.34x the parse.
 
 With `--laravel` (a checkout of laravel/framework; its `src/` is indexed) the PHP
 peer runs too: `code-intel index` from spawn to exit against Intelephense from spawn
