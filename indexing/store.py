@@ -370,10 +370,9 @@ class IndexStore:
             pid = side.name[len(self.path.name) + len(SIDE_SUFFIX):].split("-", 1)[0]
             if not pid.isdigit() or _process_alive(int(pid)):
                 continue
-            if side.name.endswith(("-journal", "-wal", "-shm")):
-                _remove_quietly(side)
-                continue
             _remove_quietly(side)
+            if side.name.endswith(("-journal", "-wal", "-shm")):
+                continue
             msg = (f"a first build that did not finish (process {pid}) left {side.name}; "
                    "discarded it, and the next sync indexes the workspace again")
             log.warning(msg)
