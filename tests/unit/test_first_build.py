@@ -204,3 +204,19 @@ def test_a_store_opened_during_the_rename_waits_for_it(tmp_path):
         os.close(lock)
     assert opened.wait(10)
     opener.join()
+
+
+def test_a_language_servers_first_build_writes_the_store_itself(tmp_path, monkeypatch):
+    """A process with threads (the language server) answers from the store while it
+    builds, other processes too: its files appear batch by batch, no side file."""
+    monkeypatch.setattr(sync, "single_threaded", lambda: False)
+    monkeypatch.setattr(sync, "BATCH_FILES", 5)
+    root = tree(tmp_path / "ws")
+    db = tmp_path / "store" / "index.db"
+    store = IndexStore(db)
+    seen = []
+    sync_workspace(root, store, Config(workers=1),
+                   progress=lambda done, total, path: seen.append((side_files(db), indexed_files(db))))
+    assert all(s == [] for s, _ in seen)
+    assert [n for _, n in seen][19] >= 15  # written as the build goes
+    assert indexed_files(db) == FILES
