@@ -114,6 +114,18 @@ medians: 1.30 -> 1.25 s wall, 2.22 -> 2.18 s CPU, Intelephense 2.53 s: 0.51x -> 
 (per-round 0.51x -> 0.49x). Output identical (chunking_snapshot, 4,500 files; store tables
 row by row on Laravel src/, laravelio, sympy, spring-petclinic, ky). This bench four times
 at 10:02-10:04: 0.49x, 0.50x, 0.53x, 0.47x (Intelephense itself 2.29-2.70 s).
+With a first build (`code-intel index`, one thread) written into a side file with its
+journal in memory and no syncs, flushed once when its names are indexed and renamed over
+`index.db` at the end, instead of every page going through WAL and back (issue 13,
+idx11py; 11:45-11:50, load 5-6 from other sessions, main's frozen build alternating, 7
+rounds, medians): sympy's parent 1.40 -> 1.20 s CPU (system time 0.37 -> 0.17 s, lower
+in every round; user time and the workers unchanged), all processes 6.34 -> 6.12 s;
+the rows' writes alone, one process, 5 rounds: 0.83 -> 0.67 s CPU, 1.00 -> 0.69 s wall.
+Stores row by row and CLI answers identical (sympy, flask, Laravel src/). This bench's
+own cold index now runs in one thread like `code-intel index` (its memory sampler is a
+process): before, its sampler thread sent the cold index down the language server's
+path. This bench at 11:48 (load 6): CPU 6.08 s vs the parse alone 2.34 s = 2.60x
+(target 2x: MISS); SQLite writes 0.34x the parse.
 With detect_language by string operations (3.4 -> 0.8 us a path, serial before the
 fork), comment markers stripped without a regex per line, PHP's signatures and docblocks
 from one compiled call (native/phpfacts.c), its relation and constructor lookups only
@@ -149,13 +161,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Self
-
-import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -197,33 +206,52 @@ def copy_tree(source: Path, dest: Path, quick: bool) -> Path:
     return dest
 
 
+#: The sampler of `PeakRss`, run as its own process: a thread here would make the cold
+#: index take the language server's path (a process with threads keeps its name indexes
+#: and writes through WAL) instead of `code-intel index`'s (see `sync.single_threaded`).
+_RSS_SAMPLER = """
+import os, select, sys
+import psutil
+watched, interval = psutil.Process(int(sys.argv[1])), float(sys.argv[2])
+peak = 0
+while True:
+    total = 0
+    for proc in [watched, *watched.children(recursive=True)]:
+        if proc.pid == os.getpid():
+            continue
+        try:
+            total += proc.memory_info().rss
+        except psutil.Error:
+            pass
+    peak = max(peak, total)
+    if select.select([sys.stdin], [], [], interval)[0]:  # stdin closed: done
+        break
+print(peak)
+"""
+
+
 class PeakRss:
-    """Peak resident memory of this process plus its children (the parser pool)."""
+    """Peak resident memory of this process plus its children (the parser pool), sampled
+    by a separate process so this one keeps a single thread."""
 
     def __init__(self, interval: float = 0.05) -> None:
         self.peak = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, args=(interval,), daemon=True)
-
-    def _run(self, interval: float) -> None:
-        me = psutil.Process()
-        while not self._stop.is_set():
-            total = 0
-            for proc in [me, *me.children(recursive=True)]:
-                try:
-                    total += proc.memory_info().rss
-                except psutil.Error:
-                    pass
-            self.peak = max(self.peak, total)
-            time.sleep(interval)
+        self._interval = interval
+        self._sampler: subprocess.Popen[str] | None = None
 
     def __enter__(self) -> Self:
-        self._thread.start()
+        self._sampler = subprocess.Popen(
+            [sys.executable, "-c", _RSS_SAMPLER, str(os.getpid()), str(self._interval)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        )
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
+        assert self._sampler is not None
+        out, _ = self._sampler.communicate("")
+        if self._sampler.returncode != 0:
+            raise RuntimeError(f"the memory sampler failed (exit {self._sampler.returncode}); is psutil installed?")
+        self.peak = int(out.strip())
 
 
 def cpu_seconds() -> float:

@@ -331,17 +331,19 @@ def test_a_japanese_request_reaches_the_vector_signal_with_its_english_terms(sho
     from code_intel.indexing.embeddings import resolve
 
     model = resolve(shop.vectors.embedder)
-    seen: list[str] = []
-    real = model.embed_query
-    monkeypatch.setattr(model, "embed_query", lambda text: seen.append(text) or real(text))
+    seen: list[list[str]] = []
+    real = model.embed_queries
+    monkeypatch.setattr(model, "embed_queries", lambda texts: seen.append(list(texts)) or real(texts))
     result = shop.query("注文の合計金額を計算する", top=5)
-    assert seen and seen[-1].startswith("注文の合計金額を計算する (")
-    english = seen[-1].split("(", 1)[1]
+    assert seen and seen[-1][0].startswith("注文の合計金額を計算する (")
+    english = seen[-1][0].split("(", 1)[1]
     assert "order" in english and "total" in english
+    # and the English pseudo-translation as a second query (search.vector_queries)
+    assert len(seen[-1]) == 2 and seen[-1][1] == english.rstrip(")")
     assert ORDER_MODEL in file_ranks(result)
     seen.clear()
     shop.query("calculate the order total", top=5)
-    assert seen == ["calculate the order total"]
+    assert seen == [["calculate the order total"]]
 
 
 def test_with_english_leaves_english_requests_alone():
