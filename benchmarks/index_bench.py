@@ -136,8 +136,12 @@ Laravel src/ per-file CPU in one process 1.62 -> 1.50 s (-7.6 %, lower in 6 of 6
 whole `code-intel index`, 6 pairs twice: workers' CPU 2.05 -> 1.87 s and 1.77 -> 1.66 s,
 the parent's 0.70 -> 0.67 s and 0.65 -> 0.63 s. Output identical (chunking_snapshot,
 4,758 files; store tables row by row on Laravel src/, laravelio, filament-demo, sympy).
-Wall ratios could not be read at that load (this bench 0.67x and 0.74x, its
-`--baseline-cli` Laravel CPU 0.90x and 0.92x of main's): re-measure in quiet minutes.
+At load 2-9 the wall ratio could not be read (this bench 0.67x, 0.74x). At 12:10-12:15
+(load 1.8-2.3), against main with idx11py's first build merged (735dbd5), alternating:
+10 rounds without the peer 1.27 -> 1.18 s wall, 2.19 -> 2.05 s CPU (lower in all 10); 7
+rounds with Intelephense (2.84 s): 1.27 -> 1.23 s, 2.19 -> 2.09 s CPU, 0.45x -> 0.43x.
+This bench four times in a row at 12:11-12:13: 0.48x, 0.46x, 0.48x, 0.46x (all PASS;
+`--baseline-cli` Laravel CPU 0.96-0.99x of main's, sympy --quick 0.99-1.02x).
 
 With `--laravel` (a checkout of laravel/framework; its `src/` is indexed) the PHP
 peer runs too: `code-intel index` from spawn to exit against Intelephense from spawn
