@@ -7,7 +7,6 @@ specific Laravel/Filament/config strategies win over the generic language of the
 from __future__ import annotations
 
 import threading
-from fnmatch import fnmatch
 from functools import cache
 from pathlib import PurePosixPath
 
@@ -63,30 +62,55 @@ GRAMMARS: dict[str, str | None] = {
 
 
 def detect_language(rel_path: str) -> str:
-    """Return the language id for a workspace-relative POSIX path."""
-    path = PurePosixPath(rel_path)
-    name = path.name
+    """Return the language id for a workspace-relative POSIX path.
+
+    String operations only: every file of a sync asks, once before the workers fork
+    (serial) and again in its worker, and `PurePosixPath` + `fnmatch` cost 3.4 µs a
+    path (6.6 ms of Laravel's serial start). A path `PurePosixPath` would normalise
+    (`a//b`, `./a`, `a/.`, a trailing or leading `/`) takes that route instead, so
+    every path gets the answer it always got."""
+    parts = rel_path.split("/")
+    if "" in parts or "." in parts:
+        return _detect_normalised(rel_path)
+    return _detect(parts)
+
+
+def _detect_normalised(rel_path: str) -> str:
+    """`detect_language` of a path that needs `PurePosixPath`'s normalisation first."""
+    parts = PurePosixPath(rel_path).parts
+    if parts and parts[0].startswith("/"):  # an absolute path's root names no directory
+        parts = parts[1:]
+    return _detect(list(parts)) if parts else FALLBACK_LANGUAGE
+
+
+def _detect(parts: list[str]) -> str:
+    """The rules of `detect_language` over a path's components (the last one the
+    file's name), as `PurePosixPath` gives them."""
+    name = parts[-1]
     lower = name.lower()
     if lower == "composer.json":
         return "composer_json"
-    if fnmatch(lower, "tailwind.config.*") and path.suffix in {".js", ".ts", ".cjs", ".mjs"}:
+    dot = name.rfind(".")
+    suffix = name[dot:] if 0 < dot < len(name) - 1 else ""  # PurePosixPath.suffix
+    if lower.startswith("tailwind.config.") and suffix in _TAILWIND_SUFFIXES:
         return "tailwind_config"
-    if path.suffix == ".sql" and path.parts[-3:-1] == ("database", "schema"):
+    if suffix == ".sql" and parts[-3:-1] == ["database", "schema"]:
         return "laravel_schema_dump"
     if lower.endswith(".blade.php"):
         return "blade"
-    if path.suffix == ".php":
-        parts = path.parts
-        if len(parts) >= 3 and parts[-3:-1] == ("database", "migrations"):
+    if suffix == ".php":
+        dirs = parts[:-1]
+        if dirs[-2:] == ["database", "migrations"]:
             return "laravel_migration"
-        if "routes" in parts[-3:-1] and "app" not in parts[:-1]:
+        if "routes" in dirs[-2:] and "app" not in dirs:
             return "laravel_routes"
-        if "Filament" in parts[:-1] or (
-            name.endswith("Resource.php") and "Resources" in parts[:-1]
-        ):
+        if "Filament" in dirs or (name.endswith("Resource.php") and "Resources" in dirs):
             return "filament_resource"
         return "php"
-    return _BY_SUFFIX.get(path.suffix.lower(), FALLBACK_LANGUAGE)
+    return _BY_SUFFIX.get(suffix.lower(), FALLBACK_LANGUAGE)
+
+
+_TAILWIND_SUFFIXES = frozenset({".js", ".ts", ".cjs", ".mjs"})
 
 
 @cache

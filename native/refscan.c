@@ -1302,6 +1302,7 @@ done:
 #include "defscan.c"
 #include "docblock.c"
 #include "enclosing.c"
+#include "phpfacts.c"
 #include "pyfacts.c"
 
 static PyMethodDef methods[] = {
@@ -1310,6 +1311,9 @@ static PyMethodDef methods[] = {
     {"enclosing", refscan_enclosing, METH_VARARGS,
      "enclosing(root, starts, ends, targets, contexts, max_up) -> [(target start, end, context "
      "index or -1, context node or None, target node) or None] per span."},
+    {"php_facts", refscan_php_facts, METH_VARARGS,
+     "php_facts(nodes) -> [(kind, signature start, end, body start or -1, comment start, end, row, "
+     "column)] (native/phpfacts.c)."},
     {"python_facts", refscan_python_facts, METH_VARARGS,
      "python_facts(nodes) -> [(assignment, start, end, body start or -1, docstring start, end)] "
      "(native/pyfacts.c)."},

@@ -290,7 +290,42 @@ _REFERENCE_NODES = "_recorded_reference_nodes"
 #: Likewise the quoted names the walk met, for a strategy with `recorded_strings`.
 RECORDED_STRINGS = "_recorded_strings"
 
-_COMMENT_PREFIX = re.compile(r"^\s*(/\*\*?|\*/|\*|//+|#+|--)\s?")
+
+def comment_prose(text: str) -> str | None:
+    """A comment's lines without their markers, blank lines dropped (None: no prose).
+    Each line loses what `^\\s*(/\\*\\*?|\\*/|\\*|//+|#+|--)\\s?` matches, by
+    string methods: that regex's `sub` per line was half of PHP's docstring hook (16,830
+    Laravel docblocks: 57 -> 28 ms), most lines being `<indent>* text`."""
+    out = []
+    for line in text.splitlines():
+        rest = line.lstrip()
+        if rest[:1] == "*" and rest[1:2] != "/":  # the common ` * text`
+            rest = rest[2:] if rest[1:2].isspace() else rest[1:]
+        else:
+            rest = _unmarked(line, rest)
+        rest = rest.rstrip()
+        if rest:
+            out.append(rest)
+    return "\n".join(out).strip() or None
+
+
+def _unmarked(line: str, rest: str) -> str:
+    """`line` without its comment marker and one whitespace after it; `rest` is the
+    line without its leading whitespace. A line without a marker keeps its indent."""
+    first = rest[:1]
+    if first == "*":  # `*/`
+        end = 2
+    elif first == "/" and rest[1:2] == "*":
+        end = 3 if rest[2:3] == "*" else 2
+    elif first == "/" and rest[1:2] == "/":
+        end = len(rest) - len(rest.lstrip("/"))
+    elif first == "#":
+        end = len(rest) - len(rest.lstrip("#"))
+    elif rest[:2] == "--":
+        end = 2
+    else:
+        return line
+    return rest[end + 1 :] if rest[end : end + 1].isspace() else rest[end:]
 
 
 class TreeSitterStrategy:
@@ -375,9 +410,7 @@ class TreeSitterStrategy:
         comments = comments_above(node, self.comment_types)
         if not comments:
             return None
-        text = "\n".join(doc.node_text(c) for c in reversed(comments))
-        cleaned = [_COMMENT_PREFIX.sub("", line).rstrip() for line in text.splitlines()]
-        return "\n".join(line for line in cleaned if line.strip()).strip() or None
+        return comment_prose("\n".join(doc.node_text(c) for c in reversed(comments)))
 
     def signature(self, doc: SourceDocument, node: tree_sitter.Node) -> str:
         """Text from the definition's start to its body, on one line."""

@@ -27,7 +27,7 @@ from ..languages import query
 from ..model import Reference
 from ..source import SourceDocument
 from . import refscan
-from .php import _RELATED_RULES, call_arguments, compiled_spans, file_may_link, string_value
+from .php import FIRST_LINK_RULE, call_arguments, compiled_spans, file_may_link, string_value
 
 
 def any_of(capture: str, words: str) -> str:
@@ -235,7 +235,7 @@ def compiled_matches(doc: SourceDocument, root: tree_sitter.Node) -> list[Match]
         return None
     data = doc.data
     out: list[Match] = []
-    first = len(_RELATED_RULES)  # the walk's rules: the related classes', then `_LINK_RULES`
+    first = FIRST_LINK_RULE  # the walk's rules: the related classes', relation calls, `_LINK_RULES`
     for start, end, rule in spans:
         if rule < first:
             continue

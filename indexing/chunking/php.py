@@ -28,16 +28,16 @@ from ..model import Chunk, FileAnalysis, Reference, Symbol, SymbolKind
 from ..source import SourceDocument, nearest_ancestor
 from . import refscan
 from .base import (
-    _COMMENT_PREFIX,
     CONTAINER_KINDS,
     ChunkSettings,
     FileWork,
     TreeSitterStrategy,
     _Def,
+    signature_text,
     split_oversized,
 )
 from .php_docblock import docblock_type_names, magic_members
-from .walks import attach_leading_lines, defines_line
+from .walks import attach_leading_lines, clean_block_comment, defines_line
 
 # Members are joined with `::`, namespaces and the types/functions in them with `\`.
 _MEMBER_KINDS = frozenset(
@@ -318,7 +318,31 @@ def docblock(doc: SourceDocument, node: tree_sitter.Node) -> tree_sitter.Node | 
         prev = stmt.prev_sibling
     if prev is None or prev.type != "comment" or prev.end_point[0] < node.start_point[0] - 1:
         return None
-    return prev if doc.node_text(prev).startswith("/**") else None
+    return prev if doc.data.startswith(b"/**", prev.start_byte, prev.end_byte) else None
+
+
+#: A docblock: (start byte, end byte, start row, start byte column).
+Docblock = tuple[int, int, int, int]
+
+
+def _docblock_of(doc: SourceDocument, node: tree_sitter.Node) -> Docblock | None:
+    """`docblock` once per definition and analysis (the docstring and the chunk's first
+    row both ask; `definition_texts` answers for all of a file's definitions at once),
+    each one found kept by its start byte for `docblock_references`, which then asks
+    the tree only about the `/**` of no definition's docblock."""
+
+    def find() -> Docblock | None:
+        comment = docblock(doc, node)
+        if comment is None:
+            return None
+        return _keep_docblock(doc, (comment.start_byte, comment.end_byte, *comment.start_point))
+
+    return memoized(("docblock", node.id), find)
+
+
+def _keep_docblock(doc: SourceDocument, found: Docblock) -> Docblock:
+    memoized(("docblocks", doc.path), dict)[found[0]] = found
+    return found
 
 
 class PhpStrategy(TreeSitterStrategy):
@@ -427,13 +451,41 @@ class PhpStrategy(TreeSitterStrategy):
     def docstring(self, doc: SourceDocument, node: tree_sitter.Node) -> str | None:
         """The `/** ... */` docblock right above the declaration (plain comments are
         not documentation in PHP)."""
-        comment = memoized(("docblock", node.id), lambda: docblock(doc, node))  # finish asks again
+        comment = _docblock_of(doc, node)  # finish asks again
         if comment is None:
             return None
-        text = doc.node_text(comment)
-        text = text.removesuffix("*/")
-        cleaned = [_COMMENT_PREFIX.sub("", line).rstrip() for line in text.splitlines()]
-        return "\n".join(line for line in cleaned if line.strip()).strip() or None
+        return clean_block_comment(doc.data[comment[0] : comment[1]].decode("utf-8", errors="replace"))
+
+    def definition_texts(
+        self, doc: SourceDocument, nodes: list[tree_sitter.Node]
+    ) -> list[tuple[str, str | None]] | None:
+        """`signature` and `docstring` of every definition from one compiled call
+        (`refscan.php_facts`: each node's body, its declaration's span and the comment
+        above it), the same strings the two hooks make, each docblock kept as
+        `_docblock_of` keeps it; None where the extension cannot run or a subclass
+        makes its own texts."""
+        cls = type(self)
+        if cls.signature is not PhpStrategy.signature or cls.docstring is not PhpStrategy.docstring:
+            return None
+        facts = refscan.php_facts(nodes)
+        if facts is None:
+            return None
+        data = doc.data
+        out: list[tuple[str, str | None]] = []
+        for node, (kind, start, end, body, c_start, c_end, c_row, c_col) in zip(nodes, facts, strict=True):
+            if kind == 1 or kind == 2:  # a constant, a property: its declaration, a promoted parameter
+                signature = " ".join(data[start:end].decode("utf-8", errors="replace").split())[:200]
+            elif kind == 3:
+                signature = signature_text(data, start, end, body).replace("class", "new class", 1)
+            else:
+                signature = signature_text(data, start, end, body)
+            comment = None
+            if c_start >= 0 and data.startswith(b"/**", c_start, c_end):
+                comment = _keep_docblock(doc, (c_start, c_end, c_row, c_col))
+            memoized(("docblock", node.id), lambda found=comment: found)
+            text = None if comment is None else clean_block_comment(data[c_start:c_end].decode("utf-8", errors="replace"))
+            out.append((signature, text))
+        return out
 
     def signature(self, doc: SourceDocument, node: tree_sitter.Node) -> str:
         if node.type in ("const_element", "property_element"):
@@ -546,10 +598,10 @@ class PhpStrategy(TreeSitterStrategy):
         what the code is for, which is what semantic search matches on."""
         if d.symbol.kind not in self.chunk_kinds:
             return None
-        comment = memoized(("docblock", d.node.id), lambda: docblock(doc, d.node))
-        if comment is None or comment.start_point[0] >= d.symbol.range.start.line:
+        comment = _docblock_of(doc, d.node)
+        if comment is None or comment[2] >= d.symbol.range.start.line:
             return None
-        return comment.start_point[0]
+        return comment[2]
 
     # ---- class-level analysis ------------------------------------------------------
 
@@ -740,6 +792,14 @@ _RELATED_RULES: list[refscan.SpanRule] = [
      [(True, "this")], None, ("name", "name", True)),
 ]
 _RELATED_RULE_CAPTURES = ["type"] * (len(_RELATED_RULES) - 1) + ["this_prop"]
+#: The walk's rule after the related classes': a call of a relation's name
+#: (`->hasMany(`), where `eloquent_relation` looks; `laravel_links._LINK_RULES` follow.
+_RELATION_CALL_RULE: refscan.SpanRule = (
+    [("name", "name", False), ("member_call_expression", None, False)], [], None, None,
+    frozenset(name.encode() for name in ELOQUENT_RELATIONS),
+)
+RELATION_CALLS = len(_RELATED_RULES)
+FIRST_LINK_RULE = RELATION_CALLS + 1
 
 
 def file_may_link(doc: SourceDocument) -> bool:
@@ -751,22 +811,36 @@ def file_may_link(doc: SourceDocument) -> bool:
 
 
 def compiled_spans(doc: SourceDocument, root: tree_sitter.Node) -> list[tuple[int, int, int]] | None:
-    """The related classes' spans (`_RELATED_RULES`, rule < their count) and, in a file
-    that may link (`laravel_links.may_link`), the Laravel links' spans (rule - that
-    count indexes `_LINK_RULES`), from ONE compiled walk per analysis: each walk visits
-    every node of the file, and the links' walk cost as much as the related one. The
-    two rule sets match disjoint places (their parents' types or fields differ), so the
-    walk's first-rule-wins gives each what its own walk would. None where the extension
-    cannot run here."""
+    """The related classes' spans (`_RELATED_RULES`, rule < their count), the calls of a
+    relation's name (rule `RELATION_CALLS`) and, in a file that may link
+    (`laravel_links.may_link`), the Laravel links' spans (rule - `FIRST_LINK_RULE`
+    indexes `_LINK_RULES`), from ONE compiled walk per analysis: each walk visits every
+    node of the file, and the links' walk cost as much as the related one. The rule sets
+    match disjoint places (their parents' types or fields differ, or their name sets:
+    no link's call name is a relation's), so the walk's first-rule-wins gives each what
+    its own walk would. None where the extension cannot run here."""
 
     def walk() -> list[tuple[int, int, int]] | None:
         from .laravel_links import _LINK_RULES  # builds on this module
 
+        rules = [*_RELATED_RULES, _RELATION_CALL_RULE]
         if file_may_link(doc):
-            return refscan.rule_spans(root, "php", "php related+links", _RELATED_RULES + _LINK_RULES)
-        return refscan.rule_spans(root, "php", "php related", _RELATED_RULES)
+            return refscan.rule_spans(root, "php", "php related+relations+links", rules + _LINK_RULES)
+        return refscan.rule_spans(root, "php", "php related+relations", rules)
 
     return memoized(("spans", doc.path), walk)
+
+
+def relation_calls(doc: SourceDocument) -> list[int] | None:
+    """Start bytes of the names of the file's calls of a relation (`->hasMany(`), from
+    the walk `compiled_spans` runs anyway; None where it cannot run. A method without
+    one has no relation: most methods, and both their class and they themselves ask."""
+
+    def starts() -> list[int] | None:
+        spans = compiled_spans(doc, doc.tree.root_node) if doc.tree is not None else None
+        return None if spans is None else [s for s, _, rule in spans if rule == RELATION_CALLS]
+
+    return memoized(("relation_calls", doc.path), starts)
 
 
 def _magic_members(doc: SourceDocument, symbols: list[Symbol]) -> list[Symbol]:
@@ -811,23 +885,40 @@ def docblock_references(doc: SourceDocument, root: tree_sitter.Node) -> list[Ref
     """Class names in `/** @param … @return … */` tags, placed in the file. The
     docblocks are found from the `/**` in the bytes (a comment node starting there),
     not by a query walking every node of the tree; only those with a tag reach the
-    regex."""
+    regex. A definition's docblock is already known (`_docblock_of`): the tree is asked
+    only about the other `/**`."""
     out: list[Reference] = []
-    for m in _DOCBLOCK_OPEN.finditer(doc.data):
-        node = root.descendant_for_byte_range(m.start(), m.end())
-        if node is None or node.type != "comment" or node.start_byte != m.start():
+    append = out.append
+    new = tuple.__new__  # the NamedTuple's own constructor is a Python call per name
+    data = doc.data
+    non_ascii = doc.non_ascii_rows
+    known: dict[int, Docblock] = memoized(("docblocks", doc.path), dict)
+    for m in _DOCBLOCK_OPEN.finditer(data):
+        start = m.start()
+        found = known.get(start)
+        if found is not None:
+            _, end, row0, col0 = found
+        else:
+            node = root.descendant_for_byte_range(start, m.end())
+            if node is None or node.type != "comment" or node.start_byte != start:
+                continue
+            end = node.end_byte
+            row0, col0 = node.start_point
+        text = data[start:end]
+        names = docblock_type_names(text)
+        if not names:
             continue
-        text = doc.data[node.start_byte : node.end_byte]
-        row0, col0 = node.start_point
-        for s, e, written in docblock_type_names(text):
+        for s, e, written in names:
             nl = text.rfind(b"\n", 0, s)
-            row = row0 + text.count(b"\n", 0, s)
-            col = col0 + s if nl == -1 else s - nl - 1
+            if nl == -1:
+                row, col = row0, col0 + s
+            else:
+                row, col = row0 + text.count(b"\n", 0, s), s - nl - 1
             end_col = col + (e - s)
-            if row in doc.non_ascii_rows:
+            if row in non_ascii:
                 col = doc.position((row, col)).character
                 end_col = doc.position((row, end_col)).character
-            out.append(Reference(written.rsplit("\\", 1)[-1], row, col, row, end_col, None))
+            append(new(Reference, (written.rsplit("\\", 1)[-1], row, col, row, end_col, None)))
     return out
 
 
@@ -864,7 +955,14 @@ def _type_name(doc: SourceDocument, type_node: tree_sitter.Node | None) -> str |
     return None if text.lower() in _BUILTIN_TYPES else text
 
 
-def _constructor(members: list[tree_sitter.Node]) -> tree_sitter.Node | None:
+#: `__construct` in any case (PHP's method names are): a class body without it has no
+#: constructor to look for member by member.
+_CONSTRUCT = re.compile(rb"(?i)__construct")
+
+
+def _constructor(doc: SourceDocument, members: list[tree_sitter.Node]) -> tree_sitter.Node | None:
+    if not members or _CONSTRUCT.search(doc.data, members[0].start_byte, members[-1].end_byte) is None:
+        return None
     for m in members:
         if m.type == "method_declaration":
             name = m.child_by_field_name("name")
@@ -877,7 +975,7 @@ def constructor_dependencies(
     doc: SourceDocument, members: list[tree_sitter.Node], res: Resolver
 ) -> list[dict[str, Any]]:
     """Class-typed constructor parameters (promoted or not): what the container injects."""
-    ctor = _constructor(members)
+    ctor = _constructor(doc, members)
     if ctor is None:
         return []
     params = ctor.child_by_field_name("parameters")
@@ -917,7 +1015,7 @@ def typed_properties(
                 var = element.child_by_field_name("name")
                 if var is not None:
                     out[doc.node_text(var).lstrip("$")] = res(type_name)
-    ctor = _constructor(members)
+    ctor = _constructor(doc, members)
     if ctor is None:
         return out
     param_types: dict[str, str] = {}
@@ -958,6 +1056,9 @@ def eloquent_relation(
     doc: SourceDocument, method: tree_sitter.Node, res: Resolver
 ) -> dict[str, Any] | None:
     """`return $this->hasMany(Post::class, ...)->latest();` -> {name, type, related}."""
+    calls = relation_calls(doc)
+    if calls is not None and bisect_left(calls, method.start_byte) == bisect_left(calls, method.end_byte):
+        return None  # no relation's name is called in it: its statements are not walked
     body = method.child_by_field_name("body")
     name_node = method.child_by_field_name("name")
     if body is None or name_node is None:

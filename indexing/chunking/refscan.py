@@ -225,6 +225,21 @@ def enclosing(
 PythonFacts = tuple[int, int, int, int, int, int]
 
 
+#: (kind, signature start, end, body start or -1, comment start, end, row, column):
+#: see native/phpfacts.c
+PhpFacts = tuple[int, int, int, int, int, int, int, int]
+
+
+def php_facts(nodes: list[tree_sitter.Node]) -> list[PhpFacts] | None:
+    """What the PHP strategy's signature and docstring hooks read of each definition
+    node (native/phpfacts.c), in one call instead of a binding Node for its body and
+    one for its previous sibling per definition. None where the extension cannot run
+    here (the hooks then ask the binding)."""
+    if not AVAILABLE or (nodes and type(nodes[0]) is not tree_sitter.Node):
+        return None
+    return _refscan.php_facts(nodes)  # type: ignore[union-attr]
+
+
 def python_facts(nodes: list[tree_sitter.Node]) -> list[PythonFacts] | None:
     """What the Python strategy's signature and docstring hooks read of each definition
     node (native/pyfacts.c), in one call instead of several binding Nodes per

@@ -12,9 +12,9 @@ import tree_sitter
 from ..model import Chunk, FileAnalysis, Symbol
 from ..source import SourceDocument
 from .base import (
-    _COMMENT_PREFIX,
     ChunkSettings,
     _Def,
+    comment_prose,
     lines_without,
     members_by_container,
     members_within,
@@ -29,10 +29,7 @@ def collapse(text: str, limit: int = 300, trailing: str = " {;") -> str:
 
 def clean_block_comment(text: str) -> str | None:
     """The prose of a `/** ... */` (or `//`) comment, markers stripped."""
-    cleaned = [
-        _COMMENT_PREFIX.sub("", line).rstrip() for line in text.removesuffix("*/").splitlines()
-    ]
-    return "\n".join(line for line in cleaned if line.strip()).strip() or None
+    return comment_prose(text.removesuffix("*/"))
 
 
 def top_level(root: tree_sitter.Node, types: Iterable[str]) -> list[tree_sitter.Node]:
