@@ -22,61 +22,46 @@
 
 static int pf_type_is(TSNode node, const char *type) { return strcmp(ts_node_type(node), type) == 0; }
 
-static PyObject *refscan_php_facts(PyObject *self, PyObject *args) {
-    PyObject *nodes;
-    if (!PyArg_ParseTuple(args, "O!:php_facts", &PyList_Type, &nodes)) return NULL;
-    Py_ssize_t n = PyList_GET_SIZE(nodes);
-    PyObject *out = PyList_New(n);
-    if (out == NULL) return NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *obj = PyList_GET_ITEM(nodes, i);
-        if (!check_node(obj)) {
-            Py_DECREF(out);
-            return NULL;
-        }
-        TSNode node = ((BNode *)obj)->node;
-        int kind = 0;
-        TSNode decl = node; /* whose span is the signature's, whose row the comment must reach */
-        if (pf_type_is(node, "const_element") || pf_type_is(node, "property_element")) {
-            kind = 1;
-            TSNode parent = ts_node_parent(node);
-            if (!ts_node_is_null(parent)) decl = parent;
-        } else if (pf_type_is(node, "property_promotion_parameter")) {
-            kind = 2;
-        } else if (pf_type_is(node, "anonymous_class")) {
-            kind = 3;
-        }
-        long body_start = -1;
-        if (kind == 0 || kind == 3) {
-            TSNode body = ts_node_child_by_field_name(node, "body", 4);
-            if (!ts_node_is_null(body)) body_start = (long)ts_node_start_byte(body);
-        }
-        TSNode above = decl; /* whose previous sibling may be the docblock */
-        if (kind == 3) {
-            for (;;) {
-                TSNode parent = ts_node_parent(above);
-                if (ts_node_is_null(parent) || pf_type_is(parent, "program") || pf_type_is(parent, "compound_statement"))
-                    break;
-                above = parent;
-            }
-        }
-        long cs = -1, ce = -1, crow = -1, ccol = -1;
-        TSNode prev = ts_node_prev_sibling(above);
-        if (!ts_node_is_null(prev) && pf_type_is(prev, "comment") &&
-            (long)ts_node_end_point(prev).row >= (long)ts_node_start_point(decl).row - 1) {
-            TSPoint at = ts_node_start_point(prev);
-            cs = (long)ts_node_start_byte(prev);
-            ce = (long)ts_node_end_byte(prev);
-            crow = (long)at.row;
-            ccol = (long)at.column;
-        }
-        PyObject *item = Py_BuildValue("(iIIlllll)", kind, ts_node_start_byte(decl), ts_node_end_byte(decl),
-                                       body_start, cs, ce, crow, ccol);
-        if (item == NULL) {
-            Py_DECREF(out);
-            return NULL;
-        }
-        PyList_SET_ITEM(out, i, item);
+static PyObject *php_fact(TSNode node) {
+    int kind = 0;
+    TSNode decl = node; /* whose span is the signature's, whose row the comment must reach */
+    if (pf_type_is(node, "const_element") || pf_type_is(node, "property_element")) {
+        kind = 1;
+        TSNode parent = ts_node_parent(node);
+        if (!ts_node_is_null(parent)) decl = parent;
+    } else if (pf_type_is(node, "property_promotion_parameter")) {
+        kind = 2;
+    } else if (pf_type_is(node, "anonymous_class")) {
+        kind = 3;
     }
-    return out;
+    long body_start = -1;
+    if (kind == 0 || kind == 3) {
+        TSNode body = ts_node_child_by_field_name(node, "body", 4);
+        if (!ts_node_is_null(body)) body_start = (long)ts_node_start_byte(body);
+    }
+    TSNode above = decl; /* whose previous sibling may be the docblock */
+    if (kind == 3) {
+        for (;;) {
+            TSNode parent = ts_node_parent(above);
+            if (ts_node_is_null(parent) || pf_type_is(parent, "program") || pf_type_is(parent, "compound_statement"))
+                break;
+            above = parent;
+        }
+    }
+    long cs = -1, ce = -1, crow = -1, ccol = -1;
+    TSNode prev = ts_node_prev_sibling(above);
+    if (!ts_node_is_null(prev) && pf_type_is(prev, "comment") &&
+        (long)ts_node_end_point(prev).row >= (long)ts_node_start_point(decl).row - 1) {
+        TSPoint at = ts_node_start_point(prev);
+        cs = (long)ts_node_start_byte(prev);
+        ce = (long)ts_node_end_byte(prev);
+        crow = (long)at.row;
+        ccol = (long)at.column;
+    }
+    return Py_BuildValue("(iIIlllll)", kind, ts_node_start_byte(decl), ts_node_end_byte(decl),
+                         body_start, cs, ce, crow, ccol);
+}
+
+static PyObject *refscan_php_facts(PyObject *self, PyObject *args) {
+    return facts_of_nodes(args, "O!:php_facts", php_fact);
 }

@@ -32,39 +32,24 @@ static TSNode pf_leading_string(TSNode block) {
     return none;
 }
 
-static PyObject *refscan_python_facts(PyObject *self, PyObject *args) {
-    PyObject *nodes;
-    if (!PyArg_ParseTuple(args, "O!:python_facts", &PyList_Type, &nodes)) return NULL;
-    Py_ssize_t n = PyList_GET_SIZE(nodes);
-    PyObject *out = PyList_New(n);
-    if (out == NULL) return NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *obj = PyList_GET_ITEM(nodes, i);
-        if (!check_node(obj)) {
-            Py_DECREF(out);
-            return NULL;
-        }
-        TSNode node = ((BNode *)obj)->node;
-        int assignment = strcmp(ts_node_type(node), "assignment") == 0;
-        long body_start = -1, doc_start = -1, doc_end = -1;
-        TSNode body = ts_node_child_by_field_name(node, "body", 4);
-        if (!ts_node_is_null(body)) {
-            body_start = (long)ts_node_start_byte(body);
-            if (!assignment && ts_node_named_child_count(body) > 0) {
-                TSNode doc = pf_leading_string(body);
-                if (!ts_node_is_null(doc)) {
-                    doc_start = (long)ts_node_start_byte(doc);
-                    doc_end = (long)ts_node_end_byte(doc);
-                }
+static PyObject *python_fact(TSNode node) {
+    int assignment = strcmp(ts_node_type(node), "assignment") == 0;
+    long body_start = -1, doc_start = -1, doc_end = -1;
+    TSNode body = ts_node_child_by_field_name(node, "body", 4);
+    if (!ts_node_is_null(body)) {
+        body_start = (long)ts_node_start_byte(body);
+        if (!assignment && ts_node_named_child_count(body) > 0) {
+            TSNode doc = pf_leading_string(body);
+            if (!ts_node_is_null(doc)) {
+                doc_start = (long)ts_node_start_byte(doc);
+                doc_end = (long)ts_node_end_byte(doc);
             }
         }
-        PyObject *item = Py_BuildValue("(iIIlll)", assignment, ts_node_start_byte(node), ts_node_end_byte(node),
-                                       body_start, doc_start, doc_end);
-        if (item == NULL) {
-            Py_DECREF(out);
-            return NULL;
-        }
-        PyList_SET_ITEM(out, i, item);
     }
-    return out;
+    return Py_BuildValue("(iIIlll)", assignment, ts_node_start_byte(node), ts_node_end_byte(node),
+                         body_start, doc_start, doc_end);
+}
+
+static PyObject *refscan_python_facts(PyObject *self, PyObject *args) {
+    return facts_of_nodes(args, "O!:python_facts", python_fact);
 }

@@ -1302,6 +1302,26 @@ done:
 #include "defscan.c"
 #include "docblock.c"
 #include "enclosing.c"
+/* One fact tuple per binding Node of a Python list: the loop php_facts and python_facts
+ * share (each file gives the per-node function). */
+static PyObject *facts_of_nodes(PyObject *args, const char *format, PyObject *(*fact)(TSNode)) {
+    PyObject *nodes;
+    if (!PyArg_ParseTuple(args, format, &PyList_Type, &nodes)) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(nodes);
+    PyObject *out = PyList_New(n);
+    if (out == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *obj = PyList_GET_ITEM(nodes, i);
+        PyObject *item = check_node(obj) ? fact(((BNode *)obj)->node) : NULL;
+        if (item == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, item);
+    }
+    return out;
+}
+
 #include "phpfacts.c"
 #include "pyfacts.c"
 
