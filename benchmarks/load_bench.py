@@ -33,8 +33,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.index_bench import copy_tree, sympy_tree
 from code_intel.lsp_server import endpoint
+
+from benchmarks.index_bench import copy_tree, sympy_tree
 
 SERVER = str(Path(sys.executable).parent / "code-intel")
 NAMES = ["sympify", "Add", "Mul", "Pow", "Integer", "Symbol", "expand", "simplify", "Rational", "latex"]
