@@ -603,6 +603,10 @@ class Translation:
     phrase: str = ""  # names for the definition signal (see definition_phrase)
     english: str = ""  # each word's best term in the request's order (for the vector query)
     note: str = ""  # for the answer's notes: what was searched, or why nothing was
+    # `terms` split by the Japanese word they translate (one group per word, its senses
+    # together; an ASCII word written in the request is a group of one): BM25 scores a
+    # word's senses as one term (see lexical.grouped_scores)
+    groups: tuple[tuple[str, ...], ...] = ()
 
     def marked(self, matched: Iterable[str]) -> dict[str, str]:
         """The matched terms that came from Japanese, with their source words."""
@@ -638,4 +642,20 @@ def translate_request(text: str, literal: Iterable[str] = (),
     shown = ", ".join(f"{g.source}→{g.terms[0]}" for g in found if g.origin != "literal" and g.terms)
     note = f"Japanese searched as English words too: {shown}" if shown else ""
     english = " ".join(dict.fromkeys(g.terms[0] for g in found if g.terms))
-    return Translation(terms, sources, definition_phrase(found) if terms else "", english=english, note=note)
+    return Translation(terms, sources, definition_phrase(found) if terms else "", english=english, note=note,
+                       groups=word_groups(terms, found))
+
+
+def word_groups(terms: Iterable[str], found: list[Gloss]) -> tuple[tuple[str, ...], ...]:
+    """`terms` grouped by the Japanese word they came from, in `terms`' order: each term
+    in the first word that gives it; a term of no word (an ASCII word) alone."""
+    owner: dict[str, int] = {}
+    for i, g in enumerate(found):
+        if g.origin != "literal":
+            for t in g.terms:
+                owner.setdefault(t, i)
+    groups: dict[tuple[str, int], list[str]] = {}
+    for t in terms:
+        key = ("word", owner[t]) if t in owner else (t, -1)
+        groups.setdefault(key, []).append(t)
+    return tuple(tuple(g) for g in groups.values())

@@ -538,7 +538,9 @@ def hybrid_query(
     # 2. lexical (BM25 over chunks, and over whole files)
     file_hits: dict[str, Any] = {}
     if "lexical" in signals:
-        for hit in lexical.search_chunks(text, CANDIDATES, terms):
+        # a Japanese word's senses score as one word in chunk BM25 (lexical.grouped_scores);
+        # whole-file BM25 keeps summing them (grouped too, it lowered tune cells)
+        for hit in lexical.search_chunks(text, CANDIDATES, terms, translation.groups or None):
             c = candidate(hit.path, hit.symbol_name, hit.symbol_type, hit.qualified_name,
                           hit.start_line, hit.end_line)
             c.lexical, c.lexical_rank, c.matched_terms = hit.score, hit.rank, hit.matched_terms
