@@ -49,6 +49,7 @@ def analyze_source(
     language: str | None = None,
     tree: tree_sitter.Tree | None = None,
     lazy: bool = False,
+    packed: bool = False,
 ) -> FileAnalysis:
     """Analyse `data` as the file at workspace-relative `path`.
 
@@ -59,7 +60,8 @@ def analyze_source(
     is recorded in `notes`, so one odd file cannot stop a sync. `lazy` (grammar
     strategies only; markup strategies merge references as they go) leaves the
     reference pass and the chunks to `FileAnalysis.complete_references()` and
-    `complete_chunks()`.
+    `complete_chunks()`. `packed` (the index's sync, which only stores them packed):
+    the references may come as `packed_references` instead (`analyze_packed`).
     """
     settings = settings or ChunkSettings()
     language = language or detect_language(path)
@@ -75,6 +77,8 @@ def analyze_source(
             strategy = LineWindowStrategy(language)
         if lazy and isinstance(strategy, TreeSitterStrategy):
             return strategy.analyze(doc, settings, lazy=True)
+        if packed and isinstance(strategy, TreeSitterStrategy):
+            return strategy.analyze_packed(doc, settings)
         return strategy.analyze(doc, settings)
     except Exception as exc:  # noqa: BLE001
         log.warning("%s: %s strategy failed (%s); using line windows", path, language, exc)

@@ -210,6 +210,11 @@ class Chunk:
  _chunk_end_line, _chunk_content, _chunk_metadata) = (getattr(Chunk, f).__set__ for f in Chunk.__slots__)
 
 
+#: Joins a packed reference row's distinct containers (ASCII unit separator: never part
+#: of a qualified name); see `FileAnalysis.packed_references` and `store.pack_references`.
+REFERENCE_CONTAINER_SEP = "\x1f"
+
+
 @dataclass(slots=True)
 class FileAnalysis:
     """Everything one strategy extracted from one file."""
@@ -227,6 +232,10 @@ class FileAnalysis:
     # often than for references or chunks: those passes can wait until someone asks.
     pending_references: Callable[[], list[Reference]] | None = field(default=None, repr=False, compare=False)
     pending_chunks: Callable[[], FileAnalysis] | None = field(default=None, repr=False, compare=False)
+    # The index's sync asks for its reference rows already packed (`store.pack_references`'s
+    # format, containers joined by REFERENCE_CONTAINER_SEP) where the compiled pass can
+    # pack them as it finds them: no Reference per occurrence, `references` stays empty.
+    packed_references: list[tuple] | None = field(default=None, repr=False, compare=False)
 
     def complete_references(self) -> list[Reference]:
         """The references, running the pass that was left for later if there is one."""

@@ -36,7 +36,16 @@ try:
 except ImportError:  # not POSIX: a first build is copied into place, never renamed
     fcntl = None  # type: ignore[assignment]
 
-from .model import Chunk, FileAnalysis, Position, Range, Reference, Symbol, SymbolKind
+from .model import (
+    REFERENCE_CONTAINER_SEP,
+    Chunk,
+    FileAnalysis,
+    Position,
+    Range,
+    Reference,
+    Symbol,
+    SymbolKind,
+)
 from .private import FILE_MODE, in_cache, private_dir, store_dir, tighten
 
 log = logging.getLogger(__name__)
@@ -247,9 +256,18 @@ class FileRows:
             notes="\n".join(a.notes) or None,
             chunks=chunk_rows,
             symbols=symbol_rows,
-            refs=pack_references(path, a.references),
+            refs=_packed_rows(path, a),
             imports=[(path, alias, target) for alias, target in a.imports.items()],
         )
+
+
+def _packed_rows(path: str, a: FileAnalysis) -> list[tuple]:
+    """The file's reference rows: as the analysis packed them (the index's sync), else
+    packed from its references."""
+    rows = a.packed_references
+    if rows is None:
+        return pack_references(path, a.references)
+    return rows if a.path == path else [(path, *row[1:]) for row in rows]
 
 
 @dataclass(frozen=True, slots=True)
@@ -901,7 +919,7 @@ try:  # optional compiled helper (see native/refscan.c); the Python packing othe
 except ImportError:
     _native_pack = None
 
-_CONTAINER_SEP = "\x1f"  # ASCII unit separator: never part of a qualified name
+_CONTAINER_SEP = REFERENCE_CONTAINER_SEP
 _SWAP = sys.byteorder != "little"
 
 

@@ -104,7 +104,7 @@ def analyze_bytes(
             # columns agree with the buffer the user sees.
             text = data.decode("utf-8", errors="replace").encode("utf-8")
             note = f"invalid UTF-8 at byte {exc.start}; decoded with replacement characters"
-    analysis = analyze_source(rel_path, text, settings, detect_language(rel_path))
+    analysis = analyze_source(rel_path, text, settings, detect_language(rel_path), packed=True)
     if note:
         analysis.notes.append(note)
     return IndexedFile(

@@ -533,6 +533,7 @@ typedef struct {
     uint32_t hash;
     PyObject *name; /* NULL slot empty; Py_None: not a name */
     int32_t width;  /* byte length, -1 when the text spans lines */
+    uint32_t group; /* packing (scan's `pack` mode): the name's row + 1; 0: none yet */
 } NameSlot;
 
 typedef struct {
@@ -970,17 +971,220 @@ done:
  * start) and each one's qualified name; the innermost open one is a reference's
  * container. utf16: None for an ASCII file, else (row, byte col) -> UTF-16 column,
  * called for positions on rows holding non-ASCII bytes. */
+/* ---- packing: store.pack_references in C ------------------------------------- */
+
+/* One row of the packing: a name's occurrences as little-endian int32 quintuples
+ * (start line, start column, end line, end column, container number). */
+typedef struct {
+    unsigned char *bytes;
+    size_t used, size;
+    PyObject *numbers; /* container -> number (1-based), insertion-ordered; NULL: none yet */
+    PyObject *last;    /* borrowed: the container the last occurrence had (they repeat) */
+    long last_number;
+} Group;
+
+/* The rows of one file, names in first-occurrence order. */
+typedef struct {
+    PyObject *index; /* name -> row number */
+    PyObject *order; /* the names, by row */
+    Group *groups;
+    size_t n, size;
+} Packer;
+
+static int packer_init(Packer *p) {
+    memset(p, 0, sizeof(Packer));
+    p->index = PyDict_New();
+    p->order = PyList_New(0);
+    return p->index != NULL && p->order != NULL;
+}
+
+static void packer_free(Packer *p) {
+    for (size_t g = 0; g < p->n; g++) {
+        free(p->groups[g].bytes);
+        Py_XDECREF(p->groups[g].numbers);
+    }
+    free(p->groups);
+    Py_XDECREF(p->index);
+    Py_XDECREF(p->order);
+    memset(p, 0, sizeof(Packer));
+}
+
+/* The row of `name`, opened after the others when it is new; -1 on error. */
+static Py_ssize_t packer_row(Packer *p, PyObject *name) {
+    PyObject *number = PyDict_GetItemWithError(p->index, name);
+    if (number != NULL) return PyLong_AsSsize_t(number);
+    if (PyErr_Occurred()) return -1;
+    if (p->n == p->size) {
+        size_t size = p->size ? p->size * 2 : 64;
+        Group *more = realloc(p->groups, size * sizeof(Group));
+        if (more == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        p->groups = more;
+        p->size = size;
+    }
+    PyObject *num = PyLong_FromSize_t(p->n);
+    if (num == NULL || PyDict_SetItem(p->index, name, num) < 0 || PyList_Append(p->order, name) < 0) {
+        Py_XDECREF(num);
+        return -1;
+    }
+    Py_DECREF(num);
+    memset(&p->groups[p->n], 0, sizeof(Group));
+    return (Py_ssize_t)p->n++;
+}
+
+static int put_i32(Group *g, long v) {
+    if (v < INT32_MIN || v > INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "signed integer is greater than maximum");
+        return 0;
+    }
+    if (g->used + 4 > g->size) {
+        size_t size = g->size ? g->size * 2 : 80;
+        unsigned char *more = realloc(g->bytes, size);
+        if (more == NULL) {
+            PyErr_NoMemory();
+            return 0;
+        }
+        g->bytes = more;
+        g->size = size;
+    }
+    uint32_t u = (uint32_t)(int32_t)v;
+    unsigned char *b = g->bytes + g->used;
+    b[0] = u & 0xff, b[1] = (u >> 8) & 0xff, b[2] = (u >> 16) & 0xff, b[3] = u >> 24;
+    g->used += 4;
+    return 1;
+}
+
+/* One occurrence into `row`; `container` (a str or None) is numbered per row in
+ * first-occurrence order (0: none). */
+static int packer_add(Packer *p, Py_ssize_t row, long sr, long sc, long er, long ec, PyObject *container) {
+    Group *group = &p->groups[row];
+    long number = 0;
+    if (container != Py_None) {
+        if (container == group->last) {
+            number = group->last_number;
+        } else {
+            if (group->numbers == NULL && (group->numbers = PyDict_New()) == NULL) return 0;
+            PyObject *known = PyDict_GetItemWithError(group->numbers, container);
+            if (known == NULL) {
+                if (PyErr_Occurred()) return 0;
+                number = (long)PyDict_GET_SIZE(group->numbers) + 1;
+                PyObject *num = PyLong_FromLong(number);
+                if (num == NULL || PyDict_SetItem(group->numbers, container, num) < 0) {
+                    Py_XDECREF(num);
+                    return 0;
+                }
+                Py_DECREF(num);
+            } else {
+                number = PyLong_AsLong(known);
+            }
+            group->last = container, group->last_number = number;
+        }
+    }
+    return put_i32(group, sr) && put_i32(group, sc) && put_i32(group, er) && put_i32(group, ec) &&
+           put_i32(group, number);
+}
+
+/* [(path, name, count, positions, containers joined by sep)], one per row. */
+static PyObject *packer_rows(Packer *p, PyObject *path, PyObject *sep) {
+    PyObject *rows = PyList_New((Py_ssize_t)p->n);
+    if (rows == NULL) return NULL;
+    for (size_t g = 0; g < p->n; g++) {
+        Group *group = &p->groups[g];
+        PyObject *joined;
+        if (group->numbers == NULL) {
+            joined = PyUnicode_New(0, 0);
+        } else {
+            PyObject *keys = PyDict_Keys(group->numbers);
+            joined = keys ? PyUnicode_Join(sep, keys) : NULL;
+            Py_XDECREF(keys);
+        }
+        PyObject *positions = PyBytes_FromStringAndSize((const char *)group->bytes, (Py_ssize_t)group->used);
+        PyObject *row = NULL;
+        if (joined && positions)
+            row = Py_BuildValue("(OOnOO)", path, PyList_GET_ITEM(p->order, g), (Py_ssize_t)(group->used / 20),
+                                positions, joined);
+        Py_XDECREF(joined);
+        Py_XDECREF(positions);
+        if (row == NULL) {
+            Py_DECREF(rows);
+            return NULL;
+        }
+        PyList_SET_ITEM(rows, (Py_ssize_t)g, row);
+    }
+    return rows;
+}
+
+/* (name, start line, start column, end line, end column) tuples, container None, into
+ * the packing after what is there (scan's `extras`; pack's references without their
+ * container go through the same rows). */
+static int packer_extend(Packer *p, PyObject *refs) {
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(refs); i++) {
+        PyObject *ref = PyList_GET_ITEM(refs, i);
+        if (!PyTuple_Check(ref) || PyTuple_GET_SIZE(ref) < 5) {
+            PyErr_SetString(PyExc_TypeError, "an extra reference is (name, sl, sc, el, ec)");
+            return 0;
+        }
+        long v[4];
+        for (int k = 0; k < 4; k++) {
+            v[k] = PyLong_AsLong(PyTuple_GET_ITEM(ref, k + 1));
+            if (v[k] == -1 && PyErr_Occurred()) return 0;
+        }
+        Py_ssize_t row = packer_row(p, PyTuple_GET_ITEM(ref, 0));
+        if (row < 0 || !packer_add(p, row, v[0], v[1], v[2], v[3], Py_None)) return 0;
+    }
+    return 1;
+}
+
+/* pack(path, refs, sep) -> [(path, name, count, positions, containers)], the rows of
+ * store.pack_references: names in first-occurrence order, each name's occurrences in
+ * list order, containers numbered per row in first-occurrence order (0: none). */
+static PyObject *refscan_pack(PyObject *self, PyObject *args) {
+    PyObject *path, *refs, *sep, *rows = NULL;
+    if (!PyArg_ParseTuple(args, "OO!U:pack", &path, &PyList_Type, &refs, &sep)) return NULL;
+    Packer packer;
+    if (!packer_init(&packer)) goto done;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(refs); i++) {
+        PyObject *ref = PyList_GET_ITEM(refs, i);
+        if (!PyTuple_Check(ref) || PyTuple_GET_SIZE(ref) != 6) {
+            PyErr_SetString(PyExc_TypeError, "a reference is a 6-tuple");
+            goto done;
+        }
+        Py_ssize_t row = packer_row(&packer, PyTuple_GET_ITEM(ref, 0));
+        if (row < 0) goto done;
+        long v[4];
+        for (int k = 0; k < 4; k++) {
+            v[k] = PyLong_AsLong(PyTuple_GET_ITEM(ref, k + 1));
+            if (v[k] == -1 && PyErr_Occurred()) goto done;
+        }
+        if (!packer_add(&packer, row, v[0], v[1], v[2], v[3], PyTuple_GET_ITEM(ref, 5))) goto done;
+    }
+    rows = packer_rows(&packer, path, sep);
+done:
+    packer_free(&packer);
+    return rows;
+}
+
 static PyObject *refscan_scan(PyObject *self, PyObject *args) {
     PyObject *root_obj, *capsule, *name_starts_obj, *def_starts_obj, *def_ends_obj, *containers;
-    PyObject *utf16, *found_obj = Py_None;
+    PyObject *utf16, *found_obj = Py_None, *pack_path = Py_None, *extras = NULL, *sep = NULL;
     PyTypeObject *ref_type;
     const char *data;
     Py_ssize_t data_len;
     int sigil;
-    if (!PyArg_ParseTuple(args, "OOy#OOOO!pOO!|O:scan", &root_obj, &capsule, &data, &data_len,
+    if (!PyArg_ParseTuple(args, "OOy#OOOO!pOO!|OOO!U:scan", &root_obj, &capsule, &data, &data_len,
                           &name_starts_obj, &def_starts_obj, &def_ends_obj, &PyList_Type,
-                          &containers, &sigil, &utf16, &PyType_Type, &ref_type, &found_obj))
+                          &containers, &sigil, &utf16, &PyType_Type, &ref_type, &found_obj,
+                          &pack_path, &PyList_Type, &extras, &sep))
         return NULL;
+    /* pack mode (pack_path not None): the rows of pack(pack_path, references + extras,
+     * sep) without a Reference per occurrence; extras are (name, sl, sc, el, ec) */
+    int packing = pack_path != Py_None;
+    if (packing && (extras == NULL || sep == NULL)) {
+        PyErr_SetString(PyExc_TypeError, "scan: pack mode needs extras and sep");
+        return NULL;
+    }
     Captures *given = NULL; /* the reference nodes the definitions walk recorded (defs) */
     if (found_obj != Py_None && (given = PyCapsule_GetPointer(found_obj, FOUND_CAPSULE)) == NULL) return NULL;
     if (given != NULL && PyCapsule_GetContext(found_obj) != PyCapsule_GetPointer(capsule, QUERY_CAPSULE)) {
@@ -1011,6 +1215,7 @@ static PyObject *refscan_scan(PyObject *self, PyObject *args) {
     Captures found = {NULL, 0, 0, 1};
     Utf16 u16 = {0};
     NameTable names = {0};
+    Packer packer = {0};
     TSQueryCursor *cursor = NULL;
     Frame *frames = NULL;
     size_t frames_size = 64;
@@ -1099,8 +1304,7 @@ static PyObject *refscan_scan(PyObject *self, PyObject *args) {
         goto done;
     }
     names.mask = 1023;
-    result = PyList_New((Py_ssize_t)n_caps);
-    if (result == NULL) goto done;
+    if (packing ? !packer_init(&packer) : (result = PyList_New((Py_ssize_t)n_caps)) == NULL) goto fail;
     Py_ssize_t out = 0, ni = 0, i = 0, depth = 0;
     int64_t last = -1;               /* start of the last reference kept */
     int64_t next_def = n_defs ? (int64_t)def_starts[0] : -1;
@@ -1139,17 +1343,32 @@ static PyObject *refscan_scan(PyObject *self, PyObject *args) {
         }
         if (u16.first != NULL && (!utf16_column(&u16, sr, sc, &sc) || !utf16_column(&u16, er, ec, &ec)))
             goto fail;
+        if (packing) {
+            if (slot->group == 0) {
+                Py_ssize_t row = packer_row(&packer, slot->name);
+                if (row < 0) goto fail;
+                slot->group = (uint32_t)row + 1;
+            }
+            if (!packer_add(&packer, (Py_ssize_t)slot->group - 1, sr, sc, er, ec, container)) goto fail;
+            continue;
+        }
         PyObject *ref = new_reference(ref_type, slot->name, sr, sc, er, ec, container);
         if (ref == NULL) goto fail;
         PyList_SET_ITEM(result, out++, ref);
     }
-    if (PyList_SetSlice(result, out, (Py_ssize_t)n_caps, NULL) < 0) goto fail;
+    if (packing) {
+        if (!packer_extend(&packer, extras)) goto fail;
+        result = packer_rows(&packer, pack_path, sep);
+    } else if (PyList_SetSlice(result, out, (Py_ssize_t)n_caps, NULL) < 0) {
+        goto fail;
+    }
     goto done;
 fail:
     Py_CLEAR(result);
 done:
     if (cursor) ts_query_cursor_delete(cursor);
     names_free(&names);
+    packer_free(&packer);
     if (given == NULL) free(found.caps);
     free(name_starts);
     free(def_starts);
@@ -1159,144 +1378,6 @@ done:
     free(u16.first);
     free(frames);
     return result;
-}
-
-/* ---- packing: store.pack_references in C ------------------------------------- */
-
-typedef struct {
-    unsigned char *bytes; /* little-endian int32 quintuples */
-    size_t used, size;
-    PyObject *numbers; /* container -> number (1-based), insertion-ordered; NULL: none yet */
-} Group;
-
-static int put_i32(Group *g, PyObject *value) {
-    long v = PyLong_AsLong(value);
-    if (v == -1 && PyErr_Occurred()) return 0;
-    if (v < INT32_MIN || v > INT32_MAX) {
-        PyErr_SetString(PyExc_OverflowError, "signed integer is greater than maximum");
-        return 0;
-    }
-    if (g->used + 4 > g->size) {
-        size_t size = g->size ? g->size * 2 : 80;
-        unsigned char *more = realloc(g->bytes, size);
-        if (more == NULL) {
-            PyErr_NoMemory();
-            return 0;
-        }
-        g->bytes = more;
-        g->size = size;
-    }
-    uint32_t u = (uint32_t)(int32_t)v;
-    unsigned char *b = g->bytes + g->used;
-    b[0] = u & 0xff, b[1] = (u >> 8) & 0xff, b[2] = (u >> 16) & 0xff, b[3] = u >> 24;
-    g->used += 4;
-    return 1;
-}
-
-/* pack(path, refs, sep) -> [(path, name, count, positions, containers)], the rows of
- * store.pack_references: names in first-occurrence order, each name's occurrences in
- * list order, containers numbered per row in first-occurrence order (0: none). */
-static PyObject *refscan_pack(PyObject *self, PyObject *args) {
-    PyObject *path, *refs, *sep;
-    if (!PyArg_ParseTuple(args, "OO!U:pack", &path, &PyList_Type, &refs, &sep)) return NULL;
-    PyObject *index = PyDict_New(); /* name -> group number */
-    PyObject *order = PyList_New(0); /* names, first occurrence first */
-    PyObject *rows = NULL;
-    Group *groups = NULL;
-    size_t n_groups = 0, groups_size = 0;
-    if (index == NULL || order == NULL) goto fail;
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(refs); i++) {
-        PyObject *ref = PyList_GET_ITEM(refs, i);
-        if (!PyTuple_Check(ref) || PyTuple_GET_SIZE(ref) != 6) {
-            PyErr_SetString(PyExc_TypeError, "a reference is a 6-tuple");
-            goto fail;
-        }
-        PyObject *name = PyTuple_GET_ITEM(ref, 0);
-        PyObject *number = PyDict_GetItemWithError(index, name);
-        size_t g;
-        if (number == NULL) {
-            if (PyErr_Occurred()) goto fail;
-            if (n_groups == groups_size) {
-                groups_size = groups_size ? groups_size * 2 : 64;
-                Group *more = realloc(groups, groups_size * sizeof(Group));
-                if (more == NULL) {
-                    PyErr_NoMemory();
-                    goto fail;
-                }
-                groups = more;
-            }
-            memset(&groups[n_groups], 0, sizeof(Group));
-            PyObject *num = PyLong_FromSize_t(n_groups);
-            if (num == NULL || PyDict_SetItem(index, name, num) < 0 || PyList_Append(order, name) < 0) {
-                Py_XDECREF(num);
-                goto fail;
-            }
-            Py_DECREF(num);
-            g = n_groups++;
-        } else {
-            g = PyLong_AsSize_t(number);
-        }
-        Group *group = &groups[g];
-        PyObject *container = PyTuple_GET_ITEM(ref, 5);
-        long container_number = 0;
-        if (container != Py_None) {
-            if (group->numbers == NULL && (group->numbers = PyDict_New()) == NULL) goto fail;
-            PyObject *known = PyDict_GetItemWithError(group->numbers, container);
-            if (known == NULL) {
-                if (PyErr_Occurred()) goto fail;
-                container_number = (long)PyDict_GET_SIZE(group->numbers) + 1;
-                PyObject *num = PyLong_FromLong(container_number);
-                if (num == NULL || PyDict_SetItem(group->numbers, container, num) < 0) {
-                    Py_XDECREF(num);
-                    goto fail;
-                }
-                Py_DECREF(num);
-            } else {
-                container_number = PyLong_AsLong(known);
-            }
-        }
-        PyObject *cn = PyLong_FromLong(container_number);
-        if (cn == NULL) goto fail;
-        int ok = put_i32(group, PyTuple_GET_ITEM(ref, 1)) && put_i32(group, PyTuple_GET_ITEM(ref, 2)) &&
-                 put_i32(group, PyTuple_GET_ITEM(ref, 3)) && put_i32(group, PyTuple_GET_ITEM(ref, 4)) &&
-                 put_i32(group, cn);
-        Py_DECREF(cn);
-        if (!ok) goto fail;
-    }
-    rows = PyList_New((Py_ssize_t)n_groups);
-    if (rows == NULL) goto fail;
-    for (size_t g = 0; g < n_groups; g++) {
-        Group *group = &groups[g];
-        PyObject *joined;
-        if (group->numbers == NULL) {
-            joined = PyUnicode_New(0, 0);
-        } else {
-            PyObject *keys = PyDict_Keys(group->numbers);
-            joined = keys ? PyUnicode_Join(sep, keys) : NULL;
-            Py_XDECREF(keys);
-        }
-        PyObject *positions = PyBytes_FromStringAndSize((const char *)group->bytes, (Py_ssize_t)group->used);
-        PyObject *row = NULL;
-        if (joined && positions)
-            row = Py_BuildValue("(OOnOO)", path, PyList_GET_ITEM(order, g), (Py_ssize_t)(group->used / 20),
-                                positions, joined);
-        Py_XDECREF(joined);
-        Py_XDECREF(positions);
-        if (row == NULL) goto fail;
-        PyList_SET_ITEM(rows, (Py_ssize_t)g, row);
-    }
-    goto done;
-fail:
-    Py_CLEAR(rows);
-done:
-    for (size_t g = 0; g < n_groups; g++) {
-        free(groups[g].bytes);
-        Py_XDECREF(groups[g].numbers);
-    }
-    free(groups);
-    Py_XDECREF(index);
-    Py_XDECREF(order);
-    return rows;
 }
 
 #include "defscan.c"
@@ -1357,7 +1438,8 @@ static PyMethodDef methods[] = {
      "rule_spans(root, handle) -> [(start byte, end byte, rule index)] of a compile_rules handle."},
     {"scan", refscan_scan, METH_VARARGS,
      "scan(root, query, data, name_starts, def_starts, def_ends, containers, sigil, utf16, "
-     "reference_type) -> the file's references."},
+     "reference_type[, found, pack_path, extras, sep]) -> the file's references; with a "
+     "pack_path, pack()'s rows of them followed by extras (name, sl, sc, el, ec)."},
     {NULL, NULL, 0, NULL},
 };
 

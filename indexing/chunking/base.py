@@ -364,13 +364,22 @@ class TreeSitterStrategy:
 
     # ---- entry point -------------------------------------------------------------
 
+    def analyze_packed(self, doc: SourceDocument, settings: ChunkSettings) -> FileAnalysis:
+        """`analyze` for the index's sync, which only stores the references packed: the
+        compiled pass packs them as it finds them (`FileAnalysis.packed_references`)
+        instead of building a Reference per occurrence that the store would only pack.
+        A strategy with its own `analyze` may add references to the list: it runs as is."""
+        if type(self).analyze is not TreeSitterStrategy.analyze:
+            return self.analyze(doc, settings)
+        return self.analyze(doc, settings, pack=True)
+
     def analyze(
-        self, doc: SourceDocument, settings: ChunkSettings, lazy: bool = False
+        self, doc: SourceDocument, settings: ChunkSettings, lazy: bool = False, *, pack: bool = False
     ) -> FileAnalysis:
         """`lazy` (an open buffer) leaves the reference pass to `complete_references()`
         and, where `chunks_can_wait`, the chunks to `complete_chunks()`; the tree must
         then stay unedited until they run (a buffer's analysis is dropped on its next
-        edit)."""
+        edit). `pack`: see `analyze_packed`."""
         assert doc.tree is not None, "tree-sitter strategies need a parsed document"
         root = doc.tree.root_node
         analysis = new_analysis(doc, self.grammar_name, root)
@@ -382,13 +391,19 @@ class TreeSitterStrategy:
             if self.chunks_can_wait:
                 analysis.pending_chunks = lambda: self.analyze(doc, settings)
                 return analysis
-        else:
+        elif pack:
+            analysis.packed_references = self._packed_references(doc, root, defs)
+        if not lazy and analysis.packed_references is None:
             analysis.references = self._references(doc, root, defs)
         work = FileWork(doc, analysis, defs, settings)
         analysis.chunks = self._chunks(work)
         self.finish(work)
         if self.chunk_uncovered_code:
             analysis.chunks.extend(self._uncovered(doc, analysis.chunks, settings))
+        if analysis.packed_references is not None and analysis.references:
+            # a `finish` added references after the packing: the list it is, in order
+            analysis.packed_references = None
+            analysis.references[:0] = self._references(doc, root, defs)
         return analysis
 
     # ---- hooks -------------------------------------------------------------------
@@ -589,28 +604,57 @@ class TreeSitterStrategy:
         self, doc: SourceDocument, root: tree_sitter.Node, defs: list[_Def]
     ) -> list[Reference]:
         """Every identifier the `references_query` captures, outside definition names,
-        with its innermost enclosing definition. The compiled pass (`native/refscan.c`)
-        when it is built for this tree-sitter; the Python loop otherwise, same output."""
-        if refscan.AVAILABLE:
-            recorded = doc.__dict__.pop(_REFERENCE_NODES, None)
-            refs = refscan.scan(
-                root,
-                self.grammar_name,
-                self.references_query,
-                doc.data,
-                sorted({d.name_node.start_byte for d in defs}),
-                (
-                    [d.node.start_byte for d in defs],
-                    [d.node.end_byte for d in defs],
-                    [d.symbol.qualified_name for d in defs],
-                ),
-                self.dollar_is_sigil,
-                None if doc.data.isascii() else doc.utf16_column,
-                recorded[1] if recorded is not None and recorded[0] == root else None,
-            )
-            if refs is not None:
-                return refs
-        return self._references_py(doc, root, defs)
+        with its innermost enclosing definition, then the `_appended_references`. The
+        compiled pass (`native/refscan.c`) when it is built for this tree-sitter; the
+        Python loop otherwise, same output."""
+        refs = self._compiled_references(doc, root, defs, None)
+        if refs is None:
+            refs = self._references_py(doc, root, defs)
+        refs.extend(Reference(*r, None) for r in self._appended_references(doc, root))
+        return refs
+
+    def _packed_references(
+        self, doc: SourceDocument, root: tree_sitter.Node, defs: list[_Def]
+    ) -> list[tuple] | None:
+        """`_references` as the store packs them, straight from the compiled pass; None
+        where it cannot run or the strategy has a reference pass of its own."""
+        if not refscan.AVAILABLE or type(self)._references is not TreeSitterStrategy._references:
+            return None
+        return self._compiled_references(doc, root, defs, (doc.path, self._appended_references(doc, root)))
+
+    def _appended_references(self, doc: SourceDocument, root: tree_sitter.Node) -> list[refscan.Extra]:
+        """References besides the query's identifiers, appended after them in this order
+        without a container: (name, start line, start column, end line, end column)."""
+        return []
+
+    def _compiled_references(
+        self,
+        doc: SourceDocument,
+        root: tree_sitter.Node,
+        defs: list[_Def],
+        pack: tuple[str, list[refscan.Extra]] | None,
+    ) -> Any:
+        """The compiled pass's references, or with `pack` (path, appended references)
+        its packed rows; None where it cannot run here."""
+        if not refscan.AVAILABLE:
+            return None
+        recorded = doc.__dict__.pop(_REFERENCE_NODES, None)
+        return refscan.scan(
+            root,
+            self.grammar_name,
+            self.references_query,
+            doc.data,
+            sorted({d.name_node.start_byte for d in defs}),
+            (
+                [d.node.start_byte for d in defs],
+                [d.node.end_byte for d in defs],
+                [d.symbol.qualified_name for d in defs],
+            ),
+            self.dollar_is_sigil,
+            None if doc.data.isascii() else doc.utf16_column,
+            recorded[1] if recorded is not None and recorded[0] == root else None,
+            pack,
+        )
 
     def _references_py(
         self, doc: SourceDocument, root: tree_sitter.Node, defs: list[_Def]

@@ -9,7 +9,7 @@ from pathlib import PurePosixPath
 
 import tree_sitter
 
-from ..model import FileAnalysis, Reference, Symbol, SymbolKind
+from ..model import FileAnalysis, Symbol, SymbolKind
 from ..source import SourceDocument
 from . import refscan
 from .base import (
@@ -134,20 +134,18 @@ class PythonStrategy(TreeSitterStrategy):
         (#match? @_self "^(self|cls)$"))))
     """
 
-    def _references(
-        self, doc: SourceDocument, root: tree_sitter.Node, defs: list[_Def]
-    ) -> list[Reference]:
+    def _appended_references(self, doc: SourceDocument, root: tree_sitter.Node) -> list[refscan.Extra]:
+        """`__all__` entries and forward references (`x: "Client"`) name code too."""
         recorded = doc.__dict__.pop(RECORDED_STRINGS, None)
-        refs = super()._references(doc, root, defs)
-        # `__all__` entries and forward references (`x: "Client"`) name code too
         names = (
             recorded_type_strings(doc.data, recorded[1])
             if recorded is not None and recorded[0] == root else type_strings(doc.data, root)
         )
+        out = []
         for start, end, name in names:
             r = doc.byte_range(start, end)
-            refs.append(Reference(name, r.start.line, r.start.character, r.end.line, r.end.character, None))
-        return refs
+            out.append((name, r.start.line, r.start.character, r.end.line, r.end.character))
+        return out
 
     def module_prefix(self, doc: SourceDocument, analysis: FileAnalysis) -> str | None:
         """The module name. It runs first, so it also records the imports."""

@@ -16,7 +16,7 @@ from typing import Any
 
 import tree_sitter
 
-from ..model import Reference
+from ..model import REFERENCE_CONTAINER_SEP, Reference
 
 try:
     from .. import _refscan  # type: ignore[attr-defined]
@@ -137,6 +137,11 @@ def kinds_handle(root: tree_sitter.Node, grammar_name: str, query_source: str) -
     return _compiled(root, grammar_name, query_source)
 
 
+#: A reference without a container, appended after the scanned ones: (name, start line,
+#: start column, end line, end column).
+Extra = tuple[str, int, int, int, int]
+
+
 def scan(
     root: tree_sitter.Node,
     grammar_name: str,
@@ -147,18 +152,25 @@ def scan(
     sigil: bool,
     utf16: Callable[[int, int], int] | None,
     found: Any = None,
-) -> list[Reference] | None:
+    pack: tuple[str, list[Extra]] | None = None,
+) -> list[Reference] | list[tuple] | None:
     """The file's references from the compiled pass, or None where it cannot run.
     `name_starts`: sorted start bytes of definition names; `defs`: the definitions'
     start bytes, end bytes and qualified names, in list order; `found`: the query's
     nodes in this tree as the definitions walk recorded them (`defscan`), instead of a
-    walk of its own."""
+    walk of its own. `pack` (path, extras): instead, `store.pack_references`'s rows of
+    the references followed by the extras, without a Reference per occurrence."""
     if not AVAILABLE or type(root) is not tree_sitter.Node:
         return None
     handle = _compiled(root, grammar_name, query_source)
     if handle is None:
         return None
     starts, ends, containers = defs
+    if pack is not None:
+        return _refscan.scan(  # type: ignore[union-attr]
+            root, handle, data, name_starts, starts, ends, containers, sigil, utf16, Reference, found,
+            pack[0], pack[1], REFERENCE_CONTAINER_SEP,
+        )
     return _refscan.scan(  # type: ignore[union-attr]
         root, handle, data, name_starts, starts, ends, containers, sigil, utf16, Reference, found
     )

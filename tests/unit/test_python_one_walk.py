@@ -157,9 +157,10 @@ def test_recorded_reference_nodes_give_the_references_of_a_walk_of_their_own():
         if _REFERENCE_NODES not in doc.__dict__:
             continue  # this language's queries do not let the walk record them
         languages.add(strategy.language)
-        recorded = TreeSitterStrategy._references(strategy, doc, root, defs)
+        # the base pass (Python's appended type strings left out)
+        recorded = strategy._compiled_references(doc, root, defs, None)
         assert _REFERENCE_NODES not in doc.__dict__  # taken once
-        walked = TreeSitterStrategy._references(strategy, doc, root, defs)  # scan walks itself
+        walked = strategy._compiled_references(doc, root, defs, None)  # scan walks itself
         assert recorded == walked == TreeSitterStrategy._references_py(strategy, doc, root, defs), path
     assert "python" in languages
 
@@ -181,7 +182,7 @@ def test_recorded_nodes_are_refused_for_another_handle_or_another_tree():
     root2 = doc2.tree.root_node  # type: ignore[union-attr]
     defs = strategy._definitions(doc2, root2, "m")
     doc2.__dict__[_REFERENCE_NODES] = (root, found)
-    refs = TreeSitterStrategy._references(strategy, doc2, root2, defs)
+    refs = strategy._compiled_references(doc2, root2, defs, None)
     assert refs == TreeSitterStrategy._references_py(strategy, doc2, root2, defs)
 
 

@@ -26,15 +26,15 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
 def _passes(strategy: TreeSitterStrategy, path: str, data: bytes):
-    """(compiled, python) reference lists of the base pass for one file."""
+    """(compiled, python) reference lists of the base pass (no appended references) for
+    one file."""
     doc = SourceDocument(path=path, language=strategy.language, data=data)
     doc.tree = parse(strategy.language, data)
     root = doc.tree.root_node
     defs = strategy._definitions(doc, root, strategy.module_prefix(doc, new_analysis(doc, strategy.grammar_name, root)))
-    return (
-        TreeSitterStrategy._references(strategy, doc, root, defs),
-        TreeSitterStrategy._references_py(strategy, doc, root, defs),
-    )
+    compiled = strategy._compiled_references(doc, root, defs, None)  # None: it cannot run here
+    python = TreeSitterStrategy._references_py(strategy, doc, root, defs)
+    return (python if compiled is None else compiled), python
 
 
 def _grammar_files() -> list[Path]:
@@ -177,6 +177,70 @@ def test_compiled_packing_writes_the_rows_of_the_python_packing():
     too_big = [Reference("x", 2**31, 0, 0, 0, None)]
     with pytest.raises(OverflowError):
         store.pack_references("a.py", too_big)
+
+
+TYPE_STRINGS = """from typing import overload
+__all__ = ["Client", "make"]
+
+class Client:
+    def send(self, other: "Client") -> "Client":
+        return make(other)
+
+@overload
+def make(x: int) -> "Client": ...
+@overload
+def make(x: str) -> "Client": ...
+def make(x):
+    return Client().send(x)
+
+def make(y: "Größe"):  # redefined: the same container name from another definition
+    return Client, make, y
+"""
+
+
+def test_the_index_path_packs_the_rows_the_lazy_references_pack():
+    """The sync's rows (packed as the compiled pass finds them, Python's type strings
+    appended after) equal packing the references an editor's lazy analysis lists."""
+    from code_intel.indexing.store import pack_references, unpack_references
+    from code_intel.indexing.sync import analyze_bytes
+
+    settings = ChunkSettings()
+    cases = [(p.name, p.read_bytes()) for p in _grammar_files()]
+    cases += [("m.py", NON_ASCII.encode()), ("t.py", TYPE_STRINGS.encode()), ("e.py", b"")]
+    packed_python = 0
+    for path, data in cases:
+        lazy = analyze_source(path, data, settings, lazy=True).complete_references()
+        rows = analyze_bytes(path, data, settings).rows.refs
+        assert rows == pack_references(path, lazy), path
+        index = analyze_source(path, data, settings, packed=True)
+        if path.endswith(".py") and data:
+            assert index.packed_references is not None and index.references == [], path
+            packed_python += 1
+    assert packed_python >= 5
+    row = next(r for r in analyze_bytes("t.py", TYPE_STRINGS.encode(), settings).rows.refs if r[1] == "Client")
+    # 2 identifiers, then the 5 type strings (`__all__`, annotations) after them
+    assert [r.start_line for r in unpack_references(row[1], *row[3:])] == [12, 15, 1, 4, 4, 8, 10]
+
+
+def test_references_a_finish_hook_adds_keep_the_packed_path_correct():
+    """A strategy whose `finish` lists references after the packing gets the full list
+    (scanned, type strings, then its own) instead of rows missing them."""
+    from code_intel.indexing.model import Reference
+
+    class Adding(PythonStrategy):
+        def finish(self, work):
+            super().finish(work)
+            work.analysis.references.append(Reference("extra", 0, 0, 0, 5, None))
+
+    def doc():
+        d = SourceDocument(path="t.py", language="python", data=TYPE_STRINGS.encode())
+        d.tree = parse("python", d.data)
+        return d
+
+    got = Adding().analyze_packed(doc(), ChunkSettings())
+    want = PythonStrategy().analyze(doc(), ChunkSettings()).references
+    assert got.packed_references is None
+    assert got.references == [*want, Reference("extra", 0, 0, 0, 5, None)]
 
 
 def test_single_path_patterns_become_walk_rules_and_anything_else_keeps_the_engine():
