@@ -24,6 +24,24 @@ def fixture_copy(tmp_path: Path):
     return copy
 
 
+@pytest.fixture(scope="module")
+def laravel_words(tmp_path_factory):
+    """The Laravel fixture indexed once per module for the word signals: its store and
+    lexical index (no vector store, no model)."""
+    from code_intel.indexing.config import Config
+    from code_intel.indexing.lexical import LexicalIndex
+    from code_intel.indexing.store import IndexStore
+    from code_intel.indexing.sync import sync_workspace
+
+    root = tmp_path_factory.mktemp("words") / "laravel_app"
+    shutil.copytree(FIXTURES / "laravel_app", root)
+    store = IndexStore.for_workspace(root)
+    sync_workspace(root, store, Config(workers=1))
+    lexical = LexicalIndex.for_workspace(root)
+    lexical.sync(store)
+    return store, lexical
+
+
 def ctags_tags(root: Path, kinds: set[str]) -> list[dict]:
     """Universal Ctags' definitions of the given kinds under `root` (the parity baseline)."""
     exe = shutil.which("ctags")

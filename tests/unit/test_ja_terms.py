@@ -9,11 +9,7 @@ import sys
 
 import pytest
 from code_intel.indexing import ja_terms
-from code_intel.indexing.config import Config
-from code_intel.indexing.lexical import LexicalIndex
 from code_intel.indexing.search import hybrid_query
-from code_intel.indexing.store import IndexStore
-from code_intel.indexing.sync import sync_workspace
 
 
 def terms(text: str) -> list[str]:
@@ -131,21 +127,6 @@ def test_the_segmenter_and_dictionary_load_only_for_japanese():
     assert proc.returncode == 0, proc.stderr
 
 
-@pytest.fixture(scope="module")
-def words_only(tmp_path_factory):
-    """The Laravel fixture indexed for words only: no vector store, no model."""
-    import shutil
-    from pathlib import Path
-
-    root = tmp_path_factory.mktemp("ja") / "laravel_app"
-    shutil.copytree(Path(__file__).parents[1] / "fixtures" / "laravel_app", root)
-    store = IndexStore.for_workspace(root)
-    sync_workspace(root, store, Config(workers=1))
-    lexical = LexicalIndex.for_workspace(root)
-    lexical.sync(store)
-    return store, lexical
-
-
 @pytest.mark.parametrize(
     ("request_text", "path", "source"),
     [
@@ -154,8 +135,8 @@ def words_only(tmp_path_factory):
         ("注文の合計金額を計算する", "app/Models/Order.php", "注文"),
     ],
 )
-def test_a_japanese_request_finds_english_code_by_words_alone(words_only, request_text, path, source):
-    store, lexical = words_only
+def test_a_japanese_request_finds_english_code_by_words_alone(laravel_words, request_text, path, source):
+    store, lexical = laravel_words
     result = hybrid_query(request_text, store=store, lexical=lexical, vectors=None, top=10)
     files = [f.path for f in result.files]
     assert path in files[:3], files

@@ -8,39 +8,21 @@ JMdict). Measured on real apps in benchmarks/retrieval_eval.py (set (b))."""
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import numpy as np
 import pytest
 from code_intel.indexing import ja_terms
-from code_intel.indexing.config import Config
 from code_intel.indexing.embeddings.base import Thresholds
-from code_intel.indexing.lexical import LexicalIndex
 from code_intel.indexing.search import (
     PSEUDO_TRANSLATION_OFFSET,
     best_similarity,
     hybrid_query,
     vector_queries,
 )
-from code_intel.indexing.store import IndexStore
-from code_intel.indexing.sync import sync_workspace
 from code_intel.indexing.vectors import ForestHit
 
 REQUEST = "ユーザーをログアウトさせる"  # "log the user out"
 GOLD = "app/Services/AuthService.php"  # holds logout()
 OTHER = "app/Models/User.php"
-
-
-@pytest.fixture(scope="module")
-def fixture_index(tmp_path_factory):
-    root = tmp_path_factory.mktemp("pseudo") / "laravel_app"
-    shutil.copytree(Path(__file__).parents[1] / "fixtures" / "laravel_app", root)
-    store = IndexStore.for_workspace(root)
-    sync_workspace(root, store, Config(workers=1))
-    lexical = LexicalIndex.for_workspace(root)
-    lexical.sync(store)
-    return store, lexical
 
 
 class _Encoder:
@@ -77,26 +59,26 @@ class _Forest:
         return []
 
 
-def _vector_files(fixture_index, encoder: _Encoder) -> list[str]:
-    store, lexical = fixture_index
+def _vector_files(laravel_words, encoder: _Encoder) -> list[str]:
+    store, lexical = laravel_words
     result = hybrid_query(REQUEST, store=store, lexical=lexical, vectors=_Forest(encoder),  # type: ignore[arg-type]
                           signals=("vector",), top=10)
     return [f.path for f in result.files]
 
 
-def test_the_pseudo_translation_finds_what_the_japanese_query_missed(fixture_index):
+def test_the_pseudo_translation_finds_what_the_japanese_query_missed(laravel_words):
     # the Japanese query leans to User.php (0.8 against 0.6); the English one is sure of AuthService
     encoder = _Encoder(ja=[0.6, 0.8], en=[1.0, 0.0])
-    files = _vector_files(fixture_index, encoder)
+    files = _vector_files(laravel_words, encoder)
     assert files[0] == GOLD, files
     assert any(not ja_terms.has_japanese(t) and "logout" in t for t in encoder.seen), encoder.seen
 
 
-def test_a_pseudo_translation_only_a_little_surer_does_not_outbid_the_japanese(fixture_index):
+def test_a_pseudo_translation_only_a_little_surer_does_not_outbid_the_japanese(laravel_words):
     # a wrong sense's English similarity runs higher than a Japanese one for the same code:
     # 0.85 - PSEUDO_TRANSLATION_OFFSET is below the Japanese query's 0.8
     encoder = _Encoder(ja=[0.6, 0.8], en=[0.85, float(np.sqrt(1 - 0.85**2))])
-    assert _vector_files(fixture_index, encoder)[0] == OTHER
+    assert _vector_files(laravel_words, encoder)[0] == OTHER
 
 
 def test_an_english_request_has_one_query():
