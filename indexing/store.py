@@ -47,6 +47,7 @@ from .model import (
     SymbolKind,
 )
 from .private import FILE_MODE, in_cache, private_dir, store_dir, tighten
+from .processes import pid_alive
 
 log = logging.getLogger(__name__)
 
@@ -386,7 +387,7 @@ class IndexStore:
         has no indexed file, so the next sync builds it again from the files."""
         for side in self.path.parent.glob(f"{self.path.name}{SIDE_SUFFIX}*"):
             pid = side.name[len(self.path.name) + len(SIDE_SUFFIX):].split("-", 1)[0]
-            if not pid.isdigit() or _process_alive(int(pid)):
+            if not pid.isdigit() or pid_alive(int(pid)):
                 continue
             _remove_quietly(side)
             if side.name.endswith(("-journal", "-wal", "-shm")):
@@ -1012,16 +1013,6 @@ def _closed(conn: sqlite3.Connection) -> bool:
     except sqlite3.ProgrammingError:
         return True
     return False
-
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's: alive
-        return True
-    return True
 
 
 def _remove_quietly(path: Path) -> None:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from code_intel.indexing.config import write_json_atomic
 from code_intel.indexing.private import private_dir, store_dir
+from code_intel.indexing.processes import pid_alive
 
 INFO_FILE = "server.json"
 SOCKET_FILE = "server.sock"
@@ -56,16 +57,6 @@ def read_info(root: Path) -> ServerInfo | None:
         )
     except (OSError, ValueError, KeyError, TypeError):
         return None
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 async def open_connection(info: ServerInfo) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:

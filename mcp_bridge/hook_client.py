@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from code_intel.indexing.private import store_dir  # stdlib only
+from code_intel.indexing.processes import pid_alive  # stdlib only
 
 INFO_FILE = "server.json"
 MAX_FRAME = 8_000_000
@@ -41,12 +42,8 @@ def server_info(root: Path) -> Mapping[str, Any] | None:
         pid, endpoint, token = int(info["pid"]), str(info["endpoint"]), str(info["token"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+    if not pid_alive(pid):
         return None
-    except PermissionError:
-        pass
     return {"pid": pid, "endpoint": endpoint, "token": token}
 
 
