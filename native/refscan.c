@@ -1116,14 +1116,16 @@ static PyObject *packer_rows(Packer *p, PyObject *path, PyObject *sep) {
     return rows;
 }
 
-/* (name, start line, start column, end line, end column) tuples, container None, into
- * the packing after what is there (scan's `extras`; pack's references without their
- * container go through the same rows). */
-static int packer_extend(Packer *p, PyObject *refs) {
+/* References into the packing after what is there: (name, start line, start column, end
+ * line, end column, container) 6-tuples when `with_container` (pack's Reference
+ * tuples), else (name, sl, sc, el, ec) tuples, container None (scan's `extras`). */
+static int packer_extend(Packer *p, PyObject *refs, int with_container) {
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(refs); i++) {
         PyObject *ref = PyList_GET_ITEM(refs, i);
-        if (!PyTuple_Check(ref) || PyTuple_GET_SIZE(ref) < 5) {
-            PyErr_SetString(PyExc_TypeError, "an extra reference is (name, sl, sc, el, ec)");
+        if (with_container ? !PyTuple_Check(ref) || PyTuple_GET_SIZE(ref) != 6
+                           : !PyTuple_Check(ref) || PyTuple_GET_SIZE(ref) < 5) {
+            PyErr_SetString(PyExc_TypeError, with_container ? "a reference is a 6-tuple"
+                                                            : "an extra reference is (name, sl, sc, el, ec)");
             return 0;
         }
         long v[4];
@@ -1132,7 +1134,8 @@ static int packer_extend(Packer *p, PyObject *refs) {
             if (v[k] == -1 && PyErr_Occurred()) return 0;
         }
         Py_ssize_t row = packer_row(p, PyTuple_GET_ITEM(ref, 0));
-        if (row < 0 || !packer_add(p, row, v[0], v[1], v[2], v[3], Py_None)) return 0;
+        PyObject *container = with_container ? PyTuple_GET_ITEM(ref, 5) : Py_None;
+        if (row < 0 || !packer_add(p, row, v[0], v[1], v[2], v[3], container)) return 0;
     }
     return 1;
 }
@@ -1144,22 +1147,7 @@ static PyObject *refscan_pack(PyObject *self, PyObject *args) {
     PyObject *path, *refs, *sep, *rows = NULL;
     if (!PyArg_ParseTuple(args, "OO!U:pack", &path, &PyList_Type, &refs, &sep)) return NULL;
     Packer packer;
-    if (!packer_init(&packer)) goto done;
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(refs); i++) {
-        PyObject *ref = PyList_GET_ITEM(refs, i);
-        if (!PyTuple_Check(ref) || PyTuple_GET_SIZE(ref) != 6) {
-            PyErr_SetString(PyExc_TypeError, "a reference is a 6-tuple");
-            goto done;
-        }
-        Py_ssize_t row = packer_row(&packer, PyTuple_GET_ITEM(ref, 0));
-        if (row < 0) goto done;
-        long v[4];
-        for (int k = 0; k < 4; k++) {
-            v[k] = PyLong_AsLong(PyTuple_GET_ITEM(ref, k + 1));
-            if (v[k] == -1 && PyErr_Occurred()) goto done;
-        }
-        if (!packer_add(&packer, row, v[0], v[1], v[2], v[3], PyTuple_GET_ITEM(ref, 5))) goto done;
-    }
+    if (!packer_init(&packer) || !packer_extend(&packer, refs, 1)) goto done;
     rows = packer_rows(&packer, path, sep);
 done:
     packer_free(&packer);
@@ -1357,7 +1345,7 @@ static PyObject *refscan_scan(PyObject *self, PyObject *args) {
         PyList_SET_ITEM(result, out++, ref);
     }
     if (packing) {
-        if (!packer_extend(&packer, extras)) goto fail;
+        if (!packer_extend(&packer, extras, 0)) goto fail;
         result = packer_rows(&packer, pack_path, sep);
     } else if (PyList_SetSlice(result, out, (Py_ssize_t)n_caps, NULL) < 0) {
         goto fail;
