@@ -15,6 +15,7 @@ the files.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import logging
@@ -30,6 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 try:
     import fcntl
@@ -137,6 +139,14 @@ _SCHEMA_LOAD = _SCHEMA  # a first build's side file: the name indexes come after
 _SCHEMA += "".join(f"{ddl};\n" for ddl in _NAME_INDEXES.values())
 #: A first build's side file is `index.db` + this + the building process's id.
 SIDE_SUFFIX = ".build-"
+#: ... and each of its forked workers writes its files' rows into the side file's name
+#: + this + the worker's id (see `RowsFile`).
+ROWS_SUFFIX = "-rows-"
+#: A worker's rows file: the store's tables in the same column order (the same
+#: statements write them), without an index or a unique key: rows are only appended,
+#: and read back once, by rowid ranges.
+_ROWS_SCHEMA = re.sub(r"TEXT PRIMARY KEY", "TEXT", re.sub(r"CREATE INDEX[^;]*;\n", "", _SCHEMA_LOAD))
+_ROW_TABLES = ("files", "chunks", "symbols", "refs", "imports")
 #: `index.db` + this: the lock that keeps a connection from opening the store while a
 #: first build's file is renamed over it (see `IndexStore._open_lock`).
 LOCK_SUFFIX = ".lock"
@@ -282,6 +292,77 @@ class IndexedFile:
     rows: FileRows
 
 
+@dataclass(frozen=True, slots=True)
+class RowSpan:
+    """Where one file's rows are in a worker's rows file: for each of `_ROW_TABLES`,
+    the first rowid and how many. What a first build's worker sends its parent
+    instead of the rows themselves."""
+
+    source: str  # the rows file
+    path: str
+    first: tuple[int, ...]
+    count: tuple[int, ...]
+
+
+class RowsFile:
+    """A first build's worker writes its files' rows here, the store's parent copies
+    them into the side file with `INSERT … SELECT` (`IndexStore.copy_rows`): the rows
+    are bound once, in the worker, instead of pickled there, unpickled in the parent
+    and bound again.
+
+    WAL without checkpoints: the parent reads a committed batch while the worker writes
+    the next one, and no page is written twice. Never closed: a worker ends with
+    `os._exit`, and a close would checkpoint the WAL into the file for nothing; the
+    parent removes the file (`IndexStore.bulk_load`), and the next open of a killed
+    build's store does (`IndexStore._discard_unfinished_builds`)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        _remove_db_files(Path(path))  # a stale one of a reused process id
+        self._conn = sqlite3.connect(path, isolation_level=None)
+        os.chmod(path, FILE_MODE)
+        self._conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA wal_autocheckpoint=0")
+        self._conn.execute("PRAGMA synchronous=OFF")
+        self._conn.executescript(_ROWS_SCHEMA)
+        self._next = [1] * len(_ROW_TABLES)  # rowids of tables only ever appended to
+
+    def write(self, files: list[IndexedFile]) -> list[RowSpan]:
+        """Append these files' rows in one transaction; where each file's rows are."""
+        conn = self._conn
+        conn.execute("BEGIN")
+        try:
+            _insert_files(conn, files)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        spans = []
+        for f in files:
+            r = f.rows
+            count = (1, len(r.chunks), len(r.symbols), len(r.refs), len(r.imports))
+            spans.append(RowSpan(self.path, f.path, tuple(self._next), count))
+            self._next = [n + c for n, c in zip(self._next, count, strict=True)]
+        return spans
+
+
+def _runs(spans: list[RowSpan]) -> list[tuple[str, list[int], list[int]]]:
+    """(source, first rowids, counts) of consecutive spans that follow each other in one
+    rows file, merged: one `INSERT … SELECT` per table and run."""
+    runs: list[tuple[str, list[int], list[int]]] = []
+    for span in spans:
+        if runs:
+            source, first, count = runs[-1]
+            if source == span.source and all(
+                f + c == g for f, c, g in zip(first, count, span.first, strict=True)
+            ):
+                runs[-1] = (source, first, [c + d for c, d in zip(count, span.count, strict=True)])
+                continue
+        runs.append((span.source, list(span.first), list(span.count)))
+    return runs
+
+
 def db_path(root: Path) -> Path:
     return store_dir(root) / DB_FILE
 
@@ -390,8 +471,8 @@ class IndexStore:
             if not pid.isdigit() or pid_alive(int(pid)):
                 continue
             _remove_quietly(side)
-            if side.name.endswith(("-journal", "-wal", "-shm")):
-                continue
+            if side.name.endswith(("-journal", "-wal", "-shm")) or ROWS_SUFFIX in side.name:
+                continue  # said once, for the side file itself
             msg = (f"a first build that did not finish (process {pid}) left {side.name}; "
                    "discarded it, and the next sync indexes the workspace again")
             log.warning(msg)
@@ -468,6 +549,7 @@ class IndexStore:
         side_path = self.path.with_name(f"{self.path.name}{SIDE_SUFFIX}{os.getpid()}")
         side = self._open_side(side_path, live)
         self._local.conn, self._local.stats = side, None
+        self._local.rows_prefix, self._local.rows_attached = f"{side_path}{ROWS_SUFFIX}", {}
         built = False
 
         def index_names() -> None:
@@ -486,6 +568,7 @@ class IndexStore:
         try:
             yield index_names
         finally:
+            self._drop_rows_files()
             try:
                 index_names()
                 self._install(side_path, side, live)
@@ -496,11 +579,77 @@ class IndexStore:
                 self._local.conn, self._local.stats = self._connect(), None
                 raise
 
+    def rows_prefix(self) -> str | None:
+        """Inside `bulk_load`: the name the forked workers' rows files start with (see
+        `RowsFile`, `copy_rows`); None otherwise (rows are then written as they come)."""
+        return getattr(self._local, "rows_prefix", None)
+
+    def copy_rows(self, spans: list[RowSpan]) -> None:
+        """Replace the spans' files with their rows from the workers' rows files, in the
+        spans' order (rowids as `write_files` of the same files would give them):
+        `INSERT … SELECT` per table and run of rows, no row passing through Python.
+        Rows files are attached read-only (a read-only connection never checkpoints a
+        worker's WAL), as many as SQLite allows at once; spans from more files than
+        that are copied in consecutive transactions, each file's rows in one."""
+        if not spans:
+            return
+        attached: dict[str, str] = self._local.rows_attached
+        limit = max(1, self.conn.getlimit(sqlite3.SQLITE_LIMIT_ATTACHED))
+        start = 0
+        while start < len(spans):
+            sources: set[str] = set()
+            end = start
+            while end < len(spans) and len(sources | {spans[end].source}) <= limit:
+                sources.add(spans[end].source)
+                end += 1
+            self._attach_rows(sources, limit)
+            group = spans[start:end]
+            with self.transaction() as conn:
+                _delete_paths(conn, [span.path for span in group])
+                for source, first, count in _runs(group):
+                    for table, lo, n in zip(_ROW_TABLES, first, count, strict=True):
+                        if n:
+                            columns = _INSERT_COLUMNS[table]
+                            conn.execute(
+                                f"INSERT INTO main.{table}({columns}) SELECT {columns} FROM "
+                                f"{attached[source]}.{table} WHERE rowid >= ? AND rowid < ?",
+                                (lo, lo + n),
+                            )
+            start = end
+
+    def _attach_rows(self, sources: set[str], limit: int) -> None:
+        attached: dict[str, str] = self._local.rows_attached
+        if len(sources | attached.keys()) > limit:
+            for source in [s for s in attached if s not in sources]:
+                self.conn.execute(f"DETACH DATABASE {attached.pop(source)}")
+        for source in sorted(sources - attached.keys()):
+            alias = f"rows{len(attached)}"
+            while alias in attached.values():
+                alias += "_"
+            self.conn.execute("ATTACH DATABASE ? AS " + alias, (f"file:{quote(source)}?mode=ro",))
+            attached[source] = alias
+
+    def _drop_rows_files(self) -> None:
+        """At the end of a first build: detach the workers' rows files and remove them."""
+        prefix = getattr(self._local, "rows_prefix", None)
+        if prefix is None:
+            return
+        attached: dict[str, str] = self._local.rows_attached
+        for alias in attached.values():
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.execute(f"DETACH DATABASE {alias}")
+        attached.clear()
+        self._local.rows_prefix = None
+        folder, name = os.path.split(prefix)
+        for leftover in Path(folder).glob(f"{name}*"):
+            _remove_quietly(leftover)
+
     def _open_side(self, side_path: Path, live: sqlite3.Connection) -> sqlite3.Connection:
         """A fresh side file holding what the store holds now (its meta and skipped
         files: no indexed file, or this would not be a first build)."""
         _remove_db_files(side_path)
-        side = sqlite3.connect(side_path, timeout=30, isolation_level=None)
+        # a URI, so the workers' rows files attach read-only whatever SQLite's build
+        side = sqlite3.connect(f"file:{quote(str(side_path))}", timeout=30, isolation_level=None, uri=True)
         os.chmod(side_path, FILE_MODE)
         side.execute(f"PRAGMA page_size={PAGE_SIZE}")
         # MEMORY, not OFF: a failed statement still rolls back. A crash is covered by
@@ -1066,6 +1215,17 @@ def _copy_store(conn: sqlite3.Connection, side_path: Path) -> None:
         conn.execute("COMMIT")
     finally:
         conn.execute("DETACH DATABASE side")
+
+
+#: The columns `copy_rows` copies: what `_insert_files` writes (the store numbers the
+#: symbols itself, as it would numbering them on insert).
+_INSERT_COLUMNS = {
+    "files": "path, language, fingerprint, size, mtime_ns, indexed_at, syntax_errors, notes",
+    "chunks": "id, path, language, symbol_name, symbol_type, start_line, end_line, content, fingerprint, metadata",
+    "symbols": _STORE_COLUMNS["symbols"],
+    "refs": "path, name, n, positions, containers",
+    "imports": "path, alias, target",
+}
 
 
 def _delete_rows(conn: sqlite3.Connection, path: str) -> None:
