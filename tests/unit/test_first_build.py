@@ -7,6 +7,7 @@ open gets the rows copied in instead of a file renamed under it."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -15,9 +16,18 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from code_intel.indexing import sync
+from code_intel.indexing.chunking import ChunkSettings
 from code_intel.indexing.config import Config
-from code_intel.indexing.store import _NAME_INDEXES, LOCK_SUFFIX, SIDE_SUFFIX, IndexStore
+from code_intel.indexing.store import (
+    _NAME_INDEXES,
+    LOCK_SUFFIX,
+    SIDE_SUFFIX,
+    IndexStore,
+    RowsFile,
+    _runs,
+)
 from code_intel.indexing.sync import sync_workspace
 
 FILES = 30
@@ -107,21 +117,28 @@ def progress(done, total, path):
     if done == 20:  # three batches committed
         os.kill(os.getpid(), signal.SIGKILL)
 
-sync.sync_workspace(Path(sys.argv[1]), IndexStore(Path(sys.argv[2])), Config(workers=1), progress=progress)
+sync.sync_workspace(Path(sys.argv[1]), IndexStore(Path(sys.argv[2])), Config(workers=int(sys.argv[3])),
+                   progress=progress)
 """
 
 
-def test_a_killed_first_build_is_discarded_on_the_next_open_and_built_again(tmp_path):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_killed_first_build_is_discarded_on_the_next_open_and_built_again(tmp_path, workers):
+    """With workers, their rows files go too (said once, with the side file)."""
     root = tree(tmp_path / "ws")
     db = tmp_path / "store" / "index.db"
-    killed = subprocess.run([sys.executable, "-c", _KILLED_BUILD, str(root), str(db)],
+    killed = subprocess.run([sys.executable, "-c", _KILLED_BUILD, str(root), str(db), str(workers)],
                             check=False, capture_output=True)
     assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()
-    assert side_files(db)  # what the kill left
+    left = side_files(db)  # what the kill left
+    assert len([name for name in left if "-rows-" in name and name[-4:] not in ("-wal", "-shm")]) == (
+        0 if workers == 1 else 2)
 
     store = IndexStore(db)
     assert side_files(db) == []
-    assert any("did not finish" in m and "indexes the workspace again" in m for m in store.messages)
+    assert [m for m in store.messages if "did not finish" in m and "indexes the workspace again" in m
+            and f"left index.db{SIDE_SUFFIX}" in m] == store.messages
+    assert len(store.messages) == 1
     assert store.stats()["files"] == 0  # nothing half-built is taken for an index
     assert store.get_meta("sync_count") is None  # the language server waits for a build
 
@@ -220,3 +237,75 @@ def test_a_language_servers_first_build_writes_the_store_itself(tmp_path, monkey
     assert all(s == [] for s, _ in seen)
     assert [n for _, n in seen][19] >= 15  # written as the build goes
     assert indexed_files(db) == FILES
+
+
+_FORKED_BUILD = """
+import json, sys
+from pathlib import Path
+from code_intel.indexing import store as S, sync
+from code_intel.indexing.config import Config
+sync.BATCH_FILES = 5
+got = {"written": 0, "spans": 0, "rows_files": set()}
+write_files, copy_rows = S.IndexStore.write_files, S.IndexStore.copy_rows
+
+def count_written(self, files):
+    files = list(files)
+    got["written"] += len(files)
+    write_files(self, files)
+
+def count_spans(self, spans):
+    got["spans"] += len(spans)
+    got["rows_files"].update(span.source for span in spans)
+    copy_rows(self, spans)
+
+S.IndexStore.write_files, S.IndexStore.copy_rows = count_written, count_spans
+db = Path(sys.argv[2])
+leftover = lambda: sorted(p.name for p in db.parent.glob("*rows*"))
+during = set()
+store = S.IndexStore(db)
+sync.sync_workspace(Path(sys.argv[1]), store, Config(workers=2),
+                    progress=lambda done, total, path: during.update(
+                        n for n in leftover() if not n.endswith(("-wal", "-shm"))))
+print(json.dumps({"written": got["written"], "spans": got["spans"], "rows_files": len(got["rows_files"]),
+                  "during": len(during), "after": leftover(),
+                  "integrity": store.conn.execute("PRAGMA integrity_check").fetchone()[0]}))
+"""
+
+
+def test_a_forked_first_builds_workers_write_the_rows_the_parent_only_copies_them(tmp_path):
+    """`code-intel index` on a new store: each worker writes its files' rows into its own
+    rows file and sends the parent where they are; the parent copies them into the side
+    file in SQLite, in the files' order, so the store is the one a serial build writes
+    (rowids included), and the rows files are gone when the build is."""
+    files = 70  # tasks of 8 files, then one file per task from the 38th on
+    root = tree(tmp_path / "ws", files)
+    db = tmp_path / "store" / "index.db"
+    run = subprocess.run([sys.executable, "-c", _FORKED_BUILD, str(root), str(db)],
+                         check=False, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout)
+    assert got["written"] == 0  # no file's rows went through the parent's Python
+    assert got["spans"] == files and got["rows_files"] == got["during"] == 2
+    assert got["after"] == [] and got["integrity"] == "ok"
+    store = IndexStore(db)
+    assert store.stats()["files"] == files
+    assert tables(store) == clean_build(tmp_path, root)
+
+
+def test_copied_rows_keep_the_files_order_across_rows_files_and_the_attach_limit(tmp_path):
+    """Rows of one file never split, runs of one rows file merged, and more rows files
+    than SQLite attaches at once copied in turns: the same tables as writing the files."""
+    files = [sync.analyze_bytes(f"m{i}.py", f"def f{i}(x):\n    return g{i % 3}(x)\n".encode(),
+                                ChunkSettings()) for i in range(12)]
+    clean = IndexStore(tmp_path / "clean" / "index.db")
+    clean.write_files(files)
+    rows = [RowsFile(str(tmp_path / f"rows-{k}")) for k in range(3)]
+    owner = [0, 0, 1, 2, 2, 0, 1, 1, 2, 0, 0, 0]  # which worker analysed each file
+    spans = [rows[k].write([f])[0] for k, f in zip(owner, files, strict=True)]
+    assert len(_runs(spans)) == 7  # consecutive spans of one rows file merged
+    store = IndexStore(tmp_path / "store" / "index.db")
+    with store.bulk_load():
+        store.conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 2)
+        store.copy_rows(spans[:7])
+        store.copy_rows(spans[7:])
+    assert tables(store) == tables(clean)
