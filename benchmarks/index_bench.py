@@ -306,7 +306,9 @@ def phases(root: Path, scratch: Path) -> dict[str, float]:
     parse alone, the whole analysis (parse included), flattening into rows, the
     pickling both ways that carries rows from a parser process to the writer, and
     the SQLite writes (batches of the sync's size, into a fresh store). CPU seconds,
-    so the figures compare with each other on a loaded machine."""
+    so the figures compare with each other on a loaded machine. The last two are the
+    language server's path: `code-intel index`'s first build pickles no rows, its
+    workers write them (`store.RowsFile`) and its parent copies them in SQLite."""
     files = [(rel, detect_language(rel), Path(c.abs_path).read_bytes())
              for rel, c in sorted(discover(root, Config()).files.items())]
     settings = ChunkSettings()

@@ -4,7 +4,9 @@ Only added, modified and deleted files are processed: size and mtime screen out 
 untouched files cheaply, and a SHA-256 of the content decides for the rest (a touched
 but unchanged file costs a hash, not a parse). Parsing runs in a process pool across
 the machine's cores (workers that die with their parent, see `workers`); the
-parent alone writes, in per-batch transactions.
+parent alone writes the store, in per-batch transactions. In a first build by
+`code-intel index` the forked workers bind the rows themselves, into files of their
+own, and the parent copies them into the store in SQLite (`_process_into`).
 """
 
 from __future__ import annotations
