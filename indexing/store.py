@@ -539,7 +539,9 @@ class IndexStore:
         The context gives a function that indexes the names earlier: a caller whose last
         rows are still being produced elsewhere (the parser pool's last files) calls it
         then, so the sorts run beside that work instead of after it; the rows written
-        afterwards update the indexes as usual."""
+        afterwards update the indexes as usual. Forked workers may write their rows into
+        files of their own (`rows_prefix`, `RowsFile`) for `copy_rows` to take them in;
+        those files are removed here at the end."""
         empty = self.conn.execute(
             "SELECT 1 FROM files WHERE skip_reason IS NULL LIMIT 1").fetchone() is None
         if not empty:
