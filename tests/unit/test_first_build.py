@@ -285,7 +285,8 @@ def test_a_forked_first_builds_workers_write_the_rows_the_parent_only_copies_the
     assert run.returncode == 0, run.stderr
     got = json.loads(run.stdout)
     assert got["written"] == 0  # no file's rows went through the parent's Python
-    assert got["spans"] == files and got["rows_files"] == got["during"] == 2
+    # one rows file per worker that got a task (both, unless one was starved of CPU)
+    assert got["spans"] == files and got["rows_files"] == got["during"] in (1, 2)
     assert got["after"] == [] and got["integrity"] == "ok"
     store = IndexStore(db)
     assert store.stats()["files"] == files
