@@ -131,8 +131,8 @@ def test_a_killed_first_build_is_discarded_on_the_next_open_and_built_again(tmp_
                             check=False, capture_output=True)
     assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()
     left = side_files(db)  # what the kill left
-    assert len([name for name in left if "-rows-" in name and name[-4:] not in ("-wal", "-shm")]) == (
-        0 if workers == 1 else 2)
+    rows_files = [name for name in left if "-rows-" in name and name[-4:] not in ("-wal", "-shm")]
+    assert len(rows_files) in ((0,) if workers == 1 else (1, 2))
 
     store = IndexStore(db)
     assert side_files(db) == []
