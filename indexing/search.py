@@ -57,6 +57,7 @@ from .file_fusion import (
     rank_fusion,
     translated_weights,
     trust_leader,
+    vector_confidence,
     word_confidence,
     word_leader,
 )
@@ -845,11 +846,15 @@ def _rank_files(
                     code_bm25[c.path] = bm25[c.path]
         weights = file_weights or FILE_WEIGHTS
         # How much the request's own words single out files decides how much the word
-        # signals count against the vectors (file_fusion.word_confidence). Not for a
-        # Japanese request: its word signals are already discounted as translations, and
-        # scaling them too lowered three of five Japanese tune cells.
+        # signals count against the vectors (file_fusion.word_confidence), and how much
+        # the vectors single out files how much they count against the words
+        # (vector_confidence). Not for a Japanese request: its word signals are already
+        # discounted as translations; scaling them too lowered three of five Japanese
+        # tune cells, and scaling its vectors lowered linkding and solidtime ja.
         if "vector" in per_signal and not translated:
             weights = confident_weights(weights, word_confidence(code_bm25))
+            if "lexical" in per_signal:
+                weights = {**weights, "vector": weights["vector"] * vector_confidence(similarity, grey_width)}
         scores = rank_fusion(per_signal, weights)
         trust_leader(scores, leader(similarity, grey_width))
         trust_leader(scores, word_leader(bm25))
