@@ -143,7 +143,8 @@ SINGLE_WORD_MAX_DEFINITIONS = 20
 #: without; English requests untouched): 1 → 8.351, 2 → 8.338, 3 → 8.332, 5 → 8.308,
 #: 10 → 8.308; no cell lower at any of them; the middle of the plateau 1–3. Applied to English
 #: requests too (2) it lowered healthchecks, laravel.io and umami en (healthchecks' `status`
-#: was the right hint there).
+#: was the right hint there). Only with the vector signal: words alone (the model loading)
+#: have little else to rank by, and there it lowered four of five Japanese tune cells.
 TRANSLATED_SINGLE_WORD_MAX_DEFINITIONS = 2
 MAP_HINTS = 5
 
@@ -565,7 +566,11 @@ def hybrid_query(
         explicit = {w for w in request.identifiers if len(split_identifier(w)) > 1 or "_" in w.strip("_")}
         rank = 0
         named_text = f"{text} . {translation.phrase}" if translation.phrase else text
-        single_max = TRANSLATED_SINGLE_WORD_MAX_DEFINITIONS if translation.terms else SINGLE_WORD_MAX_DEFINITIONS
+        # a translated word many definitions share names none of them, when the vectors are
+        # there to rank by; words alone (the model still loading) keep every vote they have
+        with_vectors = query_vec is not None and "vector" in signals
+        single_max = (TRANSLATED_SINGLE_WORD_MAX_DEFINITIONS if translation.terms and with_vectors
+                      else SINGLE_WORD_MAX_DEFINITIONS)
         for spelling, sym in _named_definitions(store, named_text, request, single_max):
             if spelling not in explicit and sym.path not in found_files:
                 continue
