@@ -57,6 +57,7 @@ from .file_fusion import (
     rank_fusion,
     translated_weights,
     trust_leader,
+    vector_confidence,
     word_confidence,
     word_leader,
 )
@@ -136,6 +137,15 @@ FILE_CANDIDATES = 100
 MAX_DIRECT = 40
 #: a single query word counts as naming a definition only if few definitions share it
 SINGLE_WORD_MAX_DEFINITIONS = 20
+#: the same for a Japanese request, whose English words are dictionary translations: a
+#: translated word that several definitions share (保存 → save: `save` methods in every model)
+#: names none of them. Chosen on set (b)'s tune data (hybrid file MRR, 10 cells summed, 8.272
+#: without; English requests untouched): 1 → 8.351, 2 → 8.338, 3 → 8.332, 5 → 8.308,
+#: 10 → 8.308; no cell lower at any of them; the middle of the plateau 1–3. Applied to English
+#: requests too (2) it lowered healthchecks, laravel.io and umami en (healthchecks' `status`
+#: was the right hint there). Only with the vector signal: words alone (the model loading)
+#: have little else to rank by, and there it lowered four of five Japanese tune cells.
+TRANSLATED_SINGLE_WORD_MAX_DEFINITIONS = 2
 MAP_HINTS = 5
 
 
@@ -556,7 +566,12 @@ def hybrid_query(
         explicit = {w for w in request.identifiers if len(split_identifier(w)) > 1 or "_" in w.strip("_")}
         rank = 0
         named_text = f"{text} . {translation.phrase}" if translation.phrase else text
-        for spelling, sym in _named_definitions(store, named_text, request):
+        # a translated word many definitions share names none of them, when the vectors are
+        # there to rank by; words alone (the model still loading) keep every vote they have
+        with_vectors = query_vec is not None and "vector" in signals
+        single_max = (TRANSLATED_SINGLE_WORD_MAX_DEFINITIONS if translation.terms and with_vectors
+                      else SINGLE_WORD_MAX_DEFINITIONS)
+        for spelling, sym in _named_definitions(store, named_text, request, single_max):
             if spelling not in explicit and sym.path not in found_files:
                 continue
             c = _chunk_candidate(sym, chunks_of, candidate)
@@ -845,11 +860,15 @@ def _rank_files(
                     code_bm25[c.path] = bm25[c.path]
         weights = file_weights or FILE_WEIGHTS
         # How much the request's own words single out files decides how much the word
-        # signals count against the vectors (file_fusion.word_confidence). Not for a
-        # Japanese request: its word signals are already discounted as translations, and
-        # scaling them too lowered three of five Japanese tune cells.
+        # signals count against the vectors (file_fusion.word_confidence), and how much
+        # the vectors single out files how much they count against the words
+        # (vector_confidence). Not for a Japanese request: its word signals are already
+        # discounted as translations; scaling them too lowered three of five Japanese
+        # tune cells, and scaling its vectors lowered linkding and solidtime ja.
         if "vector" in per_signal and not translated:
             weights = confident_weights(weights, word_confidence(code_bm25))
+            if "lexical" in per_signal:
+                weights = {**weights, "vector": weights["vector"] * vector_confidence(similarity, grey_width)}
         scores = rank_fusion(per_signal, weights)
         trust_leader(scores, leader(similarity, grey_width))
         trust_leader(scores, word_leader(bm25))
@@ -885,11 +904,13 @@ def _rank_files(
 
 
 def _named_definitions(
-    store: IndexStore, text: str, request: ParsedRequest | None = None
+    store: IndexStore, text: str, request: ParsedRequest | None = None,
+    single_max: int = SINGLE_WORD_MAX_DEFINITIONS,
 ) -> list[tuple[str, StoredSymbol]]:
     """Definitions whose name the query spells, most specific spelling first:
     identifiers as written (`findByEmail`), then adjacent words glued
-    (`login controller` → LoginController / login_controller), then single words.
+    (`login controller` → LoginController / login_controller), then single words; a
+    single word that more than `single_max` definitions share names none of them.
     A long request is read for the names it writes as code only."""
     if request is not None and request.is_long:
         raw = request.identifiers[:CANDIDATES]
@@ -925,8 +946,10 @@ def _named_definitions(
     out: list[tuple[str, StoredSymbol]] = []
     seen: set[tuple[str, int]] = set()
     for spelling in dict.fromkeys(spellings):
+        # (at most 20 are read: with single_max 20, as for English, the cap cannot fire; a
+        # limit of 21 lowered laravel.io en on the tune data, so that is left as measured)
         found = store.symbols_like(_escape_like(spelling), 20)
-        if spelling in singles and len(found) > SINGLE_WORD_MAX_DEFINITIONS:
+        if spelling in singles and len(found) > single_max:
             continue  # "help", "option": a word that names everything names nothing
         for sym in found:
             key = (sym.path, sym.symbol.range.start.line)
