@@ -156,11 +156,13 @@ def english_sound(word: str, whole: bool = True) -> Sound:
 
 
 # vowels Japanese writes for an English vowel letter (cut カット, server サーバー, love ラブ)
-_ALLOWED = {"a": "aeo", "e": "eia", "i": "i", "o": "oau", "u": "aue", "y": "i"}
+_ALLOWED = {"a": "ae", "e": "eia", "i": "i", "o": "oau", "u": "aue", "y": "i"}
 _EPENTHETIC = frozenset(["", "u", "o", "i"])
 
 
-def _vowels_agree(ja: str, en: str) -> bool:
+def _vowels_agree(ja: str, en: str, before: str) -> bool:
+    """Does the katakana's vowel group render the English one? `before` is the
+    consonant class that follows (an English a is オ only as in auto, ball, law)."""
     ja = ja.lstrip("y") or ja
     en = en.lstrip("y") or en
     if not en:
@@ -169,6 +171,8 @@ def _vowels_agree(ja: str, en: str) -> bool:
         return en == "e"
     if en[0] in "iy" and ja.startswith("ai"):  # file ファイル, type タイプ
         return True
+    if en[0] == "a" and ja[0] == "o":
+        return en[1:2] in ("u", "w") or before == "r"
     return ja[0] in _ALLOWED.get(en[0], en[0])
 
 
@@ -196,7 +200,8 @@ def compare(kana: Sound, word: str) -> Match | None:
     en = english_sound(word)
     if en.consonants != kana.consonants:
         return None
-    misses = sum(not _vowels_agree(j, e) for j, e in zip(kana.vowels, en.vowels, strict=True))
+    after = [*kana.consonants, ""]
+    misses = sum(not _vowels_agree(j, e, after[k]) for k, (j, e) in enumerate(zip(kana.vowels, en.vowels, strict=True)))
     exact = sum(a == b for a, b in zip(kana.letters, en.letters, strict=True))
     same = sum(_same_vowel(j, e) for j, e in zip(kana.vowels, en.vowels, strict=True))
     return Match(word, misses, exact, same)
@@ -271,7 +276,9 @@ def best_spelling(kana: str, stems: dict[str, int]) -> tuple[str, str] | None:
             continue
         for word in stem_words(stem):
             m = compare(sound, word)
-            if m is not None and acceptable(m, sound) and (stem not in best or m.order < best[stem].order):
+            # the stem's plainest word that fits best (same vowels do not pick an ending)
+            if m is not None and acceptable(m, sound) and (
+                    stem not in best or m.order[:2] < best[stem].order[:2]):
                 best[stem] = m
     if not best:
         return None
