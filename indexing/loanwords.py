@@ -131,7 +131,7 @@ _EN_RULES: tuple[tuple[str, str], ...] = (
     (r"c(?=[eiy])", "s"),
     (r"dg(?=[ei])", "j"),
     (r"g(?=[ei])", "j"),
-    (r"w(?![aeiou])", ""),  # a glide after a vowel (view, flow): no consonant of its own
+    (r"(?<=[aeiou])w(?![aeiou])", ""),  # a glide after a vowel (view, flow): no consonant of its own
     (r"ts", "t"),
     (r"^y(?=[aeiou])", ""),
     (r"m(?=[pb])", "n"),  # Japanese writes ン before p and b (complete コンプリート)
@@ -219,6 +219,12 @@ def acceptable(m: Match, kana: Sound) -> bool:
     if len(kana.consonants) < MIN_CONSONANTS:
         return False
     return m.misses == 0 or (m.misses == 1 and len(kana.consonants) >= LENIENT_FROM)
+
+
+def sounds_like(kana: Sound, word: str) -> bool:
+    """Is `word` close enough to the katakana word to be taken for it?"""
+    m = compare(kana, word)
+    return m is not None and acceptable(m, kana)
 
 
 def stem_fits(kana: Sound, stem: str, slack: int = 3) -> bool:

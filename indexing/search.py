@@ -445,9 +445,10 @@ def _workspace_spelling(lexical: LexicalIndex) -> Callable[[str], str | None]:
         found = loanwords.best_spelling(kana, vocab[letters])
         if found is None:
             return None
-        stem, word = found
-        key = loanwords.english_sound(word).consonants
-        return lexical.spelled(stem, lambda w: loanwords.english_sound(w).consonants == key) or word
+        stem, _ = found
+        # the word as the workspace writes it; none that sounds like the katakana means
+        # the stem fitted by an ending its real words do not have (track is no トラッカー)
+        return lexical.spelled(stem, lambda w: loanwords.sounds_like(sound, w))
 
     return spell
 

@@ -77,6 +77,9 @@ FILES = {
     "src/tests_util.py": "def run_test(case):\n    return case.test()\n",
     "src/mail.py": "def send_mail(to, subject):\n    return smtp(to, subject)\n",
     "src/tax.py": "def compute_tax(amount, rate):\n    return amount * rate\n",
+    # consonants like トラッカー (track) and a stem that fits フラッピング by ear only with
+    # an ending its words never have (fwrap + ing)
+    "src/wrap.py": "def fwrap(func):\n    return track(func)\n",
 }
 
 
@@ -120,6 +123,8 @@ def test_an_unrelated_identifier_is_not_matched(lexical):
     # トースト (toast) has consonants like "test", which the workspace uses: not taken
     t = _translate("トーストを表示する", lexical)
     assert "test" not in t.terms
+    # トラッカー is "tracker", which this workspace never writes: "track" is not taken
+    assert "track" not in _translate("トラッカーを表示する", lexical).terms
     # a loanword nothing in the workspace sounds like stays as the dictionary gave it
     assert _translate("ファネルを表示する", lexical).terms == ja_terms.translate_request(
         "ファネルを表示する", (), _workspace_uses(lexical)).terms
