@@ -4,7 +4,9 @@ Why: BM25 and the definition signal match words, and a Japanese request ("スレ
 shares no word with English code (`DeleteThread`). The request is segmented by MeCab (fugashi
 with UniDic-lite), each content word is looked up in JMdict (the jamdict-data package's
 SQLite copy, read directly) and its first glosses become search terms. Katakana loanwords
-take their English origin from UniDic's lemma (`ユーザー-user`) before the dictionary.
+take their English origin from UniDic's lemma (`ユーザー-user`) before the dictionary; one
+neither knows (or whose terms the code never uses) is spelled back to the workspace's own
+word by sound (respell, loanwords.py: リファラ → referrer).
 
 A short list of software terms (`SOFTWARE_TERMS`) comes first where JMdict's everyday
 sense is not what code calls it (作成 "drawing up" → create, 一覧 "glance" → list).
