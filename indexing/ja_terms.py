@@ -572,11 +572,14 @@ def respell(found: list[Gloss], text: str, known: Callable[[str], int] | None,
     the workspace's own word when `spell` finds one (loanwords.best_spelling).
 
     Why: a loanword UniDic and JMdict do not know gets no term (リファラ) or the terms of
-    the pieces MeCab cut it into (フラッピング → フラッ + ピング "ping"), and a known one
-    may carry an origin the code never says (ソース "sauce"). A word as the request
-    writes it is tried whole; its pieces' glosses give way to the spelled word, which
-    takes the first piece's place (word order feeds the definition phrase and the
-    pseudo-translation). A word whose whole gloss the workspace uses is left alone."""
+    the pieces MeCab cut it into (フラッピング → フラッ + ピング "ping"; シリアライザー →
+    シリア "Syria" + ライザー). A word as the request writes it is tried whole; its pieces'
+    glosses give way to the spelled word, which takes the first piece's place (word order
+    feeds the definition phrase and the pseudo-translation). A word whose whole gloss the
+    workspace uses is left alone, and so is one the dictionaries know as one word: its
+    origin says what it is (ビーコン beacon), and a workspace that never says "beacon"
+    only has words that sound like it by chance (an audit over five apps and sympy found
+    such matches for ビーコン, ハイライト, マークダウン, コホート)."""
     if spell is None:
         return found
     out = list(found)
@@ -590,8 +593,11 @@ def respell(found: list[Gloss], text: str, known: Callable[[str], int] | None,
         inside = [i for i, g in enumerate(out)
                   if g.origin not in ("literal", "reversal") and _KATAKANA.match(g.source) and g.source in run
                   and g.source not in rest]
-        if known is not None and any(known(t) for i in inside if out[i].source == run for t in out[i].terms):
+        whole = [i for i in inside if out[i].source == run]
+        if known is not None and any(known(t) for i in whole for t in out[i].terms):
             continue
+        if whole and len(whole) == len(inside):
+            continue  # one word the dictionaries know whole (トースト toast): its origin stands
         word = spell(run)
         if not word:
             continue

@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .lexical import STOPWORDS
+
 # ---- katakana → romaji ------------------------------------------------------------------
 
 _KANA = dict(zip(
@@ -44,14 +46,18 @@ def is_katakana_word(text: str) -> bool:
 
 def romanize(kana: str) -> str:
     """Hepburn-like romaji with the loanword spellings (ファ fa, ティ ti, ウィ wi, ヴ v);
-    ッ and ー are dropped (a doubled or long sound English spells singly)."""
+    ッ is dropped (a doubled consonant English spells singly), ー doubles its vowel."""
     out: list[str] = []
     i = 0
     while i < len(kana):
         ch = kana[i]
         nxt = kana[i + 1] if i + 1 < len(kana) else ""
         i += 1
-        if ch in "ッー":
+        if ch == "ッ":
+            continue
+        if ch == "ー":  # a long vowel: its vowel again (ビーコン biikon)
+            if out and out[-1][-1] in "aeiou":
+                out.append(out[-1][-1])
             continue
         base = _KANA.get(ch)
         if base is None:
@@ -157,16 +163,26 @@ def english_sound(word: str, whole: bool = True) -> Sound:
 
 # vowels Japanese writes for an English vowel letter (cut カット, server サーバー, love ラブ)
 _ALLOWED = {"a": "ae", "e": "eia", "i": "i", "o": "oau", "u": "aue", "y": "i"}
-_EPENTHETIC = frozenset(["", "u", "o", "i"])
+def _epenthetic(ja: str, prev: str) -> bool:
+    """A vowel Japanese must add after a consonant English ends a syllable with: one short
+    u (o after t and d: ト, ド; i after ch and j: チ, ジ), or none."""
+    if not ja:
+        return True
+    if prev in ("t", "d"):
+        return ja in ("o", "u")
+    if prev in ("c", "g"):
+        return ja in ("i", "u")
+    return ja == "u"
 
 
-def _vowels_agree(ja: str, en: str, before: str) -> bool:
+def _vowels_agree(ja: str, en: str, before: str, prev: str = "") -> bool:
     """Does the katakana's vowel group render the English one? `before` is the
-    consonant class that follows (an English a is オ only as in auto, ball, law)."""
+    consonant class that follows (an English a is オ only as in auto, ball, law),
+    `prev` the one before (which vowel Japanese adds after it)."""
     ja = ja.lstrip("y") or ja
     en = en.lstrip("y") or en
     if not en:
-        return ja in _EPENTHETIC or len(set(ja)) == 1 and ja[0] in _EPENTHETIC
+        return _epenthetic(ja, prev)
     if not ja:
         return en == "e"
     if en[0] in "iy" and ja.startswith("ai"):  # file ファイル, type タイプ
@@ -201,15 +217,17 @@ def compare(kana: Sound, word: str) -> Match | None:
     if en.consonants != kana.consonants:
         return None
     after = [*kana.consonants, ""]
-    misses = sum(not _vowels_agree(j, e, after[k]) for k, (j, e) in enumerate(zip(kana.vowels, en.vowels, strict=True)))
+    before = ["", *kana.consonants]
+    misses = sum(not _vowels_agree(j, e, after[k], before[k])
+                 for k, (j, e) in enumerate(zip(kana.vowels, en.vowels, strict=True)))
     exact = sum(a == b for a, b in zip(kana.letters, en.letters, strict=True))
     same = sum(_same_vowel(j, e) for j, e in zip(kana.vowels, en.vowels, strict=True))
     return Match(word, misses, exact, same)
 
 
 #: A key with fewer consonants than this is too short to tell words apart (ソース "ss"
-#: would match every s-word with agreeing vowels).
-MIN_CONSONANTS = 2
+#: matches "those" as well as "source"; ロード load, lord and road).
+MIN_CONSONANTS = 3
 #: Below this many consonants every vowel must agree; from it on one may disagree.
 LENIENT_FROM = 4
 
@@ -278,7 +296,7 @@ def best_spelling(kana: str, stems: dict[str, int]) -> tuple[str, str] | None:
     best: dict[str, Match] = {}
     longest = 2 * len(romanize(kana)) + 2
     for stem in stems:
-        if len(stem) > longest or not stem.isalpha() or not stem_fits(sound, stem):
+        if len(stem) > longest or not stem.isalpha() or stem in STOPWORDS or not stem_fits(sound, stem):
             continue
         for word in stem_words(stem):
             m = compare(sound, word)
