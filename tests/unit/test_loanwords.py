@@ -83,6 +83,8 @@ FILES = {
     # consonants like トラッカー (track) and a stem that fits フラッピング by ear only with
     # an ending its words never have (fwrap + ing)
     "src/wrap.py": "def fwrap(func):\n    return track(func)\n",
+    # sounds like ビーコン (beacon), which UniDic knows as one word
+    "src/hail.py": "def beckon(user):\n    return wave(user)\n",
 }
 
 
@@ -143,3 +145,10 @@ def test_a_loanword_the_workspace_already_uses_is_left_alone(lexical):
 
     t = ja_terms.translate_request("チェックを送信する", (), _workspace_uses(lexical), spy)
     assert "check" in t.terms and spelled == []
+
+
+def test_a_word_the_dictionary_knows_whole_keeps_its_origin(lexical):
+    # the workspace never says "beacon"; "beckon" only sounds like it
+    assert loanwords.sounds_like(loanwords.katakana_sound("ビーコン"), "beckon")
+    t = _translate("ビーコンを送る", lexical)
+    assert "beacon" in t.terms and "beckon" not in t.terms
