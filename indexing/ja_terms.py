@@ -4,7 +4,9 @@ Why: BM25 and the definition signal match words, and a Japanese request ("スレ
 shares no word with English code (`DeleteThread`). The request is segmented by MeCab (fugashi
 with UniDic-lite), each content word is looked up in JMdict (the jamdict-data package's
 SQLite copy, read directly) and its first glosses become search terms. Katakana loanwords
-take their English origin from UniDic's lemma (`ユーザー-user`) before the dictionary.
+take their English origin from UniDic's lemma (`ユーザー-user`) before the dictionary; one
+neither knows (or whose terms the code never uses) is spelled back to the workspace's own
+word by sound (respell, loanwords.py: リファラ → referrer).
 
 A short list of software terms (`SOFTWARE_TERMS`) comes first where JMdict's everyday
 sense is not what code calls it (作成 "drawing up" → create, 一覧 "glance" → list).
@@ -547,14 +549,63 @@ def _incidental(uses: int, most: int) -> bool:
     return uses <= RARE_SENSE and most >= RARE_SENSE_MARGIN * uses
 
 
-def glosses(text: str, known: Callable[[str], int] | None = None) -> list[Gloss]:
+def glosses(text: str, known: Callable[[str], int] | None = None,
+            spell: Callable[[str], str | None] | None = None) -> list[Gloss]:
     """The Japanese words of `text` with their English search terms (empty when the text
-    has no Japanese); `known` says which terms the workspace's code uses (choose_terms).
+    has no Japanese); `known` says which terms the workspace's code uses (choose_terms),
+    `spell` which workspace word a katakana word transliterates (respell).
     Raises JapaneseUnavailable when the segmenter or dictionary is missing."""
     if not has_japanese(text):
         return []
     # MeCab takes UTF-8: a lone surrogate (valid in a JSON string) becomes "?"
-    return choose_terms(_BRIDGE.glosses(text.encode("utf-8", "replace").decode("utf-8")), known)
+    text = text.encode("utf-8", "replace").decode("utf-8")
+    return choose_terms(respell(_BRIDGE.glosses(text), text, known, spell), known)
+
+
+# a katakana word as written (・ separates words, so it is not part of one)
+_KATAKANA_RUN = re.compile(r"[\u30a1-\u30fa\u30fc]{3,}")
+
+
+def respell(found: list[Gloss], text: str, known: Callable[[str], int] | None,
+            spell: Callable[[str], str | None] | None) -> list[Gloss]:
+    """Katakana words the dictionaries gave nothing the workspace uses, spelled back to
+    the workspace's own word when `spell` finds one (loanwords.best_spelling).
+
+    Why: a loanword UniDic and JMdict do not know gets no term (リファラ) or the terms of
+    the pieces MeCab cut it into (フラッピング → フラッ + ピング "ping"; シリアライザー →
+    シリア "Syria" + ライザー). A word as the request writes it is tried whole; its pieces'
+    glosses give way to the spelled word, which takes the first piece's place (word order
+    feeds the definition phrase and the pseudo-translation). A word whose whole gloss the
+    workspace uses is left alone, and so is one the dictionaries know as one word: its
+    origin says what it is (ビーコン beacon), and a workspace that never says "beacon"
+    only has words that sound like it by chance (an audit over five apps and sympy found
+    such matches for ビーコン, ハイライト, マークダウン, コホート)."""
+    if spell is None:
+        return found
+    out = list(found)
+    for m in _KATAKANA_RUN.finditer(text):
+        run = m.group()
+        if run in _JA_STOP or text.find(run) < m.start():  # a word written twice: once
+            continue
+        # the glosses of this word and its pieces (a piece also written elsewhere in the
+        # request keeps its gloss)
+        rest = text.replace(run, "\0")
+        inside = [i for i, g in enumerate(out)
+                  if g.origin not in ("literal", "reversal") and _KATAKANA.match(g.source) and g.source in run
+                  and g.source not in rest]
+        whole = [i for i in inside if out[i].source == run]
+        if known is not None and any(known(t) for i in whole for t in out[i].terms):
+            continue
+        if whole and len(whole) == len(inside):
+            continue  # one word the dictionaries know whole (トースト toast): its origin stands
+        word = spell(run)
+        if not word:
+            continue
+        at = inside[0] if inside else next(
+            (i for i, g in enumerate(out) if text.find(g.source) > m.start()), len(out))
+        out = [g for i, g in enumerate(out) if i not in inside]
+        out.insert(at, Gloss(run, (word,), "loanword"))
+    return out
 
 
 def choose_terms(found: list[Gloss], known: Callable[[str], int] | None = None,
@@ -614,14 +665,16 @@ class Translation:
 
 
 def translate_request(text: str, literal: Iterable[str] = (),
-                      known: Callable[[str], int] | None = None) -> Translation:
+                      known: Callable[[str], int] | None = None,
+                      spell: Callable[[str], str | None] | None = None) -> Translation:
     """English terms for the Japanese words of a request (none when it has none). Terms
     the request already writes (`literal`) stay literal evidence, not translated;
-    `known` (a term the workspace's code uses?) chooses among a word's senses."""
+    `known` (a term the workspace's code uses?) chooses among a word's senses; `spell`
+    spells a katakana word back to the workspace's word (respell)."""
     if not has_japanese(text):
         return Translation()
     try:
-        found = glosses(text[:MAX_TRANSLATED_CHARS], known)
+        found = glosses(text[:MAX_TRANSLATED_CHARS], known, spell)
     except JapaneseUnavailable as exc:
         return Translation(note=f"Japanese words were searched by meaning only: {exc}")
     except (OSError, sqlite3.Error) as exc:

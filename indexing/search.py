@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from . import file_kinds, ja_terms
+from . import file_kinds, ja_terms, loanwords
 from .config import Config, SearchWeights
 from .embeddings import Embedder, EmbedderNotReady, EmbeddingError, LazyEmbedder, resolve
 from .embeddings.identifiers import split_identifier
@@ -441,6 +441,28 @@ def _workspace_uses(lexical: LexicalIndex) -> Callable[[str], int]:
     return known
 
 
+def _workspace_spelling(lexical: LexicalIndex) -> Callable[[str], str | None]:
+    """Which word of the workspace a katakana loanword transliterates (the workspace's
+    spelling of it, or None): ja_terms.respell. Vocabulary read per first letter, cached
+    for the request."""
+    vocab: dict[str, dict[str, int]] = {}
+
+    def spell(kana: str) -> str | None:
+        sound = loanwords.katakana_sound(kana)
+        letters = loanwords.initials(sound)
+        if letters not in vocab:
+            vocab[letters] = lexical.vocabulary(letters)
+        found = loanwords.best_spelling(kana, vocab[letters])
+        if found is None:
+            return None
+        stem, _ = found
+        # the word as the workspace writes it; none that sounds like the katakana means
+        # the stem fitted by an ending its real words do not have (track is no トラッカー)
+        return lexical.spelled(stem, lambda w: loanwords.sounds_like(sound, w))
+
+    return spell
+
+
 _NAME_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _NON_SYMBOL_TYPES = frozenset({"lines", "block"})
 # Chunks that stand for a whole file or a stretch of it: they rank files (through
@@ -496,7 +518,8 @@ def hybrid_query(
     words_signal = "lexical" in signals or "definition" in signals
     if words_signal or (vectors is not None and "vector" in signals):
         literal = terms if terms is not None else query_terms(text)
-        translation = ja_terms.translate_request(text, literal, _workspace_uses(lexical))
+        translation = ja_terms.translate_request(text, literal, _workspace_uses(lexical),
+                                                 _workspace_spelling(lexical))
         if translation.terms and words_signal:
             terms = [*literal, *translation.terms]
         if translation.note and words_signal:
