@@ -232,8 +232,10 @@ def choices() -> str:
     return (f"    fusion choices (set (b) tune halves only): FILE_WEIGHTS {search.FILE_WEIGHTS}, "
             f"chunk decay {file_fusion.CHUNK_DECAY}, agreement decay "
             f"{getattr(file_fusion, 'AGREEMENT_DECAY', 1.0)}, clear vector lead {file_fusion.CLEAR_LEAD} of the "
-            f"grey zone, leader bonus {file_fusion.LEADER_BONUS}/K, Japanese terms per word "
-            f"{ja_terms.TERMS_PER_WORD}")
+            f"grey zone, leader bonus {file_fusion.LEADER_BONUS}/K, vector confidence "
+            f"{file_fusion.VECTOR_CONFIDENCE} at peak {file_fusion.VECTOR_PEAK}, Japanese terms per word "
+            f"{ja_terms.TERMS_PER_WORD}, a translated word names at most "
+            f"{search.TRANSLATED_SINGLE_WORD_MAX_DEFINITIONS} definitions")
 
 def load_cases(path: Path, repos: list[str] | None, split: str, per_repo: int) -> list[dict[str, Any]]:
     cases = json.loads(path.read_text())
