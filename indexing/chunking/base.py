@@ -69,25 +69,30 @@ def signature_text(data: bytes, start: int, end: int, body: int) -> str:
 
 
 def split_oversized(chunk: Chunk, settings: ChunkSettings) -> list[Chunk]:
-    """Split a chunk over the token budget into line windows; the first keeps the head."""
-    if len(chunk.content) <= settings.chunk_max_tokens * 4:  # estimate_tokens() <= budget
-        return [chunk]
+    """Split a chunk over the token budget into line windows; the first keeps the head.
+
+    A window takes whole lines while they fit in the budget (each line counted with its
+    newline), at least one. Its end is the last newline within the budget of its start
+    (`rfind`), or the end of its first line when that line alone is over it, so the
+    windows are cut without a Python step per line."""
     budget_chars = settings.chunk_max_tokens * 4
-    lines = chunk.content.split("\n")
-    parts: list[tuple[int, list[str]]] = []
-    current: list[str] = []
-    size = 0
-    start = 0
-    for i, line in enumerate(lines):
-        if current and size + len(line) + 1 > budget_chars:
-            parts.append((start, current))
-            current, size, start = [], 0, i
-        current.append(line)
-        size += len(line) + 1
-    if current:
-        parts.append((start, current))
+    if len(chunk.content) <= budget_chars:  # estimate_tokens() <= budget
+        return [chunk]
+    text = chunk.content + "\n"  # every line ends with a newline, the last one too
+    parts: list[tuple[int, int, str]] = []  # (first line, line count, text)
+    at = line = 0
+    while at < len(text):
+        # a negative end would count from the text's end: no budget, one line a window
+        end = text.rfind("\n", at, at + budget_chars) if budget_chars > 0 else -1
+        if end == -1:  # the first line alone is over the budget: it is a window
+            end = text.index("\n", at)
+        part = text[at:end]
+        count = part.count("\n") + 1
+        parts.append((line, count, part))
+        line += count
+        at = end + 1
     out = []
-    for n, (offset, part_lines) in enumerate(parts):
+    for n, (offset, count, part) in enumerate(parts):
         meta = dict(chunk.metadata)
         meta["split"] = {"part": n + 1, "parts": len(parts)}
         out.append(
@@ -97,8 +102,8 @@ def split_oversized(chunk: Chunk, settings: ChunkSettings) -> list[Chunk]:
                 symbol_name=chunk.symbol_name,
                 symbol_type=chunk.symbol_type,
                 start_line=chunk.start_line + offset,
-                end_line=chunk.start_line + offset + len(part_lines) - 1,
-                content="\n".join(part_lines),
+                end_line=chunk.start_line + offset + count - 1,
+                content=part,
                 metadata=meta,
             )
         )

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from code_intel.indexing.analyze import analyze_source
 from code_intel.indexing.chunking import ChunkSettings, strategy_for
-from code_intel.indexing.chunking.base import lines_without
+from code_intel.indexing.chunking.base import lines_without, split_oversized
+from code_intel.indexing.model import Chunk
 from code_intel.indexing.source import SourceDocument
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -38,6 +39,49 @@ def test_lines_without_keeps_exactly_the_lines_outside_every_span(n, first, leng
     except IndexError:
         got = IndexError
     assert got == expected
+
+
+def _windows_line_by_line(content: str, budget_chars: int) -> list[tuple[int, str]]:
+    """The definition of the windows: whole lines added one by one while the window's
+    size (each line counted with its newline) stays within the budget, at least one line
+    a window. (first line, text) per window."""
+    parts: list[tuple[int, list[str]]] = []
+    current: list[str] = []
+    size = start = 0
+    for i, line in enumerate(content.split("\n")):
+        if current and size + len(line) + 1 > budget_chars:
+            parts.append((start, current))
+            current, size, start = [], 0, i
+        current.append(line)
+        size += len(line) + 1
+    if current:
+        parts.append((start, current))
+    return [(start, "\n".join(lines)) for start, lines in parts]
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    content=st.text(st.sampled_from("ab \n\r\u2028é"), max_size=120),
+    tokens=st.integers(-2, 12),
+    first_line=st.integers(0, 5),
+)
+def test_an_oversized_chunk_is_cut_into_the_same_line_windows(content, tokens, first_line):
+    """`split_oversized` cuts with `rfind` instead of a step per line: same windows,
+    line numbers and metadata as the line-by-line definition, at every budget."""
+    chunk = Chunk("a.py", "python", "f", "function", first_line, first_line + content.count("\n"),
+                  content, {"qualified_name": "m.f"})
+    got = split_oversized(chunk, ChunkSettings(chunk_max_tokens=tokens))
+    if len(content) <= tokens * 4:
+        assert got == [chunk]
+        return
+    windows = _windows_line_by_line(content, tokens * 4)
+    assert [(c.start_line, c.end_line, c.content) for c in got] == [
+        (first_line + start, first_line + start + text.count("\n"), text) for start, text in windows
+    ]
+    assert [c.metadata for c in got] == [
+        {"qualified_name": "m.f", "split": {"part": n + 1, "parts": len(windows)}} for n in range(len(windows))
+    ]
+    assert {(c.path, c.language, c.symbol_name, c.symbol_type) for c in got} == {("a.py", "python", "f", "function")}
 
 
 def test_a_class_chunk_keeps_its_members_first_lines_and_drops_their_bodies():
