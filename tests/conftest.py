@@ -24,22 +24,30 @@ def fixture_copy(tmp_path: Path):
     return copy
 
 
-@pytest.fixture(scope="module")
-def laravel_words(tmp_path_factory):
-    """The Laravel fixture indexed once per module for the word signals: its store and
-    lexical index (no vector store, no model)."""
+def indexed_words(root: Path, files: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    """`root` with `files` (relative path → text) written into it, indexed for the word
+    signals: its store and lexical index (no vector store, no model)."""
     from code_intel.indexing.config import Config
     from code_intel.indexing.lexical import LexicalIndex
     from code_intel.indexing.store import IndexStore
     from code_intel.indexing.sync import sync_workspace
 
-    root = tmp_path_factory.mktemp("words") / "laravel_app"
-    shutil.copytree(FIXTURES / "laravel_app", root)
+    for rel, text in (files or {}).items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
     store = IndexStore.for_workspace(root)
     sync_workspace(root, store, Config(workers=1))
     lexical = LexicalIndex.for_workspace(root)
     lexical.sync(store)
     return store, lexical
+
+
+@pytest.fixture(scope="module")
+def laravel_words(tmp_path_factory):
+    """The Laravel fixture indexed once per module for the word signals."""
+    root = tmp_path_factory.mktemp("words") / "laravel_app"
+    shutil.copytree(FIXTURES / "laravel_app", root)
+    return indexed_words(root)
 
 
 def ctags_tags(root: Path, kinds: set[str]) -> list[dict]:

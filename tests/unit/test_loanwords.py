@@ -9,8 +9,8 @@ import pytest
 from code_intel.indexing import ja_terms, loanwords
 from code_intel.indexing.lexical import LexicalIndex
 from code_intel.indexing.search import _workspace_spelling, _workspace_uses
-from code_intel.indexing.sync import sync_workspace
-from code_intel.indexing.workspace import Workspace
+
+from tests.conftest import indexed_words
 
 
 @pytest.mark.parametrize(("kana", "romaji"), [
@@ -90,15 +90,7 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def lexical(tmp_path_factory) -> LexicalIndex:
-    root = tmp_path_factory.mktemp("ws")
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    ws = Workspace.open(root)
-    sync_workspace(ws.root, ws.store, ws.config)
-    lex = LexicalIndex.for_workspace(ws.root)
-    lex.sync(ws.store)
-    return lex
+    return indexed_words(tmp_path_factory.mktemp("ws"), FILES)[1]
 
 
 def _translate(text: str, lexical: LexicalIndex) -> ja_terms.Translation:

@@ -16,6 +16,8 @@ from code_intel.indexing.store import IndexStore
 from code_intel.indexing.sync import sync_workspace
 from code_intel.indexing.vectors import AgreementError
 
+from tests.conftest import indexed_words
+
 CONTROLLER = "app/Http/Controllers/Auth/LoginController.php"
 ORDER_MODEL = "app/Models/Order.php"
 
@@ -266,15 +268,7 @@ def test_embedded_name_view_is_the_container_and_member_without_the_namespace():
 
 def laravel_with(fixture_copy, files: dict[str, str]):
     """The Laravel fixture with `files` added, indexed, and its lexical index built."""
-    root = fixture_copy("laravel_app")
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    store = IndexStore.for_workspace(root)
-    sync_workspace(root, store, Config(workers=1))
-    lexical = LexicalIndex.for_workspace(root)
-    lexical.sync(store)
-    return store, lexical
+    return indexed_words(fixture_copy("laravel_app"), files)
 
 
 @pytest.fixture

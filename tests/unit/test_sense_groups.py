@@ -9,8 +9,8 @@ import math
 import pytest
 from code_intel.indexing import ja_terms
 from code_intel.indexing.lexical import LexicalIndex, grouped_scores
-from code_intel.indexing.sync import sync_workspace
-from code_intel.indexing.workspace import Workspace
+
+from tests.conftest import indexed_words
 
 REQUEST = "下書きを保存する"  # "save a draft"
 SENSES = "src/archive.py"  # three senses of 保存, no draft
@@ -34,14 +34,7 @@ FILES = {
 
 
 def _index(tmp_path) -> LexicalIndex:  # type: ignore[no-untyped-def]
-    for rel, text in FILES.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    ws = Workspace.open(tmp_path)
-    sync_workspace(ws.root, ws.store, ws.config)
-    lexical = LexicalIndex.for_workspace(ws.root)
-    lexical.sync(ws.store)
-    return lexical
+    return indexed_words(tmp_path, FILES)[1]
 
 
 def _translation(lexical: LexicalIndex) -> ja_terms.Translation:

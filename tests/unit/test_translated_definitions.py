@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from code_intel.indexing.config import Config
 from code_intel.indexing.embeddings.base import Thresholds
-from code_intel.indexing.lexical import LexicalIndex
 from code_intel.indexing.search import hybrid_query
 from code_intel.indexing.store import IndexStore
-from code_intel.indexing.sync import sync_workspace
 from code_intel.indexing.vectors import ForestHit
+
+from tests.conftest import indexed_words
 
 MODELS = ("app/models/user.py", "app/models/tag.py", "app/models/team.py")
 FILES = {
@@ -38,15 +37,7 @@ WORDS = ("lexical", "definition", "reference")
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory):
-    root = tmp_path_factory.mktemp("translated_definitions") / "ws"
-    for path, text in FILES.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-    store = IndexStore.for_workspace(root)
-    sync_workspace(root, store, Config(workers=1))
-    lexical = LexicalIndex.for_workspace(root)
-    lexical.sync(store)
-    return store, lexical
+    return indexed_words(tmp_path_factory.mktemp("translated_definitions") / "ws", FILES)
 
 
 class _Encoder:
