@@ -608,11 +608,55 @@ def respell(found: list[Gloss], text: str, known: Callable[[str], int] | None,
     return out
 
 
+@dataclass(frozen=True)
+class Usage:
+    """How the workspace's code uses English terms (search._workspace_uses), for
+    choose_terms: `written` (called as the Usage itself) counts the files that write the
+    word or its inflections, `matched` the files BM25 matches it in (porter stems), and
+    `same` says whether two terms match the very same files (one stem).
+
+    Why both counts: FTS5 stems, so a gloss whose stem is another, common word of the code
+    matches that word's files (porter makes "edition" "edit", "incremental" "increment"):
+    the code does not use the sense, and taking it as used made 版 "edition" in an app
+    that edits things and names versions."""
+
+    written: Callable[[str], int]
+    matched: Callable[[str], int]
+    same: Callable[[str, str], bool]
+
+    def __call__(self, term: str) -> int:
+        return self.written(term)
+
+
+def _written_senses(terms: list[str], uses: dict[str, int], usage: Usage, limit: int) -> list[str]:
+    """The senses choose_terms keeps when it knows which ones the code writes: among the
+    first `limit` senses BM25 would match, the ones the code writes. `uses` is updated in
+    place: a sense the code does not write but that matches exactly the files of a sense of
+    the same word it writes is a form of that one (duplication ~ duplicate) and counts as
+    written. A sense dropped for being unwritten leaves its slot empty rather than letting
+    a farther sense in (組織 organization, formation, structure: "setup" does not take
+    "formation"'s place). A word whose matched senses the code writes only in passing
+    (RARE_SENSE files or fewer each) while another matches by its stem alone is treated as
+    a word none of whose senses the code uses: a file or two is no evidence to overrule
+    the dictionary's order with (情報 "news" in two files of umami against "information")."""
+    for t in terms:
+        if not uses[t] and usage.matched(t):
+            sibling = next((o for o in terms if uses[o] and usage.same(t, o)), None)
+            if sibling:
+                uses[t] = uses[sibling]
+    window = [t for t in terms if usage.matched(t)][:limit]
+    written = [t for t in window if uses[t]]
+    if written and len(written) < len(window) and all(uses[t] <= RARE_SENSE for t in written):
+        return []
+    return written or [t for t in terms if uses[t]][:limit]
+
+
 def choose_terms(found: list[Gloss], known: Callable[[str], int] | None = None,
                  limit: int = TERMS_PER_WORD) -> list[Gloss]:
     """Each word's `limit` search terms out of its candidates: the ones the workspace's
     code uses, in the dictionary's order, when `known` (how many of the workspace's files
-    use a term; a bool also works) says any is used, leaving out a sense the code uses
+    use a term; a bool also works; a Usage also says which ones BM25 only matches by their
+    stem: see _written_senses) says any is used, leaving out a sense the code uses
     only in passing (in RARE_SENSE files or fewer, while another of its senses is used in
     RARE_SENSE_MARGIN times as many).
 
@@ -632,8 +676,11 @@ def choose_terms(found: list[Gloss], known: Callable[[str], int] | None = None,
         terms = list(g.terms)
         if known is not None and g.origin not in ("literal", "reversal"):
             uses = {t: int(known(t) or 0) for t in terms}
+            if isinstance(known, Usage):
+                used = _written_senses(terms, uses, known, limit)
+            else:
+                used = [t for t in terms if uses[t]][:limit]
             most = max(uses.values(), default=0)
-            used = [t for t in terms if uses[t]][:limit]
             # the first used sense stays (the dictionary's best guess the code knows);
             # a later one the code mentions only in passing goes, and leaves its slot empty
             terms = used[:1] + [t for t in used[1:] if not _incidental(uses[t], most)] or terms

@@ -455,6 +455,38 @@ class LexicalIndex:
                     counts[lw] += 1
         return counts.most_common(1)[0][0] if counts else None
 
+    def files_writing(self, word: str, cap: int) -> int:
+        """How many files write `word` itself (or an inflection: written_forms), counted
+        up to `cap`. Why not `document_frequencies`: FTS5 matches porter stems, so it
+        also counts files that only write another word with the same stem (porter makes
+        "edition" "edit", "incremental" "increment"); a Japanese word's sense chosen by
+        that count is the one the code edits, not the one it names (ja_terms.choose_terms).
+        Reads the stem's matching chunks that contain the word's letters (a C-side
+        `instr` filter) and stops at `cap` files: a few ms on a mid-sized app."""
+        if cap <= 0:
+            return 0
+        prefix, forms = written_forms(word)
+        files: set[str] = set()
+        rows = self.conn.execute(
+            "SELECT c.path, f.name, f.body, f.path FROM chunk_fts f JOIN lex_chunks c ON c.rowid = f.rowid "
+            "WHERE chunk_fts MATCH ? AND (instr(f.body, ?) OR instr(f.name, ?) OR instr(f.path, ?))",
+            (fts_query([word]), prefix, prefix, prefix))
+        for path, *texts in rows:
+            if path not in files and any(forms.search(t) for t in texts):
+                files.add(path)
+                if len(files) >= cap:
+                    break
+        return len(files)
+
+    def same_matches(self, a: str, b: str) -> bool:
+        """Do two terms match the very same files (one porter stem here: duplication and
+        duplicate)?"""
+        for one, other in ((a, b), (b, a)):
+            query = f"{fts_query([one])} NOT {fts_query([other])}"
+            if self.conn.execute("SELECT 1 FROM file_fts WHERE file_fts MATCH ? LIMIT 1", (query,)).fetchone():
+                return False
+        return True
+
     def select_terms(self, text: str, preferred: set[str], limit: int = MAX_QUERY_TERMS,
                      max_candidates: int = 400) -> list[str]:
         """The terms a long request is searched by (see `rank_terms`)."""
@@ -572,6 +604,53 @@ def grouped_scores(per_term: dict[str, dict[int, float]], groups: Sequence[Seque
                 summed[r] = summed.get(r, 0.0) + v
         for r, b in best.items():
             out[r] = out.get(r, 0.0) + b + rest * (summed[r] - b)
+    return out
+
+
+def written_forms(word: str) -> tuple[str, re.Pattern[str]]:
+    """The letters every written form of `word` starts with, and a pattern for its forms
+    as indexed text writes them (lexical_text: lower case, identifiers also split into
+    their camelCase/snake parts): the forms of its lemma (ignoring → ignore, ignores,
+    ignored; category → categories; stop → stopped), a hyphen also written as nothing or
+    "_" (e-mail → email). Inflections only, not a stemmer: "edition" is not "edit"."""
+    forms = sorted({f for lemma in _lemmas(word.lower()) for f in _inflections(lemma)}, key=len, reverse=True)
+    prefix = forms[0]
+    for f in forms:
+        while not f.startswith(prefix):
+            prefix = prefix[:-1]
+    alternatives = "|".join(re.escape(f).replace(r"\-", "[-_]?") for f in forms)
+    return prefix.split("-")[0], re.compile(rf"(?<![a-z0-9])(?:{alternatives})(?![a-z0-9])")
+
+
+# an inflectional ending and what it replaced: "ies" was "y" (categories), "ing" was
+# nothing or "e" (checking, saving)
+_ENDINGS = (("ies", "y"), ("ied", "y"), ("ing", ""), ("ing", "e"), ("ed", ""), ("ed", "e"), ("es", ""), ("s", ""))
+_DOUBLED = "bdgmnprt"  # stop → stopped, run → running, set → setting
+
+
+def _lemmas(word: str) -> set[str]:
+    """The word and the words it may be an inflection of (guesses; a wrong one is a
+    non-word the code does not write)."""
+    out = {word}
+    for ending, was in _ENDINGS:
+        base = word[: -len(ending)] + was
+        # a bare root of 3 letters is rarely what was inflected (string is no str)
+        if word.endswith(ending) and len(base) >= (3 if was else 4):
+            out.add(base)
+            if not was and base[-1] == base[-2] and base[-1] in _DOUBLED:
+                out.add(base[:-1])
+    return out
+
+
+def _inflections(lemma: str) -> list[str]:
+    """A lemma's plural/third person, -ed and -ing forms."""
+    if len(lemma) > 2 and lemma.endswith("e"):
+        return [lemma, lemma + "s", lemma + "d", lemma[:-1] + "ing"]
+    if len(lemma) > 2 and lemma.endswith("y") and lemma[-2] not in "aeiou":
+        return [lemma, lemma[:-1] + "ies", lemma[:-1] + "ied", lemma + "ing"]
+    out = [lemma, lemma + "s", lemma + "es", lemma + "ed", lemma + "ing"]
+    if len(lemma) > 2 and lemma[-1] in _DOUBLED and lemma[-2] in "aeiou" and lemma[-3] not in "aeiou":
+        out += [lemma + lemma[-1] + "ed", lemma + lemma[-1] + "ing"]
     return out
 
 

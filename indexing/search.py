@@ -428,17 +428,30 @@ def best_similarity(similarities: Sequence[float], offsets: Sequence[float]) -> 
     return max(s - o for s, o in zip(similarities, offsets, strict=True))
 
 
-def _workspace_uses(lexical: LexicalIndex) -> Callable[[str], int]:
-    """How many files of the workspace contain this term (as BM25 matches it)? Chooses a
-    Japanese word's senses (ja_terms.choose_terms); cached for the request."""
-    seen: dict[str, int] = {}
+#: Files counted per sense by _workspace_uses: enough for choose_terms's rule (a sense in
+#: RARE_SENSE files or fewer is incidental next to one in RARE_SENSE_MARGIN times as many).
+SENSE_FILES_COUNTED = ja_terms.RARE_SENSE * ja_terms.RARE_SENSE_MARGIN
 
-    def known(term: str) -> int:
-        if term not in seen:
-            seen[term] = int(lexical.document_frequencies([term])[0][term])
-        return seen[term]
 
-    return known
+def _workspace_uses(lexical: LexicalIndex) -> ja_terms.Usage:
+    """How the workspace's code uses a term: the files that write it (the word itself or
+    its inflections, not merely a word with its porter stem: "edition" is not "edit"), up
+    to SENSE_FILES_COUNTED, and the files BM25 matches it in. Chooses a Japanese word's
+    senses (ja_terms.choose_terms); cached for the request."""
+    written: dict[str, int] = {}
+    matched: dict[str, int] = {}
+
+    def writes(term: str) -> int:
+        if term not in written:
+            written[term] = lexical.files_writing(term, SENSE_FILES_COUNTED)
+        return written[term]
+
+    def matches(term: str) -> int:
+        if term not in matched:
+            matched[term] = int(lexical.document_frequencies([term])[0][term])
+        return matched[term]
+
+    return ja_terms.Usage(writes, matches, lexical.same_matches)
 
 
 def _workspace_spelling(lexical: LexicalIndex) -> Callable[[str], str | None]:
