@@ -671,15 +671,14 @@ def choose_terms(found: list[Gloss], known: Callable[[str], int] | None = None,
     A word none of whose candidates the code uses keeps the dictionary's first terms.
     Literal ASCII words and reversal terms (unban) are kept as they are.
     """
+    # a plain count is a Usage whose written and matched files are the same
+    usage = known if known is None or isinstance(known, Usage) else Usage(known, known, lambda a, b: False)
     out = []
     for g in found:
         terms = list(g.terms)
-        if known is not None and g.origin not in ("literal", "reversal"):
-            uses = {t: int(known(t) or 0) for t in terms}
-            if isinstance(known, Usage):
-                used = _written_senses(terms, uses, known, limit)
-            else:
-                used = [t for t in terms if uses[t]][:limit]
+        if usage is not None and g.origin not in ("literal", "reversal"):
+            uses = {t: int(usage(t) or 0) for t in terms}
+            used = _written_senses(terms, uses, usage, limit)
             most = max(uses.values(), default=0)
             # the first used sense stays (the dictionary's best guess the code knows);
             # a later one the code mentions only in passing goes, and leaves its slot empty
