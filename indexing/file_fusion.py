@@ -94,14 +94,13 @@ PEAK_DEPTH = 10
 WORD_CONFIDENCE = (0.5, 1.5)
 #: the signals `confident_weights` scales: chunk BM25 and whole-file BM25
 CONFIDENT_SIGNALS = ("lexical", "file")
-#: the vector signal's peak (its best file's similarity minus its VECTOR_PEAK_DEPTH-th best,
+#: the vector signal's peak (its best file's similarity minus its PEAK_DEPTH-th best,
 #: in units of the model's grey-zone width) at which it gains VECTOR_CONFIDENCE's most: a
 #: flat vector signal keeps its weight, a peaked one counts more
 VECTOR_PEAK = 0.4
-VECTOR_PEAK_DEPTH = 10
 #: the least and the most the vector signal's weight is scaled by. Chosen on set (b)'s tune
 #: data, English requests (hybrid file MRR, 10 cells summed, 8.239 without): (1.0, 1.25) with
-#: reference 0.3 / 0.4 / 0.5 → 8.272 / 8.272 / 8.251 (depth 10), 8.264 / 8.273 / 8.272
+#: reference 0.3 / 0.4 / 0.5 → 8.272 / 8.272 / 8.251 (depth 10, PEAK_DEPTH), 8.264 / 8.273 / 8.272
 #: (depth 20); no cell lower at three decimals at any of the 18 depth × reference points
 #: tried with this range. (1.0, 1.5) reaches 8.284 but lowers laravel.io en by 0.020 at 8 of
 #: 18 points; (0.8, 1.25) lowers a cell from reference 0.4 (depth 5), 0.6 (10) or 0.8 (20) on.
@@ -171,26 +170,31 @@ def word_confidence(scores: Mapping[str, float]) -> float:
     """How far the word signals can be trusted for this request, from chunk BM25's file
     scores (each file's best chunk): `ln(best / PEAK_DEPTH-th best) / WORD_PEAK`, clamped
     to WORD_CONFIDENCE. 1.0 when there is nothing to compare."""
-    xs = sorted(scores.values(), reverse=True)
-    if len(xs) < 2:
-        return 1.0
-    ref = xs[min(PEAK_DEPTH, len(xs)) - 1]
-    if ref <= 0:
+    peak = _peak(scores.values())
+    if peak is None or peak[1] <= 0:
         return 1.0
     lo, hi = WORD_CONFIDENCE
-    return max(lo, min(hi, math.log(xs[0] / ref) / WORD_PEAK))
+    return max(lo, min(hi, math.log(peak[0] / peak[1]) / WORD_PEAK))
 
 
 def vector_confidence(similarities: Mapping[str, float], grey_width: float) -> float:
     """How far the vector signal can be trusted for this request, from its files' best
-    similarities: `(best − VECTOR_PEAK_DEPTH-th best) / grey_width / VECTOR_PEAK`, clamped
+    similarities: `(best − PEAK_DEPTH-th best) / grey_width / VECTOR_PEAK`, clamped
     to VECTOR_CONFIDENCE. 1.0 when there is nothing to compare or no grey zone is known."""
-    xs = sorted(similarities.values(), reverse=True)
-    if len(xs) < 2 or grey_width <= 0:
+    peak = _peak(similarities.values())
+    if peak is None or grey_width <= 0:
         return 1.0
-    ref = xs[min(VECTOR_PEAK_DEPTH, len(xs)) - 1]
     lo, hi = VECTOR_CONFIDENCE
-    return max(lo, min(hi, (xs[0] - ref) / grey_width / VECTOR_PEAK))
+    return max(lo, min(hi, (peak[0] - peak[1]) / grey_width / VECTOR_PEAK))
+
+
+def _peak(values: Iterable[float]) -> tuple[float, float] | None:
+    """A signal's best file score and its PEAK_DEPTH-th best (the last when fewer):
+    how far the best stands out. None with fewer than two files."""
+    xs = sorted(values, reverse=True)
+    if len(xs) < 2:
+        return None
+    return xs[0], xs[min(PEAK_DEPTH, len(xs)) - 1]
 
 
 def confident_weights(weights: Mapping[str, float], confidence: float) -> dict[str, float]:
