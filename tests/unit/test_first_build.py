@@ -265,7 +265,7 @@ during = set()
 store = S.IndexStore(db)
 sync.sync_workspace(Path(sys.argv[1]), store, Config(workers=2),
                     progress=lambda done, total, path: during.update(
-                        n for n in leftover() if not n.endswith(("-wal", "-shm"))))
+                        n for n in leftover() if not n.endswith(("-wal", "-shm", "-journal"))))
 print(json.dumps({"written": got["written"], "spans": got["spans"], "rows_files": len(got["rows_files"]),
                   "during": len(during), "after": leftover(),
                   "integrity": store.conn.execute("PRAGMA integrity_check").fetchone()[0]}))
