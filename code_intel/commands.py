@@ -336,7 +336,7 @@ def search(
     ] = None,
     fusion: Annotated[str, typer.Option(help="How the hybrid merges its signals: rrf or weighted.")] = "rrf",
     include_prose: Annotated[bool, typer.Option(
-        "--include-prose", help="Rank docs, changelogs, translations, lock files, stylesheets, configuration, migrations and seed data like code.")] = False,
+        "--include-prose", help="Rank docs, changelogs, translations, lock files, minified or vendored files, stylesheets, configuration, migrations and seed data like code.")] = False,
     wait_model: Annotated[float | None, typer.Option(
         "--wait-model", help="Without a running server: load the embedding model here and wait up to "
                              "this many seconds for it. By default a request with words is answered "

@@ -30,9 +30,13 @@ UI = "ui"
 CONFIG = "config"
 #: test code: ranked below the code under test unless the request asks for tests
 TEST = "test"
+#: minified bundles and third-party or built copies (`static/js/tom-select.min.js`,
+#: `vendor/`, `dist/`): machine-written or not the project's own code, yet they spell
+#: every word a UI request uses
+VENDORED = "vendored"
 
 #: kinds a code request does not want at the top (`include_prose` brings them back)
-PROSE_KINDS = frozenset({DOCS, CHANGELOG, LOCALE, LOCK, STYLE, MIGRATION, SEED, CONFIG})
+PROSE_KINDS = frozenset({DOCS, CHANGELOG, LOCALE, LOCK, STYLE, MIGRATION, SEED, CONFIG, VENDORED})
 
 _LOCK_NAMES = frozenset({
     "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "composer.lock",
@@ -90,15 +94,19 @@ _LOCALE_DIRS = frozenset({"locale", "locales", "lang", "i18n", "l10n", "intl", "
 # a bare `en.json` is left to its directory (`app.json`, `ci.yml` are not catalogues)
 _LOCALE_NAME = re.compile(r"[a-z]{2,3}[-_](?:[A-Z]{2}|[A-Z][a-z]{3})(?:[-_][A-Z]{2})?\.(?:json|ya?ml)")
 
+#: minified bundles, vendored and built trees (file kind VENDORED)
+_VENDORED_PATTERNS = (
+    "**/*.min.js", "**/*.min.css", "**/*.min.mjs", "**/*.bundle.js", "**/*.map",
+    "**/vendor/**", "**/node_modules/**", "**/third_party/**", "**/_vendor/**",
+    "**/dist/**", "public/build/**", "public/vendor/**",
+)
 #: not embedded by default (config `embed_exclude_patterns`); still indexed and searchable
 DEFAULT_EMBED_EXCLUDES = (
     "**/package-lock.json", "**/npm-shrinkwrap.json", "**/yarn.lock", "**/pnpm-lock.yaml",
     "**/composer.lock", "**/poetry.lock", "**/Pipfile.lock", "**/uv.lock", "**/pdm.lock",
     "**/Cargo.lock", "**/Gemfile.lock", "**/go.sum", "**/*.lock",
-    "**/*.min.js", "**/*.min.css", "**/*.min.mjs", "**/*.bundle.js", "**/*.map",
     "**/*_pb2.py", "**/*_pb2_grpc.py", "**/*.pb.go", "**/*.generated.*", "**/*.g.dart",
-    "**/vendor/**", "**/node_modules/**", "**/third_party/**", "**/_vendor/**",
-    "**/dist/**", "public/build/**", "public/vendor/**",
+    *_VENDORED_PATTERNS,
 )
 
 _GENERATED_MARK = re.compile(
@@ -109,8 +117,8 @@ _GENERATED_MARK = re.compile(
 
 @functools.lru_cache(maxsize=65536)
 def file_kind(path: str) -> str:
-    """`code`, `docs`, `changelog`, `locale`, `lock`, `style`, `migration`, `seed`, `data`,
-    `test`, `config` or `ui` (a component or page template: code, ranked a little below other code) for a
+    """`code`, `docs`, `changelog`, `locale`, `lock`, `vendored`, `style`, `migration`, `seed`,
+    `data`, `test`, `config` or `ui` (a component or page template: code, ranked a little below other code) for a
     workspace path. Cached: a long request's ranking asks it of thousands of candidates
     (≈ 10 ms of a pasted issue's answer on sympy)."""
     posix = path.replace("\\", "/")
@@ -120,6 +128,8 @@ def file_kind(path: str) -> str:
     parts = [s.lower() for s in p.parts[:-1]]
     if name in _LOCK_NAMES or suffix == ".lock":
         return LOCK
+    if matches_any(posix, _VENDORED_PATTERNS):
+        return VENDORED
     if _CHANGELOG.match(name) and suffix in _DOC_EXT | {""}:
         return CHANGELOG
     if suffix in _LOCALE_EXT or (suffix in {".json", ".php", ".yml", ".yaml"} and

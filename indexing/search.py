@@ -20,8 +20,8 @@
   by how clearly chunk BM25's best file stands out (an English request's own words), the
   vector signal's best file is trusted when it leads clearly, a definition name only confirms files another
   signal found (unless the request writes it as code), and docs, changelogs,
-  translations, lock files, stylesheets, configuration files, migrations and seed data rank
-  below code unless asked for (`include_prose`), and so do tests and UI files, a little,
+  translations, lock files, minified or vendored files, stylesheets, configuration files,
+  migrations and seed data rank below code unless asked for (`include_prose`), and so do tests and UI files, a little,
   unless the request speaks of them.
   Requests up to MAX_QUERY_CHARS are read by `request_text.parse_request`.
 
@@ -109,8 +109,8 @@ FILE_WEIGHTS = {"vector": 2.0, "lexical": 1.0, "file": 2.0, "definition": 0.5, "
 #: x0.75 3.111, x0.5 3.135, x0.25 3.112 (no vectors: 2.955); distrusting the vector
 #: leader while hits are fast was tried too and lost on three of the four.
 FAST_VECTOR_WEIGHT = 0.5
-#: docs, changelogs, translation catalogues, lock files, stylesheets, migrations and seed
-#: data (file_kinds.PROSE_KINDS): their score is multiplied by this
+#: docs, changelogs, translation catalogues, lock files, vendored files, stylesheets,
+#: configuration, migrations and seed data (file_kinds.PROSE_KINDS): their score is multiplied by this
 PROSE_FACTOR = 0.35
 #: UI components and page templates (file_kinds.UI) for a request that does not speak of
 #: the UI: their score is multiplied by this. Chosen on set (b)'s tune data (laravel.io and
@@ -501,7 +501,7 @@ def hybrid_query(
 
     `signals` restricts the evidence used (the evaluation's BM25-only and
     vector-only rows); the default uses all four. Docs, changelogs, translation
-    catalogues, lock files, stylesheets, configuration, migrations and seed data rank below code unless
+    catalogues, lock files, vendored files, stylesheets, configuration, migrations and seed data rank below code unless
     `include_prose` (or the request asks for them). `trust_leaders=False` ranks files by rank
     fusion alone, without trusting a signal's clear leader (file_fusion.py): the
     evaluations' same-run baseline.
@@ -709,8 +709,8 @@ def hybrid_query(
         _mark_translated(f.evidence, translation)
     demoted_prose = demoted & PROSE_KINDS
     if demoted_prose and any(file_kind(p) in demoted_prose for p in file_hits):
-        notes.append("docs, changelogs, translations, lock files, stylesheets, configuration files, "
-                     "migrations and seed data rank below code; "
+        notes.append("docs, changelogs, translations, lock files, minified or vendored files, stylesheets, "
+                     "configuration files, migrations and seed data rank below code; "
                      "ask with include_prose to rank them equally")
     status = "partial" if retry is not None else "ok"
     return QueryResult(text, fusion, status, files, symbols, map_hits, notes, retry,
@@ -744,6 +744,7 @@ _KIND_REQUESTS = {
     file_kinds.CHANGELOG: r"\b(?:changelog|changes|release notes?)\b|変更履歴",
     file_kinds.LOCALE: r"\b(?:translations?|locales?|i18n)\b|翻訳",
     file_kinds.LOCK: r"\b(?:lock ?files?|composer\.lock|package-lock)\b",
+    file_kinds.VENDORED: r"\b(?:vendor|vendored|third[- ]party|node_modules|minified|bundled?|dist)\b|ベンダー|サードパーティ",
     file_kinds.STYLE: r"\b(?:css|scss|sass|stylesheets?|styling)\b|スタイル",
     # a table's columns are spelled in its migrations (Laravel, Django): asking about them asks for those
     file_kinds.MIGRATION: r"\b(?:migrations?|migrate|schema|tables?|columns?)\b|マイグレーション|スキーマ|テーブル|カラム",

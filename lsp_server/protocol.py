@@ -148,7 +148,7 @@ class QueryParams:
     text: str
     top: int = 10
     fusion: str = "rrf"
-    include_prose: bool = False  # rank docs, changelogs, translations, lock files, stylesheets, config, migrations, seed data like code
+    include_prose: bool = False  # rank docs, changelogs, translations, lock files, vendored files, stylesheets, config, migrations, seed data like code
 
 
 # ---- results --------------------------------------------------------------------

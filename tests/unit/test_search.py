@@ -301,6 +301,25 @@ def test_code_outranks_changelogs_and_docs_unless_asked(with_prose):
     assert about.index("CHANGELOG.md") < files.index("CHANGELOG.md")
 
 
+def test_a_minified_vendored_bundle_ranks_below_the_apps_own_code_unless_asked(fixture_copy):
+    """A minified library spells every word of a UI request (healthchecks' static
+    `tom-select.popular.min.js` was 4th for a request about a check's status): it ranks
+    below the project's code like a lock file, and comes back when the request names it."""
+    bundle = "public/js/orders.min.js"
+    words = laravel_with(fixture_copy, {
+        bundle: "function calculateTotal(order){return order.total}/* order total */" * 3 + "\n",
+    })
+    files, result = lexical_files(words, "order total calculateTotal")
+    assert files[0] == ORDER_MODEL
+    # the bundle was second, above the controller that handles orders
+    assert files.index(bundle) > files.index("app/Http/Controllers/OrderController.php")
+    assert any("vendored" in n and "include_prose" in n for n in result.notes)
+    asked, _ = lexical_files(words, "order total calculateTotal", include_prose=True)
+    assert asked.index(bundle) < files.index(bundle)
+    about, _ = lexical_files(words, "order total calculateTotal in the minified bundle")
+    assert about.index(bundle) < files.index(bundle)
+
+
 def test_a_service_answers_by_words_as_soon_as_it_is_started(fixture_copy):
     """The first query after start must not race the worker thread into an empty answer
     (the editor's `codeIntel.search` right after the server started answered nothing)."""
