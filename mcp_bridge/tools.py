@@ -374,7 +374,7 @@ _TOOLS: tuple[ToolSpec, ...] = (
                          minLength=1),
             "top": _int("Results.", 1, 100, 10),
             "fusion": {"type": "string", "enum": ["rrf", "weighted"], "default": "rrf"},
-            "include_prose": _bool("Rank docs, changelogs, lock files, vendored, styles, config, migrations and seeds like code.", False),
+            "include_prose": _bool("Rank docs, changelogs, lock, vendored, style, config, migration and seed files like code.", False),
         },
         ("text",),
         SessionArg.GATED,
