@@ -86,8 +86,22 @@ def lay_tree(git_dir: Path, sha: str, root: Path) -> None:
     for child in root.iterdir():
         if child.name != ".code-intel":
             shutil.rmtree(child) if child.is_dir() else child.unlink()
-    archive = subprocess.run(["git", "-C", str(git_dir), "archive", sha], capture_output=True, check=True)
+    archive = subprocess.run(["git", "-C", str(git_dir), "archive", sha, "--", *present_paths(git_dir, sha)],
+                             capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", str(root)], input=archive.stdout, check=True)
+
+
+def present_paths(git_dir: Path, sha: str) -> list[str]:
+    """Every path of the tree at `sha` whose blob the clone holds. A fetched mirror may
+    lack large unrelated blobs (shynet's GeoLite2 archive), and `git archive` refuses the
+    whole tree for one of them; empty when none is missing (archive everything)."""
+    listing = subprocess.run(["git", "-C", str(git_dir), "ls-tree", "-r", "-z", "--format=%(objectname) %(path)", sha],
+                             capture_output=True, check=True).stdout.decode().split("\0")
+    entries = [line.split(" ", 1) for line in listing if line]
+    check = subprocess.run(["git", "-C", str(git_dir), "cat-file", "--batch-check"],
+                           input="".join(f"{oid}\n" for oid, _ in entries).encode(), capture_output=True, check=True)
+    present = [path for (_, path), line in zip(entries, check.stdout.decode().splitlines()) if not line.endswith(" missing")]
+    return [] if len(present) == len(entries) else present
 
 
 def whole_file_bm25(root: Path) -> BM25:
