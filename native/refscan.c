@@ -1393,6 +1393,7 @@ static PyObject *facts_of_nodes(PyObject *args, const char *format, PyObject *(*
 
 #include "phpfacts.c"
 #include "pyfacts.c"
+#include "pyimports.c"
 
 static PyMethodDef methods[] = {
     {"compile_defs", refscan_compile_defs, METH_VARARGS,
@@ -1406,6 +1407,9 @@ static PyMethodDef methods[] = {
     {"python_facts", refscan_python_facts, METH_VARARGS,
      "python_facts(nodes) -> [(assignment, start, end, body start or -1, docstring start, end)] "
      "(native/pyfacts.c)."},
+    {"python_imports", refscan_python_imports, METH_VARARGS,
+     "python_imports(root, data) -> (top import facts, nested import facts, (docstring start, end)) or None "
+     "(native/pyimports.c)."},
     {"defs", refscan_defs, METH_VARARGS,
      "defs(root, handle, data) -> [(rule, definition node, name node, ids, bytes and points)], "
      "or None when ambiguous."},

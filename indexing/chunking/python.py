@@ -26,6 +26,10 @@ from .walks import defines_line
 
 _IMPORT_NAMES = ("import_statement", "import_from_statement")
 _IMPORT_TYPES = frozenset(_IMPORT_NAMES)
+#: Where `module_prefix` leaves, on the document, the root's import statements' spans
+#: and its docstring's span ((root, spans, (start, end)): valid for that tree only) for
+#: `finish`, so the root's statements are read once.
+_MODULE_HEADER = "_python_module_header"
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
@@ -148,9 +152,21 @@ class PythonStrategy(TreeSitterStrategy):
         return out
 
     def module_prefix(self, doc: SourceDocument, analysis: FileAnalysis) -> str | None:
-        """The module name. It runs first, so it also records the imports."""
+        """The module name. It runs first, so it also records the imports (and, for
+        `finish`, the module's own import statements and docstring)."""
         module = module_name(doc.path)
         root = doc.tree.root_node  # type: ignore[union-attr]
+        facts = refscan.python_imports(root, doc.data)
+        if facts is not None:
+            top_facts, nested_facts, docstring = facts
+            data, path = doc.data, doc.path
+            for fact in top_facts:
+                analysis.imports.update(_imports_of_facts(data, fact, module, path))
+            for fact in nested_facts:  # file order: the first binding wins
+                for alias, target in _imports_of_facts(data, fact, module, path).items():
+                    analysis.imports.setdefault(alias, target)
+            doc.__dict__[_MODULE_HEADER] = (root, [f[:2] for f in top_facts], docstring)
+            return module or None
         top = [child for child in root.named_children if child.type in _IMPORT_TYPES]
         for child in top:
             analysis.imports.update(_imports(doc, child, module, doc.path))
@@ -220,12 +236,15 @@ class PythonStrategy(TreeSitterStrategy):
         doc, analysis, defs = work.doc, work.analysis, work.defs
         root = doc.tree.root_node  # type: ignore[union-attr]
         module = module_name(doc.path)
-        import_lines = [
-            doc.node_text(child)
-            for child in root.named_children
-            if child.type in ("import_statement", "import_from_statement")
-        ]
-        module_doc = _leading_string(doc, root)
+        header = doc.__dict__.pop(_MODULE_HEADER, None)
+        if header is not None and header[0] == root:  # what module_prefix read of the root
+            data = doc.data
+            import_lines = [data[s:e].decode("utf-8", errors="replace") for s, e in header[1]]
+            start, end = header[2]
+            module_doc = _strip_string(data[start:end].decode("utf-8", errors="replace")) if start >= 0 else None
+        else:
+            import_lines = [doc.node_text(child) for child in root.named_children if child.type in _IMPORT_TYPES]
+            module_doc = _leading_string(doc, root)
         top = [d.symbol for d in defs if d.symbol.container == (module or None)]
         if not (module_doc or import_lines or top):
             return
@@ -317,12 +336,7 @@ def _imports(
         return out
     mod_node = node.child_by_field_name("module_name")
     base = doc.node_text(mod_node) if mod_node is not None else ""
-    if base.startswith("."):
-        dots = len(base) - len(base.lstrip("."))
-        package = module.split(".") if not path.endswith("__init__.py") else module.split(".") + [""]
-        anchor = package[: max(len(package) - dots, 0)]
-        rest = base.lstrip(".")
-        base = ".".join([p for p in anchor if p] + ([rest] if rest else []))
+    base = _absolute(base, module, path)
     for name in node.children_by_field_name("name"):
         if name.type == "aliased_import":
             target = doc.node_text(name.child_by_field_name("name"))  # type: ignore[arg-type]
@@ -331,3 +345,38 @@ def _imports(
             target = alias = doc.node_text(name)
         out[alias] = f"{base}.{target}" if base else target
     return out
+
+
+def _imports_of_facts(data: bytes, fact: refscan.PythonImport, module: str, path: str) -> dict[str, str]:
+    """`_imports` of one statement from its facts (`refscan.python_imports`): the same
+    strings from the same spans."""
+    _, _, is_from, module_start, module_end, names = fact
+    out: dict[str, str] = {}
+    if not is_from:
+        for aliased, start, end, alias_start, alias_end in names:
+            target = data[start:end].decode("utf-8", errors="replace")
+            if aliased:
+                out[data[alias_start:alias_end].decode("utf-8", errors="replace")] = target
+            else:
+                head = target.split(".")[0]
+                out[head] = head
+        return out
+    base = data[module_start:module_end].decode("utf-8", errors="replace") if module_start >= 0 else ""
+    base = _absolute(base, module, path)
+    for aliased, start, end, alias_start, alias_end in names:
+        target = data[start:end].decode("utf-8", errors="replace")
+        alias = data[alias_start:alias_end].decode("utf-8", errors="replace") if aliased else target
+        out[alias] = f"{base}.{target}" if base else target
+    return out
+
+
+def _absolute(base: str, module: str, path: str) -> str:
+    """A from-import's module as written (`..pkg`), made absolute against the module
+    at `path`."""
+    if not base.startswith("."):
+        return base
+    dots = len(base) - len(base.lstrip("."))
+    package = module.split(".") if not path.endswith("__init__.py") else module.split(".") + [""]
+    anchor = package[: max(len(package) - dots, 0)]
+    rest = base.lstrip(".")
+    return ".".join([p for p in anchor if p] + ([rest] if rest else []))

@@ -237,6 +237,24 @@ def enclosing(
 PythonFacts = tuple[int, int, int, int, int, int]
 
 
+#: One import statement: (start, end, 1 for `from ... import` else 0, module_name start,
+#: end (-1, -1: none), [(1 for an aliased_import else 0, name start, end, alias start,
+#: end (-1, -1 unless aliased))]): see native/pyimports.c
+PythonImport = tuple[int, int, int, int, int, list[tuple[int, int, int, int, int]]]
+
+
+def python_imports(
+    root: tree_sitter.Node, data: bytes
+) -> tuple[list[PythonImport], list[PythonImport], tuple[int, int]] | None:
+    """A module's import statements (its own, then those nested in other statements)
+    and its docstring's span, as the Python strategy reads them (native/pyimports.c),
+    without a binding Node per statement and name. None where the extension cannot run
+    here or a statement lacks a field (the strategy then asks the binding)."""
+    if not AVAILABLE or type(root) is not tree_sitter.Node:
+        return None
+    return _refscan.python_imports(root, data)  # type: ignore[union-attr]
+
+
 #: (kind, signature start, end, body start or -1, comment start, end, row, column):
 #: see native/phpfacts.c
 PhpFacts = tuple[int, int, int, int, int, int, int, int]
