@@ -18,7 +18,6 @@ from .base import (
     FileWork,
     TreeSitterStrategy,
     _Def,
-    signature_text,
 )
 from .python_buffer import StatementMemo, analyze_buffer
 from .python_strings import DECIDING, MAX_UP, recorded_type_strings, type_strings
@@ -201,23 +200,9 @@ class PythonStrategy(TreeSitterStrategy):
         self, doc: SourceDocument, nodes: list[tree_sitter.Node]
     ) -> list[tuple[str, str | None]] | None:
         """`signature` and `docstring` of every definition from one compiled call
-        (`refscan.python_facts`: the nodes' types, bodies and leading strings), the
-        same strings the two hooks make; None where the extension cannot run."""
-        facts = refscan.python_facts(nodes)
-        if facts is None:
-            return None
-        data = doc.data
-        out: list[tuple[str, str | None]] = []
-        for assignment, start, end, body, doc_start, doc_end in facts:
-            if assignment:
-                out.append((_assignment_signature(data[start:end].decode("utf-8", errors="replace")), None))
-                continue
-            docstring = (
-                _strip_string(data[doc_start:doc_end].decode("utf-8", errors="replace"))
-                if doc_start >= 0 else None
-            )
-            out.append((signature_text(data, start, end, body), docstring))
-        return out
+        (`refscan.python_texts`: the same strings the two hooks make, by the same
+        rules); None where the extension cannot run."""
+        return refscan.python_texts(nodes, doc.data)
 
     def docstring(self, doc: SourceDocument, node: tree_sitter.Node) -> str | None:
         if node.type == "assignment":
