@@ -32,6 +32,9 @@ CONTAINER_KINDS = frozenset(
         SymbolKind.ENUM,
     }
 )
+#: Read per definition: a module global is ~0.3 us faster than `SymbolKind.FUNCTION`
+#: (an attribute of the enum's class, looked up through its metaclass).
+_FUNCTION, _METHOD = SymbolKind.FUNCTION, SymbolKind.METHOD
 DEFAULT_CHUNK_KINDS = frozenset(
     CONTAINER_KINDS
     | {SymbolKind.FUNCTION, SymbolKind.METHOD, SymbolKind.CONSTRUCTOR, SymbolKind.TYPE}
@@ -421,8 +424,8 @@ class TreeSitterStrategy:
         return f"{container}{self.separator}{name}" if container else name
 
     def adjust_kind(self, kind: SymbolKind, container: Symbol | None) -> SymbolKind:
-        if kind is SymbolKind.FUNCTION and container and container.kind in CONTAINER_KINDS:
-            return SymbolKind.METHOD
+        if kind is _FUNCTION and container and container.kind in CONTAINER_KINDS:
+            return _METHOD
         return kind
 
     def docstring(self, doc: SourceDocument, node: tree_sitter.Node) -> str | None:
@@ -740,7 +743,7 @@ class TreeSitterStrategy:
             if s.container:
                 meta["container"] = s.container
             meta.update(self.symbol_metadata(doc, d, analysis))
-            chunk = Chunk(doc.path, doc.language, s.name, s.kind.value, start, end, content, meta)
+            chunk = Chunk(doc.path, doc.language, s.name, s.kind._value_, start, end, content, meta)
             if len(content) <= max_chars:  # most chunks: no split_oversized call to say so
                 chunks.append(chunk)
             else:

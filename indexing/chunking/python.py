@@ -24,6 +24,7 @@ from .python_strings import DECIDING, MAX_UP, recorded_type_strings, type_string
 from .walks import defines_line
 
 _IMPORT_NAMES = ("import_statement", "import_from_statement")
+_VARIABLE, _CLASS, _FIELD = SymbolKind.VARIABLE, SymbolKind.CLASS, SymbolKind.FIELD  # per symbol: see base._FUNCTION
 _IMPORT_TYPES = frozenset(_IMPORT_NAMES)
 #: Where `module_prefix` leaves, on the document, the root's import statements' spans
 #: and its docstring's span ((root, spans, (start, end)): valid for that tree only) for
@@ -183,7 +184,9 @@ class PythonStrategy(TreeSitterStrategy):
         `setup_class`) defines the field `x` of the method's class (once, and not where
         the class body already declares `x`)."""
         defs = super()._definitions(doc, root, prefix)
-        kept = place_self_fields([d.symbol for d in defs], [_is_self_field(d) for d in defs])
+        # only a field can be `self.x` (the query's other kinds assign to a bare name):
+        # the rest are not asked, each question being a binding Node or two
+        kept = place_self_fields([d.symbol for d in defs], [d.symbol.kind is _FIELD and _is_self_field(d) for d in defs])
         if kept is None:
             return defs
         return [defs[i] if s is defs[i].symbol else _Def(defs[i].node, defs[i].name_node, s) for i, s in kept]
@@ -256,7 +259,7 @@ def place_self_fields(
         return None
     by_qname: dict[str, Symbol] = {}
     for s in symbols:  # `Converter = _add_repr(Converter)` after the class keeps the class
-        if s.qualified_name not in by_qname or s.kind is not SymbolKind.VARIABLE:
+        if s.qualified_name not in by_qname or s.kind is not _VARIABLE:
             by_qname[s.qualified_name] = s
     taken = {s.qualified_name for s, f in zip(symbols, self_field, strict=True) if not f}
     out: list[tuple[int, Symbol]] = []
@@ -266,7 +269,7 @@ def place_self_fields(
             continue
         method = by_qname.get(sym.container or "")
         cls = by_qname.get(method.container or "") if method is not None else None
-        if cls is None or cls.kind is not SymbolKind.CLASS:
+        if cls is None or cls.kind is not _CLASS:
             continue
         qualified = f"{cls.qualified_name}.{sym.name}"
         if qualified in taken:
