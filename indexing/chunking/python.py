@@ -189,7 +189,7 @@ class PythonStrategy(TreeSitterStrategy):
         kept = place_self_fields([d.symbol for d in defs], [d.symbol.kind is _FIELD and _is_self_field(d) for d in defs])
         if kept is None:
             return defs
-        return [defs[i] if s is defs[i].symbol else _Def(defs[i].node, defs[i].name_node, s) for i, s in kept]
+        return [defs[i] if s is defs[i].symbol else replace(defs[i], symbol=s) for i, s in kept]
 
     def analyze_buffer(
         self, doc: SourceDocument, settings: ChunkSettings, memo: StatementMemo | None,
