@@ -14,7 +14,11 @@ from typing import Any, NamedTuple
 
 
 class SymbolKind(StrEnum):
-    """Closed set of definition kinds; names follow LSP's SymbolKind where one exists."""
+    """Closed set of definition kinds; names follow LSP's SymbolKind where one exists.
+
+    The indexer's hot loops read a kind's text as `kind._value_` (the member's own
+    attribute): `.value` is a Python-level property of `enum`, ~0.4 us a read, and
+    sympy's rows and chunks read it ~110k times."""
 
     MODULE = "module"
     NAMESPACE = "namespace"

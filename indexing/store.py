@@ -252,7 +252,7 @@ class FileRows:
             )
         symbol_rows = [
             (
-                path, a.language, s.name, s.kind.value, s.qualified_name, s.container,
+                path, a.language, s.name, s.kind._value_, s.qualified_name, s.container,
                 s.range.start.line, s.range.start.character,
                 s.range.end.line, s.range.end.character,
                 s.selection_range.start.line, s.selection_range.start.character,

@@ -449,7 +449,9 @@ static uint32_t *qn_starts(const unsigned char *t, Py_ssize_t n, size_t *count) 
 
 /* What `strings` asks the walk for: nodes of the target type whose whole text is one
  * _CANDIDATE match starting where finditer found one, with the first of the context
- * types among their next max_up ancestors (as enclosing() answers for that match). */
+ * types among their next max_up ancestors (as enclosing() answers for that match) and
+ * what that ancestor decides (qn_decides: no binding Node per string for Python to
+ * ask; sympy has ~47k such strings, a few thousand of them types). */
 typedef struct {
     unsigned char *is_target; /* public symbol -> 1 when its name is the target type */
     uint32_t n_symbols;       /* is_target's size (ERROR's symbol is above it) */
@@ -472,9 +474,66 @@ static int qn_has_start(const QuotedNames *w, uint32_t at) {
     return lo < w->n_starts && w->starts[lo] == at;
 }
 
+/* A field's text (NULL for a missing field), its length in *len. */
+static const char *qn_field_text(TSNode node, const char *field, const char *data, Py_ssize_t data_len,
+                                 uint32_t *len) {
+    TSNode child = ts_node_child_by_field_name(node, field, (uint32_t)strlen(field));
+    if (ts_node_is_null(child)) return NULL;
+    uint32_t s = ts_node_start_byte(child), e = ts_node_end_byte(child);
+    if (e > (uint32_t)data_len) e = (uint32_t)data_len;
+    if (s > e) s = e;
+    *len = e - s;
+    return data + s;
+}
+
+/* The text after its last `.` (all of it without one): `rsplit(b".", 1)[-1]`. */
+static const char *qn_last_segment(const char *text, uint32_t *len) {
+    for (uint32_t i = *len; i > 0; i--) {
+        if (text[i - 1] == '.') {
+            *len -= i;
+            return text + i;
+        }
+    }
+    return text;
+}
+
+/* python_strings._decides: whether the deciding ancestor `context` (of type `type`)
+ * says the string starting at `string_start` below it stands where a type (or an
+ * `__all__` entry) does. Keep the two in step: test_python_one_walk compares them. */
+static int qn_decides(TSNode context, const char *type, uint32_t string_start, const char *data,
+                      Py_ssize_t data_len) {
+    uint32_t len = 0;
+    const char *text;
+    if (strcmp(type, "type") == 0) return 1;
+    if (strcmp(type, "keyword_argument") == 0) { /* bound="Base" */
+        text = qn_field_text(context, "name", data, data_len, &len);
+        return text != NULL && len == 5 && memcmp(text, "bound", 5) == 0;
+    }
+    if (strcmp(type, "subscript") == 0) { /* Union[...], typing.Optional[...], not d["k"] */
+        text = qn_field_text(context, "value", data, data_len, &len);
+        if (text == NULL) return 0;
+        text = qn_last_segment(text, &len);
+        return len > 0 && text[0] >= 'A' && text[0] <= 'Z';
+    }
+    if (strcmp(type, "assignment") == 0) { /* __all__ = [...] */
+        text = qn_field_text(context, "left", data, data_len, &len);
+        return text != NULL && len == 7 && memcmp(text, "__all__", 7) == 0;
+    }
+    if (strcmp(type, "call") == 0) { /* cast("Client", value): the first argument */
+        text = qn_field_text(context, "function", data, data_len, &len);
+        if (text == NULL) return 0;
+        text = qn_last_segment(text, &len);
+        if (len != 4 || memcmp(text, "cast", 4) != 0) return 0;
+        TSNode args = ts_node_child_by_field_name(context, "arguments", 9);
+        if (ts_node_is_null(args) || ts_node_named_child_count(args) == 0) return 0;
+        return ts_node_start_byte(ts_node_named_child(args, 0)) == string_start;
+    }
+    return 0; /* function_definition, class_definition, block, module */
+}
+
 /* levels[depth] is a visible node: record it when it is such a string; 0 on error. */
-static int qn_visit(QuotedNames *w, const DefLevel *levels, size_t depth, PyObject *root_obj,
-                    const char *data, Py_ssize_t data_len) {
+static int qn_visit(QuotedNames *w, const DefLevel *levels, size_t depth, const char *data,
+                    Py_ssize_t data_len) {
     TSNode node = levels[depth].node;
     uint32_t start = ts_node_start_byte(node), end = ts_node_end_byte(node);
     if (end > (uint32_t)data_len || end - start < 3) return 1;
@@ -494,9 +553,8 @@ static int qn_visit(QuotedNames *w, const DefLevel *levels, size_t depth, PyObje
             }
         }
     }
-    PyObject *ctx = which < 0 ? Py_NewRef(Py_None)
-                              : def_new_node(Py_TYPE(root_obj), context, ((BNode *)root_obj)->tree);
-    PyObject *item = ctx ? Py_BuildValue("(IIlN)", start, end, which, ctx) : NULL;
+    int decided = which >= 0 && qn_decides(context, w->contexts[which], start, data, data_len);
+    PyObject *item = Py_BuildValue("(IIlO)", start, end, which, decided ? Py_True : Py_False);
     if (item == NULL) return 0;
     if (w->last_start == (int64_t)start) /* a string node inside one over the same bytes: */
         /* enclosing() answers the match with the nearest, the inner one, visited last */
@@ -559,8 +617,8 @@ static void found_capsule_destructor(PyObject *capsule) {
  * as WALK_KINDS finds them, and scan(..., found) reads them instead of walking the tree
  * a second time (sympy's analysis above the parse: -10 %).
  * With `strings` too ((target type, context types, max_up); Python's type strings) the
- * answer is (list, found, strings): [(start, end, context index or -1, context node or
- * None)] for each target node whose text is one quoted-name match (_CANDIDATE) that
+ * answer is (list, found, strings): [(start, end, context index or -1, whether that
+ * context decides it is a type (qn_decides))] for each target node whose text is one quoted-name match (_CANDIDATE) that
  * _CANDIDATE.finditer over the file finds at its start: what enclosing() answered for
  * those matches, without the regex over the file or a descent per match. */
 static PyObject *refscan_defs(PyObject *self, PyObject *args) {
@@ -681,7 +739,7 @@ static PyObject *refscan_defs(PyObject *self, PyObject *args) {
             levels[level].status.field = field;
             COLLECT(levels[level].symbol, levels[level].node);
             if (strings && levels[level].symbol < strings->n_symbols && strings->is_target[levels[level].symbol] &&
-                !qn_visit(strings, levels, level, root_obj, data, data_len)) {
+                !qn_visit(strings, levels, level, data, data_len)) {
                 status = -1;
                 goto done;
             }

@@ -1371,8 +1371,8 @@ done:
 #include "defscan.c"
 #include "docblock.c"
 #include "enclosing.c"
-/* One fact tuple per binding Node of a Python list: the loop php_facts and python_facts
- * share (each file gives the per-node function). */
+/* One fact tuple per binding Node of a Python list: php_facts' loop (phpfacts.c gives
+ * the per-node function). */
 static PyObject *facts_of_nodes(PyObject *args, const char *format, PyObject *(*fact)(TSNode)) {
     PyObject *nodes;
     if (!PyArg_ParseTuple(args, format, &PyList_Type, &nodes)) return NULL;
@@ -1393,6 +1393,7 @@ static PyObject *facts_of_nodes(PyObject *args, const char *format, PyObject *(*
 
 #include "phpfacts.c"
 #include "pyfacts.c"
+#include "pyimports.c"
 
 static PyMethodDef methods[] = {
     {"compile_defs", refscan_compile_defs, METH_VARARGS,
@@ -1403,9 +1404,11 @@ static PyMethodDef methods[] = {
     {"php_facts", refscan_php_facts, METH_VARARGS,
      "php_facts(nodes) -> [(kind, signature start, end, body start or -1, comment start, end, row, "
      "column)] (native/phpfacts.c)."},
-    {"python_facts", refscan_python_facts, METH_VARARGS,
-     "python_facts(nodes) -> [(assignment, start, end, body start or -1, docstring start, end)] "
-     "(native/pyfacts.c)."},
+    {"python_texts", refscan_python_texts, METH_VARARGS,
+     "python_texts(nodes, data) -> [(signature, docstring or None)] (native/pyfacts.c)."},
+    {"python_imports", refscan_python_imports, METH_VARARGS,
+     "python_imports(root, data) -> (top import facts, nested import facts, (docstring start, end)) or None "
+     "(native/pyimports.c)."},
     {"defs", refscan_defs, METH_VARARGS,
      "defs(root, handle, data) -> [(rule, definition node, name node, ids, bytes and points)], "
      "or None when ambiguous."},

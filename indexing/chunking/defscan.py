@@ -246,8 +246,9 @@ def definitions(
 #: What the walk can record of quoted names for a strategy: (the string node type, the
 #: ancestor types that decide, how many ancestors to look at) (see python_strings).
 StringsSpec = tuple[str, tuple[str, ...], int]
-#: (start, end, index of the deciding ancestor type or -1, that ancestor or None)
-RecordedString = tuple[int, int, int, tree_sitter.Node | None]
+#: (start, end, index of the deciding ancestor type or -1, whether that ancestor says
+#: the string stands where a type does: python_strings._decides, compiled)
+RecordedString = tuple[int, int, int, bool]
 
 
 def definitions_collecting(

@@ -196,7 +196,7 @@ class GoStrategy(TreeSitterStrategy):
                 receiver, _ = receiver_type(doc, node)
                 if receiver:
                     container = f"{prefix}.{receiver}" if prefix else receiver
-            d.node = node
+            d.widen(node)
             d.symbol = replace(
                 s,
                 kind=kind,

@@ -212,7 +212,7 @@ class JavaStrategy(TreeSitterStrategy):
             if decl is d.node or decl.type not in _MULTI_DECLARATORS:
                 continue
             if len(decl.children_by_field_name("declarator")) == 1:
-                d.node = decl
+                d.widen(decl)
                 d.symbol = replace(d.symbol, range=doc.node_range(decl))
         return defs
 

@@ -18,14 +18,18 @@ from .base import (
     FileWork,
     TreeSitterStrategy,
     _Def,
-    signature_text,
 )
 from .python_buffer import StatementMemo, analyze_buffer
 from .python_strings import DECIDING, MAX_UP, recorded_type_strings, type_strings
 from .walks import defines_line
 
 _IMPORT_NAMES = ("import_statement", "import_from_statement")
+_VARIABLE, _CLASS, _FIELD = SymbolKind.VARIABLE, SymbolKind.CLASS, SymbolKind.FIELD  # per symbol: see base._FUNCTION
 _IMPORT_TYPES = frozenset(_IMPORT_NAMES)
+#: Where `module_prefix` leaves, on the document, the root's import statements' spans
+#: and its docstring's span ((root, spans, (start, end)): valid for that tree only) for
+#: `finish`, so the root's statements are read once.
+_MODULE_HEADER = "_python_module_header"
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
@@ -148,9 +152,21 @@ class PythonStrategy(TreeSitterStrategy):
         return out
 
     def module_prefix(self, doc: SourceDocument, analysis: FileAnalysis) -> str | None:
-        """The module name. It runs first, so it also records the imports."""
+        """The module name. It runs first, so it also records the imports (and, for
+        `finish`, the module's own import statements and docstring)."""
         module = module_name(doc.path)
         root = doc.tree.root_node  # type: ignore[union-attr]
+        facts = refscan.python_imports(root, doc.data)
+        if facts is not None:
+            top_facts, nested_facts, docstring = facts
+            data, path = doc.data, doc.path
+            for fact in top_facts:
+                analysis.imports.update(_imports_of_facts(data, fact, module, path))
+            for fact in nested_facts:  # file order: the first binding wins
+                for alias, target in _imports_of_facts(data, fact, module, path).items():
+                    analysis.imports.setdefault(alias, target)
+            doc.__dict__[_MODULE_HEADER] = (root, [f[:2] for f in top_facts], docstring)
+            return module or None
         top = [child for child in root.named_children if child.type in _IMPORT_TYPES]
         for child in top:
             analysis.imports.update(_imports(doc, child, module, doc.path))
@@ -168,10 +184,12 @@ class PythonStrategy(TreeSitterStrategy):
         `setup_class`) defines the field `x` of the method's class (once, and not where
         the class body already declares `x`)."""
         defs = super()._definitions(doc, root, prefix)
-        kept = place_self_fields([d.symbol for d in defs], [_is_self_field(d) for d in defs])
+        # only a field can be `self.x` (the query's other kinds assign to a bare name):
+        # the rest are not asked, each question being a binding Node or two
+        kept = place_self_fields([d.symbol for d in defs], [d.symbol.kind is _FIELD and _is_self_field(d) for d in defs])
         if kept is None:
             return defs
-        return [defs[i] if s is defs[i].symbol else _Def(defs[i].node, defs[i].name_node, s) for i, s in kept]
+        return [defs[i] if s is defs[i].symbol else replace(defs[i], symbol=s) for i, s in kept]
 
     def analyze_buffer(
         self, doc: SourceDocument, settings: ChunkSettings, memo: StatementMemo | None,
@@ -185,23 +203,9 @@ class PythonStrategy(TreeSitterStrategy):
         self, doc: SourceDocument, nodes: list[tree_sitter.Node]
     ) -> list[tuple[str, str | None]] | None:
         """`signature` and `docstring` of every definition from one compiled call
-        (`refscan.python_facts`: the nodes' types, bodies and leading strings), the
-        same strings the two hooks make; None where the extension cannot run."""
-        facts = refscan.python_facts(nodes)
-        if facts is None:
-            return None
-        data = doc.data
-        out: list[tuple[str, str | None]] = []
-        for assignment, start, end, body, doc_start, doc_end in facts:
-            if assignment:
-                out.append((_assignment_signature(data[start:end].decode("utf-8", errors="replace")), None))
-                continue
-            docstring = (
-                _strip_string(data[doc_start:doc_end].decode("utf-8", errors="replace"))
-                if doc_start >= 0 else None
-            )
-            out.append((signature_text(data, start, end, body), docstring))
-        return out
+        (`refscan.python_texts`: the same strings the two hooks make, by the same
+        rules); None where the extension cannot run."""
+        return refscan.python_texts(nodes, doc.data)
 
     def docstring(self, doc: SourceDocument, node: tree_sitter.Node) -> str | None:
         if node.type == "assignment":
@@ -220,12 +224,15 @@ class PythonStrategy(TreeSitterStrategy):
         doc, analysis, defs = work.doc, work.analysis, work.defs
         root = doc.tree.root_node  # type: ignore[union-attr]
         module = module_name(doc.path)
-        import_lines = [
-            doc.node_text(child)
-            for child in root.named_children
-            if child.type in ("import_statement", "import_from_statement")
-        ]
-        module_doc = _leading_string(doc, root)
+        header = doc.__dict__.pop(_MODULE_HEADER, None)
+        if header is not None and header[0] == root:  # what module_prefix read of the root
+            data = doc.data
+            import_lines = [data[s:e].decode("utf-8", errors="replace") for s, e in header[1]]
+            start, end = header[2]
+            module_doc = _strip_string(data[start:end].decode("utf-8", errors="replace")) if start >= 0 else None
+        else:
+            import_lines = [doc.node_text(child) for child in root.named_children if child.type in _IMPORT_TYPES]
+            module_doc = _leading_string(doc, root)
         top = [d.symbol for d in defs if d.symbol.container == (module or None)]
         if not (module_doc or import_lines or top):
             return
@@ -252,7 +259,7 @@ def place_self_fields(
         return None
     by_qname: dict[str, Symbol] = {}
     for s in symbols:  # `Converter = _add_repr(Converter)` after the class keeps the class
-        if s.qualified_name not in by_qname or s.kind is not SymbolKind.VARIABLE:
+        if s.qualified_name not in by_qname or s.kind is not _VARIABLE:
             by_qname[s.qualified_name] = s
     taken = {s.qualified_name for s, f in zip(symbols, self_field, strict=True) if not f}
     out: list[tuple[int, Symbol]] = []
@@ -262,7 +269,7 @@ def place_self_fields(
             continue
         method = by_qname.get(sym.container or "")
         cls = by_qname.get(method.container or "") if method is not None else None
-        if cls is None or cls.kind is not SymbolKind.CLASS:
+        if cls is None or cls.kind is not _CLASS:
             continue
         qualified = f"{cls.qualified_name}.{sym.name}"
         if qualified in taken:
@@ -317,12 +324,7 @@ def _imports(
         return out
     mod_node = node.child_by_field_name("module_name")
     base = doc.node_text(mod_node) if mod_node is not None else ""
-    if base.startswith("."):
-        dots = len(base) - len(base.lstrip("."))
-        package = module.split(".") if not path.endswith("__init__.py") else module.split(".") + [""]
-        anchor = package[: max(len(package) - dots, 0)]
-        rest = base.lstrip(".")
-        base = ".".join([p for p in anchor if p] + ([rest] if rest else []))
+    base = _absolute(base, module, path)
     for name in node.children_by_field_name("name"):
         if name.type == "aliased_import":
             target = doc.node_text(name.child_by_field_name("name"))  # type: ignore[arg-type]
@@ -331,3 +333,38 @@ def _imports(
             target = alias = doc.node_text(name)
         out[alias] = f"{base}.{target}" if base else target
     return out
+
+
+def _imports_of_facts(data: bytes, fact: refscan.PythonImport, module: str, path: str) -> dict[str, str]:
+    """`_imports` of one statement from its facts (`refscan.python_imports`): the same
+    strings from the same spans."""
+    _, _, is_from, module_start, module_end, names = fact
+    out: dict[str, str] = {}
+    if not is_from:
+        for aliased, start, end, alias_start, alias_end in names:
+            target = data[start:end].decode("utf-8", errors="replace")
+            if aliased:
+                out[data[alias_start:alias_end].decode("utf-8", errors="replace")] = target
+            else:
+                head = target.split(".")[0]
+                out[head] = head
+        return out
+    base = data[module_start:module_end].decode("utf-8", errors="replace") if module_start >= 0 else ""
+    base = _absolute(base, module, path)
+    for aliased, start, end, alias_start, alias_end in names:
+        target = data[start:end].decode("utf-8", errors="replace")
+        alias = data[alias_start:alias_end].decode("utf-8", errors="replace") if aliased else target
+        out[alias] = f"{base}.{target}" if base else target
+    return out
+
+
+def _absolute(base: str, module: str, path: str) -> str:
+    """A from-import's module as written (`..pkg`), made absolute against the module
+    at `path`."""
+    if not base.startswith("."):
+        return base
+    dots = len(base) - len(base.lstrip("."))
+    package = module.split(".") if not path.endswith("__init__.py") else module.split(".") + [""]
+    anchor = package[: max(len(package) - dots, 0)]
+    rest = base.lstrip(".")
+    return ".".join([p for p in anchor if p] + ([rest] if rest else []))

@@ -44,7 +44,8 @@ def _in_type_context(node: tree_sitter.Node) -> bool:
 
 def _decides(cur: tree_sitter.Node, string_start: int) -> bool:
     """What the nearest deciding ancestor says about the string below it (starting at
-    `string_start`)."""
+    `string_start`). The definitions walk decides the same in C (native/defscan.c's
+    `qn_decides`): a change here goes there too."""
     t = cur.type
     if t == "type":
         return True
@@ -115,15 +116,14 @@ def type_strings(data: bytes, root: tree_sitter.Node) -> list[tuple[int, int, st
     return out
 
 
-def recorded_type_strings(data: bytes, recorded: list[tuple[int, int, int, tree_sitter.Node | None]]
-                          ) -> list[tuple[int, int, str]]:
+def recorded_type_strings(data: bytes, recorded: list[tuple[int, int, int, bool]]) -> list[tuple[int, int, str]]:
     """`type_strings` from the quoted names the definitions walk recorded (each string
-    node that is one `_CANDIDATE` match where `finditer` finds one, with its deciding
-    ancestor: native/defscan.c), instead of the regex over the file and a descent per
-    match."""
+    node that is one `_CANDIDATE` match where `finditer` finds one, and whether its
+    deciding ancestor makes it a type: native/defscan.c's `qn_decides`, `_decides` in
+    C), instead of the regex over the file and a descent per match."""
     out: list[tuple[int, int, str]] = []
-    for start, end, _, context in recorded:
-        if context is not None and _decides(context, start):
+    for start, end, _, decided in recorded:
+        if decided:
             out.extend(_names_in(data, start, end))
     return out
 

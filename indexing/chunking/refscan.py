@@ -232,9 +232,22 @@ def enclosing(
     )
 
 
-#: Per definition node: (1 for an `assignment` else 0, start byte, end byte, body start
-#: byte or -1, docstring start byte, docstring end byte; -1, -1 for none).
-PythonFacts = tuple[int, int, int, int, int, int]
+#: One import statement: (start, end, 1 for `from ... import` else 0, module_name start,
+#: end (-1, -1: none), [(1 for an aliased_import else 0, name start, end, alias start,
+#: end (-1, -1 unless aliased))]): see native/pyimports.c
+PythonImport = tuple[int, int, int, int, int, list[tuple[int, int, int, int, int]]]
+
+
+def python_imports(
+    root: tree_sitter.Node, data: bytes
+) -> tuple[list[PythonImport], list[PythonImport], tuple[int, int]] | None:
+    """A module's import statements (its own, then those nested in other statements)
+    and its docstring's span, as the Python strategy reads them (native/pyimports.c),
+    without a binding Node per statement and name. None where the extension cannot run
+    here or a statement lacks a field (the strategy then asks the binding)."""
+    if not AVAILABLE or type(root) is not tree_sitter.Node:
+        return None
+    return _refscan.python_imports(root, data)  # type: ignore[union-attr]
 
 
 #: (kind, signature start, end, body start or -1, comment start, end, row, column):
@@ -252,11 +265,11 @@ def php_facts(nodes: list[tree_sitter.Node]) -> list[PhpFacts] | None:
     return _refscan.php_facts(nodes)  # type: ignore[union-attr]
 
 
-def python_facts(nodes: list[tree_sitter.Node]) -> list[PythonFacts] | None:
-    """What the Python strategy's signature and docstring hooks read of each definition
-    node (native/pyfacts.c), in one call instead of several binding Nodes per
-    definition. None where the extension cannot run here (the hooks then ask the
-    binding)."""
+def python_texts(nodes: list[tree_sitter.Node], data: bytes) -> list[tuple[str, str | None]] | None:
+    """The Python strategy's (signature, docstring) of each definition node, made in one
+    compiled call (native/pyfacts.c) from the same nodes and by the same rules as its
+    `signature` and `docstring` hooks. None where the extension cannot run here (the
+    hooks then run)."""
     if not AVAILABLE or (nodes and type(nodes[0]) is not tree_sitter.Node):
         return None
-    return _refscan.python_facts(nodes)  # type: ignore[union-attr]
+    return _refscan.python_texts(nodes, data)  # type: ignore[union-attr]

@@ -40,7 +40,7 @@ def top_level(root: tree_sitter.Node, types: Iterable[str]) -> list[tree_sitter.
 
 def defines_line(symbols: list[Symbol], name: Callable[[Symbol], str] = lambda s: s.name) -> str:
     """What a file defines, as its summary chunk lists it."""
-    return "defines: " + ", ".join(f"{s.kind.value} {name(s)}" for s in symbols)
+    return "defines: " + ", ".join(f"{s.kind._value_} {name(s)}" for s in symbols)
 
 
 def attach_leading_lines(

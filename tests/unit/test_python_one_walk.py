@@ -1,7 +1,7 @@
 """The compiled pieces of the Python definitions pass against the Python they replace.
 
-* `refscan.python_facts` (native/pyfacts.c) gives `PythonStrategy.definition_texts`
-  what the `signature` and `docstring` hooks read of each definition node: the texts
+* `refscan.python_texts` (native/pyfacts.c) gives `PythonStrategy.definition_texts`
+  the `signature` and `docstring` hooks' strings of each definition node: the texts
   must equal the hooks' on every fixture, every Python file of this project and
   hand-made edge cases.
 * The definitions walk (native/defscan.c) records the reference pass's nodes on its way
@@ -105,8 +105,8 @@ def test_python_definition_texts_come_from_one_compiled_call():
     assert refscan.AVAILABLE, "reinstall with `pip install -e .` (the extension did not build)"
     doc = _doc("m.py", EDGES.encode())
     nodes = _definition_nodes(strategy_for("python"), doc)
-    facts = refscan.python_facts(nodes)
-    assert facts is not None and len(facts) == len(nodes)
+    texts = refscan.python_texts(nodes, doc.data)
+    assert texts is not None and len(texts) == len(nodes)
     assert strategy_for("python").definition_texts(doc, nodes) is not None
 
 
@@ -253,3 +253,33 @@ def test_python_reference_pass_reads_the_recorded_strings(monkeypatch):
     defs = strategy._definitions(doc, root, "m")
     refs = strategy._references(doc, root, defs)
     assert [(r.name, r.start_line) for r in refs if r.name == "Client"] == [("Client", 0), ("Client", 1)]
+
+
+def _docstring_edges() -> str:
+    """Docstrings and signatures at cleandoc's and str.split's edges: tabs, whitespace
+    beyond ASCII (U+3000, U+2028, \\x0b, \\x0c, \\x1c), empty and blank docstrings,
+    prefixes, escaped quotes, lines shorter than the margin."""
+    q3, t = '"' * 3, "\t"
+    return "".join([
+        f"def a():\n    {q3}{t}Tabbed\n{t}  and{t}indented\n  {t}\n    end{t}{q3}\n",
+        "def b():\n    ''\n",
+        f"def c():\n    {q3}{q3}\n",
+        f"def d():\n    u{q3}\u3000Wide space\x0c\n\x1c  odd   \n        deep\n      {q3}\n",
+        "def e():\n    b'bytes'\n",
+        f"def f():\n    {q3}\n\n   \n    {q3}\n",
+        'def g():\n    "\\"quoted\\""\n',
+        "def h(\n\x0b a,\u2028 b\n)  ->  { :\n    '''x\n  y\n z'''\n",
+        f"class I:\n    {q3}Short\n  lines\n        indented more\n a{q3}\n",
+        "def j(): pass\n",
+        "k = [ 1,\n\t 2 ]  # tail\n",
+    ])
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_definition_texts_equal_the_hooks_at_cleandoc_and_split_edges(newline):
+    strategy = strategy_for("python")
+    doc = _doc("m.py", _docstring_edges().replace("\n", newline).encode())
+    nodes = _definition_nodes(strategy, doc)
+    texts = strategy.definition_texts(doc, nodes)
+    assert texts == [(strategy.signature(doc, n), strategy.docstring(doc, n)) for n in nodes]
+    assert sum(d is not None for _, d in texts) >= 8

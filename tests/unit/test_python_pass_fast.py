@@ -163,3 +163,37 @@ def test_nested_imports_from_the_compiled_descent_match_the_binding_walk():
         b"from typing import Any", b"import json", b"import simplejson as json", b"from . import sibling"]
     imports = analyze_source("m.py", NESTED_IMPORTS_SOURCE).imports
     assert imports["Any"] == "typing.Any" and imports["json"] == "json" and imports["tool"] == "pkg.tool"
+
+
+IMPORT_SOURCES = [
+    b'"""Doc."""\nimport a.b as c, d.e\nfrom . import x\nfrom .. import (a as b, c)\nfrom x import *\n',
+    b'def f():\n    import os\n    from typing import List as L\n    s = "import me"\n# import comment\n',
+    b'try:\n    import x\nexcept ImportError:\n    x = None\nif TYPE_CHECKING:\n    from a import B\n',
+    b'import\nfrom x import\nimport a as\nfrom . import (a as , b)\n',
+    b'x = 1\nimportant = 2\n_import = 4\nclass C:\n    import q\n    def m(self):\n        from .z import w\n',
+    b'# comment\n"doc"\nimport a\nimport a.b\nfrom a import b as a\n',
+    b'from __future__ import annotations\nimport a; import b\nif x:\n import c\nelse:\n import d\n',
+    'import été\nfrom café import naïve as n\n'.encode(),
+    b'def f(:\n    import os\n  import bad\nimport good\n',
+]
+
+
+def test_imports_and_module_summary_from_the_compiled_reading_match_the_binding():
+    rnd = random.Random(16)
+    pieces = [b"import a", b"from . import b as c", b"from ..p import (d, e as f)", b"import g.h as i",
+              b"def k():\n    ", b"if x:\n    ", b"try:\n    ", b"except E:\n    ", b"'''doc'''", b"# import",
+              b"\n", b"\n", b"\n", b"(", b" as ", b"import", b"x = 'import'"]
+    sources = IMPORT_SOURCES + [b"".join(rnd.choice(pieces) for _ in range(rnd.randrange(12))) for _ in range(400)]
+    real = refscan.python_imports
+    assert real(parse("python", b"import a").root_node, b"import a") is not None, "`pip install -e .`"
+    for source in sources:
+        for path in ("pkg/mod.py", "pkg/__init__.py"):
+            compiled = analyze_source(path, source, language="python")
+            try:
+                refscan.python_imports = lambda *_: None  # the binding's reading
+                walked = analyze_source(path, source, language="python")
+            finally:
+                refscan.python_imports = real
+            assert compiled.imports == walked.imports, source
+            assert compiled.chunks == walked.chunks, source
+            assert compiled.notes == walked.notes, source
