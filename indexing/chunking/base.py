@@ -376,10 +376,14 @@ class TreeSitterStrategy:
     recorded_strings: ClassVar[defscan.StringsSpec | None] = None
 
     def __init__(self) -> None:
-        # Compile once so a bad query fails at registration, not mid-index. The reference
-        # query only where the compiled pass cannot run: that pass builds its own (a
-        # binding Query of PHP's costs 0.03 s of every index's start, before any worker).
-        query(self.grammar_name, self.definitions_query)
+        # Compile once so a bad query fails at registration, not mid-index. Neither query
+        # where the compiled walks run it (they read the query's text themselves): a
+        # binding Query of Python's definitions costs 0.02-0.03 s, of PHP's 0.007 s, of
+        # every index's start, before any worker, and a first build of sympy or Laravel
+        # never used it. The engine compiles one on first need (a definition the walk
+        # matches in two ways); tests compile every strategy's queries.
+        if not defscan.walks(self.definitions_query):
+            query(self.grammar_name, self.definitions_query)
         if not refscan.AVAILABLE:
             query(self.grammar_name, self.references_query)
 

@@ -200,6 +200,20 @@ def _captures_definition(node: _Node) -> bool:
     )
 
 
+def walks(source: str) -> bool:
+    """Whether the compiled walk matches this definitions query (the extension is built
+    and every pattern is one it expresses), so the query engine needs no Query for it
+    unless a file's walk answers None. A grammar lacking one of the query's types or
+    fields is only found with a tree (`_handle`): the engine's Query then says so."""
+    if not refscan.AVAILABLE:
+        return False
+    try:
+        parse_rules(source)
+    except Unsupported:
+        return False
+    return True
+
+
 _compiled: dict[tuple[str, str], tuple[Any, list[str]] | None] = {}
 _lock = threading.Lock()
 
