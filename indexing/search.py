@@ -748,7 +748,7 @@ _KIND_REQUESTS = {
     file_kinds.STYLE: r"\b(?:css|scss|sass|stylesheets?|styling)\b|スタイル",
     # a table's columns are spelled in its migrations (Laravel, Django): asking about them asks for those
     file_kinds.MIGRATION: r"\b(?:migrations?|migrate|schema|tables?|columns?)\b|マイグレーション|スキーマ|テーブル|カラム",
-    file_kinds.SEED: r"\b(?:seeds?|seeders?|seeding)\b|シード",
+    file_kinds.SEED: r"\b(?:seeds?|seeders?|seeding|factory|factories|fake data)\b|シード|ファクトリ|ダミーデータ",
     # configuration, deployment and CI files
     # (not bare "settings"/設定: a request about a user's or an organisation's settings asks for the
     # code that keeps them; "settings file", 設定ファイル do ask for configuration)
