@@ -62,6 +62,11 @@ _MIGRATION_DIRS = frozenset({"migrations", "migration", "data-migrations", "alem
 #: seed and demo-data generators (`database/seeders/`, `scripts/seed/`, `db/seeds/`):
 #: they create one of everything, so they mention every feature's words
 _SEED_DIRS = frozenset({"seed", "seeds", "seeder", "seeders", "seeding"})
+#: Laravel's model factories (`database/factories/ReportFactory.php`): fake data for tests
+#: and seeders that fills every column of a model, so they match a request's domain words
+#: like seeders do (solidtime "issue a share secret when a report is made public": the
+#: report factory ranked first, above the controller and service that do it)
+_FACTORY_DIR = ("database", "factories")
 #: UI components and page templates: a feature's page shares its words with the query or
 #: handler that does the work (umami's `Revenue.tsx` and `getRevenue.ts`), and a request
 #: that describes behaviour (compute, save, check) means the latter
@@ -143,7 +148,7 @@ def file_kind(path: str) -> str:
         return STYLE
     if any(d in _MIGRATION_DIRS for d in parts) or suffix == ".sql":
         return MIGRATION
-    if any(d in _SEED_DIRS for d in parts):
+    if any(d in _SEED_DIRS for d in parts) or tuple(parts[:2]) == _FACTORY_DIR:
         return SEED
     if suffix in {".csv", ".tsv", ".svg", ".ipynb"}:
         return DATA

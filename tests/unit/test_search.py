@@ -426,6 +426,30 @@ def test_code_outranks_migrations_and_seeders_unless_asked(with_schema):
     assert any(f.startswith("database/migrations/") for f in columns[:2]), columns[:3]
 
 
+@pytest.fixture
+def with_factory(fixture_copy):
+    """The Laravel fixture with a model factory that fills every order column (solidtime's
+    `database/factories/ReportFactory.php` ranked first for "issue a share secret when a
+    report is made public", above the controller and service that do it)."""
+    return laravel_with(fixture_copy, {
+        "database/factories/OrderFactory.php":
+            "<?php\nclass OrderFactory extends Factory {\n    public function definition() {\n"
+            + "        // order total calculateTotal\n        $order->total = calculateTotal();\n" * 10
+            + "    }\n}\n",
+    })
+
+
+def test_code_outranks_model_factories_unless_asked(with_factory):
+    factory = "database/factories/OrderFactory.php"
+    files, result = lexical_files(with_factory, "order total calculateTotal")
+    assert files[0] == ORDER_MODEL
+    # without the demotion it came third, above the payment services and the order status
+    assert files.index(factory) > files.index("app/Enums/OrderStatus.php")
+    assert result.files[files.index(factory)].evidence["kind"] == "seed"
+    asked, _ = lexical_files(with_factory, "the factory that fakes an order total")
+    assert asked.index(factory) < files.index(factory)
+
+
 def test_a_request_brings_back_only_the_kinds_it_names():
     from code_intel.indexing.search import _kinds_asked_for
 
