@@ -135,11 +135,11 @@ CANDIDATES = 50  # hits taken from each signal before fusion
 PSEUDO_TRANSLATION_OFFSET = 0.08
 FILE_CANDIDATES = 100
 MAX_DIRECT = 40
-#: a single query word counts as naming a definition only if few definitions share it
+#: an identifier a long request writes counts as naming definitions only if few share it
 SINGLE_WORD_MAX_DEFINITIONS = 20
-#: the same for a Japanese request, whose English words are dictionary translations: a
-#: translated word that several definitions share (保存 → save: `save` methods in every model)
-#: names none of them. Chosen on set (b)'s tune data (hybrid file MRR, 10 cells summed, 8.272
+#: a single word of a Japanese request, whose English words are dictionary translations,
+#: counts as naming a definition only if this many share it at most: one that several
+#: definitions share (保存 → save: `save` methods in every model) names none of them. Chosen on set (b)'s tune data (hybrid file MRR, 10 cells summed, 8.272
 #: without; English requests untouched): 1 → 8.351, 2 → 8.338, 3 → 8.332, 5 → 8.308,
 #: 10 → 8.308; no cell lower at any of them; the middle of the plateau 1–3. Applied to English
 #: requests too (2) it lowered healthchecks, laravel.io and umami en (healthchecks' `status`
@@ -605,8 +605,7 @@ def hybrid_query(
         # a translated word many definitions share names none of them, when the vectors are
         # there to rank by; words alone (the model still loading) keep every vote they have
         with_vectors = query_vec is not None and "vector" in signals
-        single_max = (TRANSLATED_SINGLE_WORD_MAX_DEFINITIONS if translation.terms and with_vectors
-                      else SINGLE_WORD_MAX_DEFINITIONS)
+        single_max = TRANSLATED_SINGLE_WORD_MAX_DEFINITIONS if translation.terms and with_vectors else None
         for spelling, sym in _named_definitions(store, named_text, request, single_max):
             if spelling not in explicit and sym.path not in found_files:
                 continue
@@ -821,10 +820,6 @@ def _resolve_path(lexical: LexicalIndex, path: str) -> str | None:
     return None
 
 
-def _is_test(path: str) -> bool:
-    return file_kind(path) == file_kinds.TEST
-
-
 def _direct_evidence(request: ParsedRequest, lexical: LexicalIndex, store: IndexStore,
                      chunks_of, candidate) -> dict[str, int]:  # type: ignore[no-untyped-def]
     """Files (path → rank) the request names or its traceback passes through, and the
@@ -888,13 +883,21 @@ def _rank_files(
         similarity: dict[str, float] = {}
         bm25: dict[str, float] = {}
         code_bm25: dict[str, float] = {}  # tests repeat the code's words: they flatten the peak
+        # The vectors' leader is chosen among code when tests are ranked below it: a test
+        # that leads wastes the bonus, and one that comes second hides the code's clear
+        # lead (solidtime "issue a share secret when a report is made public": the report
+        # service 0.429, an e2e spec 0.389, the next code file 0.338; ranked 4th → 1st)
+        leader_similarity: dict[str, float] = {}
         prose = demoted & PROSE_KINDS
+        tests_below = file_kinds.TEST in demoted
         for c in ordered:
             kind = file_kind(c.path)
             if kind in prose:
                 continue
             if c.vector is not None:
                 similarity[c.path] = max(similarity.get(c.path, -1.0), c.vector)
+                if not (tests_below and kind == file_kinds.TEST):
+                    leader_similarity[c.path] = similarity[c.path]
             if c.lexical is not None:
                 bm25[c.path] = max(bm25.get(c.path, 0.0), c.lexical)
                 if kind != file_kinds.TEST:
@@ -911,13 +914,7 @@ def _rank_files(
             if "lexical" in per_signal:
                 weights = {**weights, "vector": weights["vector"] * vector_confidence(similarity, grey_width)}
         scores = rank_fusion(per_signal, weights)
-        # The vectors' leader is chosen among code when tests are ranked below it: a test
-        # that leads wastes the bonus, and one that comes second hides the code's clear
-        # lead (solidtime "issue a share secret when a report is made public": the report
-        # service 0.429, an e2e spec 0.389, the next code file 0.338; ranked 4th → 1st)
-        code_similarity = (similarity if file_kinds.TEST not in demoted
-                           else {p: s for p, s in similarity.items() if not _is_test(p)})
-        trust_leader(scores, leader(code_similarity, grey_width))
+        trust_leader(scores, leader(leader_similarity, grey_width))
         trust_leader(scores, word_leader(bm25))
     for path in file_hits:
         scores.setdefault(path, 0.0)
@@ -952,12 +949,14 @@ def _rank_files(
 
 def _named_definitions(
     store: IndexStore, text: str, request: ParsedRequest | None = None,
-    single_max: int = SINGLE_WORD_MAX_DEFINITIONS,
+    single_max: int | None = None,
 ) -> list[tuple[str, StoredSymbol]]:
     """Definitions whose name the query spells, most specific spelling first:
     identifiers as written (`findByEmail`), then adjacent words glued
     (`login controller` → LoginController / login_controller), then single words; a
-    single word that more than `single_max` definitions share names none of them.
+    single word that more than `single_max` definitions share names none of them (no cap
+    when None: English words, where capping at the 20 rows read lowered laravel.io en on
+    the tune data).
     A long request is read for the names it writes as code only."""
     if request is not None and request.is_long:
         raw = request.identifiers[:CANDIDATES]
@@ -993,10 +992,8 @@ def _named_definitions(
     out: list[tuple[str, StoredSymbol]] = []
     seen: set[tuple[str, int]] = set()
     for spelling in dict.fromkeys(spellings):
-        # (at most 20 are read: with single_max 20, as for English, the cap cannot fire; a
-        # limit of 21 lowered laravel.io en on the tune data, so that is left as measured)
         found = store.symbols_like(_escape_like(spelling), 20)
-        if spelling in singles and len(found) > single_max:
+        if single_max is not None and spelling in singles and len(found) > single_max:
             continue  # "help", "option": a word that names everything names nothing
         for sym in found:
             key = (sym.path, sym.symbol.range.start.line)

@@ -311,33 +311,30 @@ def _strip_string(text: str) -> str:
 def _imports(
     doc: SourceDocument, node: tree_sitter.Node, module: str, path: str
 ) -> dict[str, str]:
-    out: dict[str, str] = {}
-    if node.type == "import_statement":
-        for name in node.named_children:
-            if name.type == "aliased_import":
-                target = doc.node_text(name.child_by_field_name("name"))  # type: ignore[arg-type]
-                alias = doc.node_text(name.child_by_field_name("alias"))  # type: ignore[arg-type]
-                out[alias] = target
-            elif name.type == "dotted_name":
-                target = doc.node_text(name)
-                out[target.split(".")[0]] = target.split(".")[0]
-        return out
-    mod_node = node.child_by_field_name("module_name")
-    base = doc.node_text(mod_node) if mod_node is not None else ""
-    base = _absolute(base, module, path)
-    for name in node.children_by_field_name("name"):
+    """One import statement's aliases, read through the binding (where the compiled
+    reading cannot run): the same facts `refscan.python_imports` gives, the same strings."""
+    return _imports_of_facts(doc.data, _import_facts(node), module, path)
+
+
+def _import_facts(node: tree_sitter.Node) -> refscan.PythonImport:
+    """`refscan.PythonImport` of one statement from the binding's Nodes."""
+    def name_fact(name: tree_sitter.Node) -> tuple[int, int, int, int, int]:
         if name.type == "aliased_import":
-            target = doc.node_text(name.child_by_field_name("name"))  # type: ignore[arg-type]
-            alias = doc.node_text(name.child_by_field_name("alias"))  # type: ignore[arg-type]
-        else:
-            target = alias = doc.node_text(name)
-        out[alias] = f"{base}.{target}" if base else target
-    return out
+            target, alias = name.child_by_field_name("name"), name.child_by_field_name("alias")
+            return 1, target.start_byte, target.end_byte, alias.start_byte, alias.end_byte  # type: ignore[union-attr]
+        return 0, name.start_byte, name.end_byte, -1, -1
+
+    if node.type == "import_statement":
+        names = [name_fact(n) for n in node.named_children if n.type in ("aliased_import", "dotted_name")]
+        return node.start_byte, node.end_byte, 0, -1, -1, names
+    mod = node.child_by_field_name("module_name")
+    span = (mod.start_byte, mod.end_byte) if mod is not None else (-1, -1)
+    return node.start_byte, node.end_byte, 1, *span, [name_fact(n) for n in node.children_by_field_name("name")]
 
 
 def _imports_of_facts(data: bytes, fact: refscan.PythonImport, module: str, path: str) -> dict[str, str]:
-    """`_imports` of one statement from its facts (`refscan.python_imports`): the same
-    strings from the same spans."""
+    """The aliases one import statement binds, and what each names (absolute), from its
+    facts (`refscan.python_imports`, or `_import_facts` through the binding)."""
     _, _, is_from, module_start, module_end, names = fact
     out: dict[str, str] = {}
     if not is_from:
