@@ -87,7 +87,6 @@ def test_screened_ignore_rules_answer_as_gitignore_does():
     """The one-regex screen in front of each ignore file (`IgnoreSpec`) must never change
     which files are indexed: every path gets pathspec's own gitignore answer."""
     import pathspec
-
     from code_intel.indexing.discovery import IgnoreSpec
 
     rule_sets = [
