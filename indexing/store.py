@@ -575,10 +575,10 @@ class IndexStore:
             removing = self._drop_rows_files()
             try:
                 index_names()
-                self._local.write_behind.wait()
-                self._local.write_behind = None
+                self._wait_write_behind()
                 self._install(side_path, side, live)
             except BaseException:  # the store stays as it was: no indexed file
+                self._wait_write_behind()
                 side.close()
                 _remove_db_files(side_path)
                 live.close()
@@ -587,6 +587,13 @@ class IndexStore:
             finally:
                 if removing is not None:
                     removing.join()
+
+    def _wait_write_behind(self) -> None:
+        """Wait for a first build's flush behind (`_WriteBehind`), if one ran."""
+        write_behind: _WriteBehind | None = getattr(self._local, "write_behind", None)
+        self._local.write_behind = None
+        if write_behind is not None:
+            write_behind.wait()
 
     def rows_prefix(self) -> str | None:
         """Inside `bulk_load`: the name the forked workers' rows files start with (see
