@@ -564,10 +564,8 @@ class IndexStore:
                     conn.execute(ddl)
             # most of the file is written by now: flushing it here, while the workers
             # parse the last files, leaves the sync before the rename little to wait for
-            # (sympy: 80-90 ms of the tail); the rows copied after are flushed behind
-            # (`copy_rows`), so that sync waits for the last batch's pages only
+            # (sympy: 80-90 ms of the tail)
             _fsync(side_path)
-            self._local.write_behind = _WriteBehind(side_path)
 
         try:
             yield index_names
@@ -575,10 +573,8 @@ class IndexStore:
             removing = self._drop_rows_files()
             try:
                 index_names()
-                self._wait_write_behind()
                 self._install(side_path, side, live)
             except BaseException:  # the store stays as it was: no indexed file
-                self._wait_write_behind()
                 side.close()
                 _remove_db_files(side_path)
                 live.close()
@@ -587,13 +583,6 @@ class IndexStore:
             finally:
                 if removing is not None:
                     removing.join()
-
-    def _wait_write_behind(self) -> None:
-        """Wait for a first build's flush behind (`_WriteBehind`), if one ran."""
-        write_behind: _WriteBehind | None = getattr(self._local, "write_behind", None)
-        self._local.write_behind = None
-        if write_behind is not None:
-            write_behind.wait()
 
     def rows_prefix(self) -> str | None:
         """Inside `bulk_load`: the name the forked workers' rows files start with (see
@@ -632,9 +621,6 @@ class IndexStore:
                                 (lo, lo + n),
                             )
             start = end
-        write_behind: _WriteBehind | None = getattr(self._local, "write_behind", None)
-        if write_behind is not None:
-            write_behind.start()
 
     def _attach_rows(self, sources: set[str], limit: int) -> None:
         attached: dict[str, str] = self._local.rows_attached
@@ -1211,33 +1197,6 @@ def _fsync(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-class _WriteBehind:
-    """Flushes a first build's side file to disk in a thread, once its names are indexed
-    and while its last rows come in: the sync before the rename (`IndexStore._install`)
-    then waits for the last batch's pages only. sympy: 15-35 ms of the tail, the pages of
-    the rows copied after the names were indexed (a tenth of the file, some 16 MB)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        """Flush what is written by now, unless the last flush still runs (the next
-        call takes what this one would have)."""
-        if self._thread is not None and self._thread.is_alive():
-            return
-        self._thread = threading.Thread(target=self._flush, name="code-intel write-behind", daemon=True)
-        self._thread.start()
-
-    def _flush(self) -> None:
-        with contextlib.suppress(OSError):  # the sync before the rename still reports it
-            _fsync(self.path)
-
-    def wait(self) -> None:
-        if self._thread is not None:
-            self._thread.join()
 
 
 _STORE_COLUMNS = {

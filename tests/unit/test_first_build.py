@@ -310,35 +310,3 @@ def test_copied_rows_keep_the_files_order_across_rows_files_and_the_attach_limit
         store.copy_rows(spans[:7])
         store.copy_rows(spans[7:])
     assert tables(store) == tables(clean)
-
-
-def test_rows_copied_after_the_names_are_indexed_are_flushed_behind_the_build(tmp_path, monkeypatch):
-    """The last tenth of a first build's rows go to disk while the workers parse the last
-    files (a thread flushes the side file after each copy), so the sync before the rename
-    waits for the last batch only; that thread has ended when the build has."""
-    import threading
-
-    from code_intel.indexing import store as store_module
-
-    files = [sync.analyze_bytes(f"m{i}.py", f"def f{i}(x):\n    return g{i % 3}(x)\n".encode(),
-                                ChunkSettings()) for i in range(8)]
-    clean = IndexStore(tmp_path / "clean" / "index.db")
-    clean.write_files(files)
-    rows = RowsFile(str(tmp_path / "rows-0"))
-    spans = rows.write(files)
-    flushed: list[str] = []
-    real_fsync = store_module._fsync
-
-    def recording_fsync(path: Path) -> None:
-        flushed.append(threading.current_thread().name)
-        real_fsync(path)
-
-    monkeypatch.setattr(store_module, "_fsync", recording_fsync)
-    store = IndexStore(tmp_path / "store" / "index.db")
-    with store.bulk_load() as index_names:
-        store.copy_rows(spans[:4])
-        index_names()
-        store.copy_rows(spans[4:])
-    assert "code-intel write-behind" in flushed
-    assert not [t for t in threading.enumerate() if t.name == "code-intel write-behind"]
-    assert tables(store) == tables(clean)
