@@ -65,14 +65,10 @@ def _index(args: list[str]) -> None:
         else:
             paths.append(arg)
     path = Path(paths[0] if paths else ".")
-    if flags["--json"]:
-        from code_intel.index_command import index_json, run_guarded
+    from code_intel.index_command import index_human, index_json, run_guarded
 
-        run_guarded(lambda: index_json(path, flags["--force"]))
-        return
-    from code_intel.commands import index_now
-
-    index_now(path, flags["--force"])
+    build = index_json if flags["--json"] else index_human
+    run_guarded(lambda: build(path, flags["--force"]))
 
 
 def exit_without_teardown(run: Callable[[], object]) -> NoReturn:

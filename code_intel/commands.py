@@ -26,8 +26,8 @@ from rich.tree import Tree
 
 from code_intel.index_command import (
     UserError,
+    index_human,
     index_json,
-    index_summary,
     open_workspace,
     run_guarded,
 )
@@ -99,38 +99,7 @@ def index(
     if as_json:
         index_json(path, force)
         return
-    ws = _open(path)
-    try:
-        report = _sync(ws, force=force)
-    except BaseException:
-        ws.store.close()
-        raise
-    stats = index_summary(ws, report)
-    out.print(f"[bold]Indexed[/bold] {ws.root}")
-    table = Table(show_header=True, header_style="bold", box=None)
-    table.add_column("language")
-    table.add_column("files", justify="right")
-    for lang, count in stats["languages"].items():  # type: ignore[union-attr]
-        table.add_row(lang, str(count))
-    out.print(table)
-    out.print(
-        f"{stats['files']} files, {stats['chunks']} chunks, {stats['symbols']} symbols, "
-        f"{stats['references']} references"
-    )
-    out.print(
-        f"this run: {len(report.added)} added, {len(report.modified)} modified, "
-        f"{len(report.deleted)} deleted, {report.unchanged + report.touched} unchanged "
-        f"in {report.elapsed:.2f}s ({report.workers} worker(s))"
-    )
-    if stats["skipped"]:
-        out.print("skipped:")
-        for reason, count in stats["skipped"].items():  # type: ignore[union-attr]
-            out.print(f"  {count:>5}  {reason}")
-    if stats["syntax_error_files"]:
-        out.print(
-            f"{stats['syntax_error_files']} file(s) have syntax errors "
-            "(indexed as far as they parse)"
-        )
+    index_human(path, force)
 
 
 def _symbol_json(s: StoredSymbol) -> dict[str, Any]:
@@ -674,12 +643,6 @@ def mcp(
 
 def main() -> None:
     run_guarded(app)
-
-
-def index_now(path: Path, force: bool) -> None:
-    """`code-intel index` with a human summary, as parsed by `cli` without typer (see
-    `cli._index`; `--json` does not come here)."""
-    run_guarded(lambda: index(path, force=force))
 
 
 if __name__ == "__main__":

@@ -1,10 +1,11 @@
-"""`code-intel index --json`, the build agents and scripts run, without typer or rich.
+"""`code-intel index`, the build agents, scripts and people run, without typer.
 
 Importing the typer application (typer, rich and the commands module itself) cost 0.035 s
 of CPU before a build's first file, on a start that is all serial. This module needs only
-the indexer; rich is imported here only to print a note or an error. The typer command
-(`commands.index`) answers `--json` through `index_json` too, and builds its human
-summary from `index_summary`, so both paths give the same answer.
+the indexer: `--json` never imports rich but to print a note or an error, and the human
+summary (`index_human`) imports rich's console and table once the build is done, and
+the commands module (for rich's progress bar) only where that bar can be drawn. The
+typer command (`commands.index`) answers through the same two functions.
 """
 
 from __future__ import annotations
@@ -80,6 +81,72 @@ def index_json(path: Path, force: bool) -> None:
         ws.store.close()
         raise
     emit(index_summary(ws, report))
+
+
+def index_human(path: Path, force: bool) -> None:
+    """Index the workspace at `path` and print the summary for a person. The progress
+    bar goes through the typer commands' `_sync` when standard error may be a terminal;
+    elsewhere (a pipe, a log: what times a build) nothing of typer or rich's progress
+    is imported, 0.06 s of CPU before the first file on this machine."""
+    ws = open_workspace(path)
+    try:
+        if _may_draw_progress():
+            from code_intel.commands import _sync
+
+            report = _sync(ws, force=force)
+        else:
+            report = sync_workspace(ws.root, ws.store, ws.config, force=force)
+    except BaseException:
+        ws.store.close()
+        raise
+    print_summary(ws, report)
+
+
+def _may_draw_progress() -> bool:
+    """False only where rich's `Console(stderr=True).is_terminal` is surely False (the
+    progress bar's test in `commands._sync`): standard error not a tty, and neither of
+    the variables rich reads to force a terminal set."""
+    if "TTY_COMPATIBLE" in os.environ or "FORCE_COLOR" in os.environ:
+        return True
+    isatty = getattr(sys.stderr, "isatty", None)
+    try:
+        return bool(isatty is not None and isatty())
+    except (OSError, ValueError):
+        return False
+
+
+def print_summary(ws: Workspace, report: SyncReport) -> None:
+    """The human summary of `code-intel index`: totals by language, this run, skips."""
+    from rich.console import Console
+    from rich.table import Table
+
+    out = Console(highlight=False, soft_wrap=True)
+    stats = index_summary(ws, report)
+    out.print(f"[bold]Indexed[/bold] {ws.root}")
+    table = Table(show_header=True, header_style="bold", box=None)
+    table.add_column("language")
+    table.add_column("files", justify="right")
+    for lang, count in stats["languages"].items():
+        table.add_row(lang, str(count))
+    out.print(table)
+    out.print(
+        f"{stats['files']} files, {stats['chunks']} chunks, {stats['symbols']} symbols, "
+        f"{stats['references']} references"
+    )
+    out.print(
+        f"this run: {len(report.added)} added, {len(report.modified)} modified, "
+        f"{len(report.deleted)} deleted, {report.unchanged + report.touched} unchanged "
+        f"in {report.elapsed:.2f}s ({report.workers} worker(s))"
+    )
+    if stats["skipped"]:
+        out.print("skipped:")
+        for reason, count in stats["skipped"].items():
+            out.print(f"  {count:>5}  {reason}")
+    if stats["syntax_error_files"]:
+        out.print(
+            f"{stats['syntax_error_files']} file(s) have syntax errors "
+            "(indexed as far as they parse)"
+        )
 
 
 def run_guarded(command: Callable[[], object]) -> None:

@@ -9,7 +9,8 @@ their target is indexed under its own path, and following them invites loops.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,10 +35,54 @@ class Discovery:
     skipped: dict[str, str] = field(default_factory=dict)  # rel path -> reason
 
 
+#: A named group of pathspec's pattern regexes (its directory mark): one name may appear
+#: once in a regex, so the screen makes them plain groups.
+_NAMED_GROUP = re.compile(r"\(\?P<[^>]+>")
+_NEVER = re.compile(r"(?!)")
+
+
+@dataclass(frozen=True, slots=True)
+class IgnoreSpec:
+    """A gitignore-style `pathspec.GitIgnoreSpec`, screened by one regex: the
+    alternation of all its patterns. A path none of them matches is not ignored,
+    whatever their order and negations, and that is most paths; the rest get the
+    spec's own answer. pathspec tries each pattern in turn (21 regex searches a path
+    on sympy, whose .gitignore has 60 lines), all of it serial before the first file
+    is sent to a parser. With the .gitignore files read only where a directory has
+    one, the walk's CPU (min of 15): sympy 67 -> 34 ms, Laravel 32 -> 21 ms."""
+
+    spec: pathspec.PathSpec
+    screen: re.Pattern[str] | None  # None: the spec answers every path
+
+    @classmethod
+    def from_lines(cls, lines: Iterable[str]) -> IgnoreSpec:
+        spec = pathspec.GitIgnoreSpec.from_lines(lines)
+        parts = [_NAMED_GROUP.sub("(?:", p.regex.pattern) for p in spec.patterns
+                 if p.include is not None and getattr(p, "regex", None) is not None]
+        if not parts:
+            return cls(spec, _NEVER)
+        # anchored patterns (most are), anchored once: then a search tries the path's
+        # start only, not every position of it
+        anchored = all(p.startswith("^") for p in parts)
+        if anchored:
+            parts = [p[1:] for p in parts]
+        try:
+            joined = "|".join(f"(?:{p})" for p in parts)
+            screen: re.Pattern[str] | None = re.compile(f"^(?:{joined})" if anchored else joined)
+        except (re.error, TypeError):  # a pattern kind this does not know: no screen
+            screen = None
+        return cls(spec, screen)
+
+    def match_file(self, path: str) -> bool:
+        if self.screen is not None and self.screen.search(path) is None:
+            return False
+        return self.spec.match_file(path)
+
+
 @dataclass(frozen=True)
 class _Ignore:
     base: str  # rel dir of the .gitignore ("" for the root), with trailing "/"
-    spec: pathspec.PathSpec
+    spec: IgnoreSpec
 
     def matches(self, rel: str, is_dir: bool) -> bool:
         if self.base and not rel.startswith(self.base):
@@ -57,7 +102,7 @@ def is_within(root: Path, target: Path) -> bool:
 def discover(root: Path, config: Config) -> Discovery:
     root = root.resolve()
     result = Discovery()
-    excludes = pathspec.GitIgnoreSpec.from_lines(config.exclude_patterns)
+    excludes = IgnoreSpec.from_lines(config.exclude_patterns)
     starts = [""]
     if config.source_dirs:
         starts = [d.strip("/") for d in config.source_dirs if (root / d).is_dir()]
@@ -89,24 +134,27 @@ def _load_gitignore(root: Path, rel_dir: str) -> _Ignore | None:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
-    return _Ignore(f"{rel_dir}/" if rel_dir else "", pathspec.GitIgnoreSpec.from_lines(lines))
+    return _Ignore(f"{rel_dir}/" if rel_dir else "", IgnoreSpec.from_lines(lines))
 
 
 def _walk(
     root: Path,
     rel_dir: str,
     ignores: list[_Ignore],
-    excludes: pathspec.PathSpec,
+    excludes: IgnoreSpec,
     config: Config,
 ) -> Iterator[Candidate | tuple[str, str]]:
-    here = _load_gitignore(root, rel_dir) if rel_dir else None
-    if here:
-        ignores = [*ignores, here]
     try:
-        entries = sorted(os.scandir(root / rel_dir), key=lambda e: e.name)
+        entries = sorted(os.scandir(os.path.join(root, rel_dir)), key=lambda e: e.name)
     except OSError as exc:
         yield (rel_dir or ".", f"unreadable directory ({exc.strerror})")
         return
+    # read only where the listing has one: trying every directory cost sympy 258 failed
+    # opens (and their exceptions), 0.01-0.02 s before the first file was parsed
+    if rel_dir and any(e.name == ".gitignore" for e in entries):
+        here = _load_gitignore(root, rel_dir)
+        if here:
+            ignores = [*ignores, here]
     for entry in entries:
         rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
         try:
@@ -162,7 +210,7 @@ def admits(root: Path, config: Config, rel_path: str) -> bool:
         rel_path == d.strip("/") or rel_path.startswith(d.strip("/") + "/") for d in config.source_dirs
     ):
         return False
-    excludes = pathspec.GitIgnoreSpec.from_lines(config.exclude_patterns)
+    excludes = IgnoreSpec.from_lines(config.exclude_patterns)
     ignores = _ancestor_ignores(root.resolve(), "/".join(parts[:-1]))
     for i in range(1, len(parts)):
         rel_dir = "/".join(parts[:i])

@@ -19,6 +19,7 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from itertools import chain
 from pathlib import Path
@@ -30,7 +31,7 @@ from .discovery import Candidate, discover
 from .languages import detect_language
 from .model import sha256_bytes
 from .store import FileRows, IndexedFile, IndexStore, RowsFile, RowSpan
-from .workers import parser_pool, single_threaded, start_method
+from .workers import let_end, parser_pool, single_threaded, start_method
 
 log = logging.getLogger(__name__)
 
@@ -161,35 +162,49 @@ def _process_into(rows_prefix: str, jobs: list[_Job]) -> list[_Result]:
     return [replace(r, indexed=None, rows=next(spans)) if r.indexed is not None else r for r in results]
 
 
-def _run(jobs: list[_Job], workers: int, rows_prefix: str | None = None) -> Iterator[_Result]:
+def _run(
+    jobs: list[_Job], workers: int, rows_prefix: str | None = None, ending: contextlib.ExitStack | None = None
+) -> Iterator[_Result]:
     """The jobs' results, in order. `rows_prefix` (a first build's, `IndexStore.rows_prefix`):
-    forked workers write the rows themselves (`_process_into`); elsewhere it is ignored."""
+    forked workers write the rows themselves (`_process_into`); elsewhere it is ignored.
+    `ending`: once the last result is taken the workers are told to end, and this stack
+    waits for them when it closes (the caller's work after the last result runs beside
+    their exit: sympy's 20-30 ms); without it, they are waited for here."""
     if workers <= 1 or len(jobs) < PARALLEL_THRESHOLD:
         yield from map(_process, jobs)
         return
     forks = start_method() == "fork"  # as `parser_pool` decides, before it adds threads
     last = max(0, len(jobs) - LAST_TASKS_PER_WORKER * POOL_CHUNK_FILES * workers)
     with parser_pool(workers, warm=lambda: _warm(jobs)) as pool:
-        # The last files go one per task: a worker that finds no task left idles
-        # until the other's last one ends, up to 8 files (Laravel's `src/`: 9 ms).
-        if forks and rows_prefix is not None:
-            head = jobs[:last]  # in tasks as `map(..., chunksize)` cuts them
-            tasks = [head[i : i + POOL_CHUNK_FILES] for i in range(0, last, POOL_CHUNK_FILES)]
-            tasks += [[job] for job in jobs[last:]]
-            results = chain.from_iterable(pool.map(functools.partial(_process_into, rows_prefix), tasks))
-        else:
-            results = chain(
-                pool.map(_process, jobs[:last], chunksize=POOL_CHUNK_FILES),
-                pool.map(_process, jobs[last:], chunksize=1),
-            )
-        if not forks:
-            yield from results
-            return
-        # The workers are forked now (a forking pool starts them all at the first task):
-        # what `_warm` froze for them is collectable here again.
-        gc.unfreeze()
-        with collector_paused():
-            yield from results
+        yield from _results(pool, jobs, last, forks, rows_prefix)
+        if ending is not None:
+            ending.callback(let_end(pool))
+
+
+def _results(
+    pool: ProcessPoolExecutor, jobs: list[_Job], last: int, forks: bool, rows_prefix: str | None
+) -> Iterator[_Result]:
+    """`_run`'s results from its pool (see there)."""
+    # The last files go one per task: a worker that finds no task left idles
+    # until the other's last one ends, up to 8 files (Laravel's `src/`: 9 ms).
+    if forks and rows_prefix is not None:
+        head = jobs[:last]  # in tasks as `map(..., chunksize)` cuts them
+        tasks = [head[i : i + POOL_CHUNK_FILES] for i in range(0, last, POOL_CHUNK_FILES)]
+        tasks += [[job] for job in jobs[last:]]
+        results = chain.from_iterable(pool.map(functools.partial(_process_into, rows_prefix), tasks))
+    else:
+        results = chain(
+            pool.map(_process, jobs[:last], chunksize=POOL_CHUNK_FILES),
+            pool.map(_process, jobs[last:], chunksize=1),
+        )
+    if not forks:
+        yield from results
+        return
+    # The workers are forked now (a forking pool starts them all at the first task):
+    # what `_warm` froze for them is collectable here again.
+    gc.unfreeze()
+    with collector_paused():
+        yield from results
 
 
 @contextlib.contextmanager
@@ -311,8 +326,8 @@ def sync_workspace(
     bulk = (store.bulk_load() if single_threaded() and len(jobs) >= PARALLEL_THRESHOLD
             else contextlib.nullcontext(lambda: None))
     names_at = len(jobs) - len(jobs) // TAIL
-    with bulk as index_names:
-        for done, result in enumerate(_run(jobs, workers, store.rows_prefix()), 1):
+    with contextlib.ExitStack() as ending, bulk as index_names:  # the workers end last
+        for done, result in enumerate(_run(jobs, workers, store.rows_prefix(), ending), 1):
             prev = stored.get(result.rel_path)
             if result.analysed:
                 if result.rows is not None:

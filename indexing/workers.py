@@ -47,6 +47,21 @@ def parser_pool(workers: int, warm: Callable[[], None] | None = None) -> Process
     )
 
 
+def let_end(pool: ProcessPoolExecutor) -> Callable[[], None]:
+    """Tell the workers of a pool whose results are all taken to end, without waiting:
+    they exit (the kernel freeing their memory on their own cores) while this process
+    finishes its work, e.g. a first build's last rows and the store's install. The
+    function returned waits for them: call it before the command ends, so nothing
+    outlives it. (The executor drops its manager thread, which joins the workers, on
+    `shutdown(wait=False)`; where it has none, this waits at once as `with` would.)"""
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if not isinstance(manager, threading.Thread):
+        pool.shutdown(wait=True)
+        return lambda: None
+    pool.shutdown(wait=False)
+    return manager.join
+
+
 def single_threaded() -> bool:
     """Whether this process runs one thread: nothing else can hold a lock a fork would
     copy, or read a store while it is being loaded (`code-intel index`, not a server)."""

@@ -81,3 +81,28 @@ def test_symlinks_out_of_the_workspace_loops_and_dirs_are_not_followed(tmp_path)
     assert found.skipped["outside_dir"] == "symlink leaves the workspace"
     assert found.skipped["src/loop"].startswith("symlinked directory")
     assert found.skipped["dangling.py"] in {"broken symlink", "symlink leaves the workspace"}
+
+
+def test_screened_ignore_rules_answer_as_gitignore_does():
+    """The one-regex screen in front of each ignore file (`IgnoreSpec`) must never change
+    which files are indexed: every path gets pathspec's own gitignore answer."""
+    import pathspec
+    from code_intel.indexing.discovery import IgnoreSpec
+
+    rule_sets = [
+        ["*.log", "/dist/", "!keep.log"],
+        ["**/node_modules/**", "**/.venv/**", "vendor/", "!vendor/keep/"],
+        ["# comment", "", "\\#hash.py", "a/**/b", "*.py[cod]", "build", "!build/keep.py"],
+        ["/*", "!/src/", "src/gen_*"],
+        ["docs/*.md", "!docs/README.md", "**/tmp", "foo/"],
+        [],
+        ["# only comments", ""],
+    ]
+    paths = ["keep.log", "x.log", "dist/", "dist/a.js", "app/dist/a.js", "node_modules/", "a/node_modules/x.js",
+             ".venv/lib/x.py", "vendor/", "vendor/keep/", "vendor/keep/x.php", "#hash.py", "a/b", "a/x/y/b",
+             "m.pyc", "m.py", "build", "build/", "build/keep.py", "src/", "src/gen_x.py", "src/main.py",
+             "top.py", "docs/a.md", "docs/README.md", "docs/sub/a.md", "x/tmp", "x/tmp/", "foo", "foo/"]
+    for lines in rule_sets:
+        ours, theirs = IgnoreSpec.from_lines(lines), pathspec.GitIgnoreSpec.from_lines(lines)
+        for path in paths:
+            assert ours.match_file(path) == theirs.match_file(path), (lines, path)

@@ -33,6 +33,24 @@ def test_one_thread_forks_and_the_workers_start_with_the_warm_up(single_threaded
     assert seen == [["php queries"]] * 4  # a spawned worker would see an empty list
 
 
+def worker_pid(_: int) -> int:
+    import os
+
+    return os.getpid()
+
+
+def test_workers_told_to_end_are_gone_once_waited_for(single_threaded):
+    """A build lets its workers exit while it writes its last rows (`let_end`), and
+    waits for them before it returns: nothing of the pool outlives the command."""
+    from code_intel.indexing.processes import pid_alive
+
+    with workers.parser_pool(2) as pool:
+        pids = set(pool.map(worker_pid, range(8)))
+        wait = workers.let_end(pool)
+    wait()
+    assert pids and not any(pid_alive(pid) for pid in pids)
+
+
 def test_another_thread_means_spawn_and_no_warm_up_in_this_process():
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
