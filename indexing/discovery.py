@@ -57,8 +57,10 @@ class IgnoreSpec:
     @classmethod
     def from_lines(cls, lines: Iterable[str]) -> IgnoreSpec:
         spec = pathspec.GitIgnoreSpec.from_lines(lines)
-        parts = [_NAMED_GROUP.sub("(?:", p.regex.pattern) for p in spec.patterns
-                 if p.include is not None and getattr(p, "regex", None) is not None]
+        active = [p for p in spec.patterns if p.include is not None]
+        if any(getattr(p, "regex", None) is None for p in active):  # a kind without a regex
+            return cls(spec, None)
+        parts = [_NAMED_GROUP.sub("(?:", p.regex.pattern) for p in active]
         if not parts:
             return cls(spec, _NEVER)
         # anchored patterns (most are), anchored once: then a search tries the path's
