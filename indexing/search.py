@@ -19,7 +19,8 @@
   evidence is summed per file with decaying weight, the word signals count more or less
   by how clearly chunk BM25's best file stands out (an English request's own words), the
   vector signal's best file is trusted when it leads clearly, a definition name only confirms files another
-  signal found (unless the request writes it as code), and docs, changelogs,
+  signal found (unless the request writes it as code), code files that tests pushed out of
+  chunk BM25's pool are read past it for the vectors to judge (crowded_pool.py), and docs, changelogs,
   translations, lock files, minified or vendored files, stylesheets, configuration files,
   migrations and seed data rank below code unless asked for (`include_prose`), and so do tests and UI files, a little,
   unless the request speaks of them.
@@ -44,7 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from . import file_kinds, ja_terms, loanwords
+from . import crowded_pool, file_kinds, ja_terms, loanwords
 from .config import Config, SearchWeights
 from .embeddings import Embedder, EmbedderNotReady, EmbeddingError, LazyEmbedder, resolve
 from .embeddings.identifiers import split_identifier
@@ -581,15 +582,32 @@ def hybrid_query(
     if query_vec is not None and model is not None:
         map_hits = vectors.query_map(query_vec, MAP_HINTS)  # type: ignore[union-attr]
 
+    # prose below code unless asked for; UI files a little below other code for a request
+    # that does not speak of the UI (include_prose is about prose only); tests too
+    demoted = ((frozenset() if include_prose else PROSE_KINDS) | {file_kinds.UI, file_kinds.TEST}) - _kinds_asked_for(text)
+
     # 2. lexical (BM25 over chunks, and over whole files)
     file_hits: dict[str, Any] = {}
     if "lexical" in signals:
         # a Japanese word's senses score as one word in chunk BM25 (lexical.grouped_scores);
         # whole-file BM25 keeps summing them (grouped too, it lowered tune cells)
-        for hit in lexical.search_chunks(text, CANDIDATES, terms, translation.groups or None):
+        groups = translation.groups or None
+        pool = lexical.search_chunks(text, CANDIDATES, terms, groups)
+        for hit in pool:
             c = candidate(hit.path, hit.symbol_name, hit.symbol_type, hit.qualified_name,
                           hit.start_line, hit.end_line)
             c.lexical, c.lexical_rank, c.matched_terms = hit.score, hit.rank, hit.matched_terms
+        # code files tests pushed out of the pool: candidates for the vectors to judge,
+        # without BM25 evidence (crowded_pool.py)
+        if query_vec is not None and "vector" in signals and file_kinds.TEST in demoted:
+            def is_test(path: str) -> bool:
+                return file_kind(path) == file_kinds.TEST
+
+            if crowded_pool.crowded(pool, is_test, CANDIDATES):
+                deeper = lexical.search_chunks(text, CANDIDATES * crowded_pool.READ_DEPTH, terms, groups)
+                for hit in crowded_pool.code_past_pool(pool, deeper[len(pool):], is_test, CANDIDATES):
+                    candidate(hit.path, hit.symbol_name, hit.symbol_type, hit.qualified_name,
+                              hit.start_line, hit.end_line)
         file_hits = {h.path: h for h in lexical.search_files(text, FILE_CANDIDATES, terms)}
 
     # 3. direct evidence: traceback frames and paths the request names that exist here
@@ -660,9 +678,6 @@ def hybrid_query(
             c.reference_rank = rank
 
     # 6. fuse
-    # prose below code unless asked for; UI files a little below other code for a request
-    # that does not speak of the UI (include_prose is about prose only)
-    demoted = ((frozenset() if include_prose else PROSE_KINDS) | {file_kinds.UI, file_kinds.TEST}) - _kinds_asked_for(text)
     for c in cands.values():
         if fusion == "weighted":
             c.score = (
