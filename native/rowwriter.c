@@ -27,6 +27,7 @@ typedef struct sqlite3_stmt sqlite3_stmt;
 #define RW_SQLITE_DONE 101
 #define RW_SQLITE_OPEN_READWRITE 0x00000002
 #define RW_SQLITE_OPEN_CREATE 0x00000004
+#define RW_SQLITE_OPEN_NOMUTEX 0x00008000
 #define RW_SQLITE_STATIC ((void (*)(void *))0)
 #define RW_TABLES_MAX 8
 
@@ -148,7 +149,10 @@ static PyObject *rowwriter_open(PyObject *self, PyObject *args) {
     Writer *w = PyMem_Calloc(1, sizeof(Writer));
     if (w == NULL)
         return PyErr_NoMemory();
-    if (api.open_v2(path, &w->db, RW_SQLITE_OPEN_READWRITE | RW_SQLITE_OPEN_CREATE, NULL) != RW_SQLITE_OK) {
+    /* NOMUTEX: the connection is only ever used under the GIL, by calls of this module,
+     * so SQLite need not lock it around every bind and step */
+    int flags = RW_SQLITE_OPEN_READWRITE | RW_SQLITE_OPEN_CREATE | RW_SQLITE_OPEN_NOMUTEX;
+    if (api.open_v2(path, &w->db, flags, NULL) != RW_SQLITE_OK) {
         if (w->db == NULL)
             PyErr_NoMemory();
         else
