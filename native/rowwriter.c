@@ -5,7 +5,7 @@
  * (`executemany` looks up an adapter for every None and bytes value, and copies every
  * string into SQLite's memory before the record copies it again): 11-13 % of a
  * worker's CPU on sympy, two thirds of it binding. Here each value is bound where it
- * is (SQLITE_STATIC: the tuple lives until its row is stepped).
+ * is (SQLITE_STATIC: the tuple lives until its row is stepped), many rows a statement.
  *
  * Which SQLite: the very library Python's `_sqlite3` loaded, found through that module's
  * own handle (`dlopen(_sqlite3.__file__, RTLD_NOLOAD)`, whose `dlsym` searches its
@@ -56,7 +56,9 @@ typedef struct {
     sqlite3 *db;
     int tables;
     sqlite3_stmt *insert[RW_TABLES_MAX];
+    sqlite3_stmt *many[RW_TABLES_MAX]; /* the same INSERT of `per[i]` rows */
     int params[RW_TABLES_MAX];
+    int per[RW_TABLES_MAX];
 } Writer;
 
 static const char *CAPSULE = "code_intel.rowwriter";
@@ -103,9 +105,12 @@ static int load_api(const char *library) {
 }
 
 static void writer_close(Writer *w) {
-    for (int i = 0; i < w->tables; i++)
+    for (int i = 0; i < w->tables; i++) {
         if (w->insert[i] != NULL)
             api.finalize(w->insert[i]);
+        if (w->many[i] != NULL)
+            api.finalize(w->many[i]);
+    }
     if (w->db != NULL)
         api.close(w->db);
     PyMem_Free(w);
@@ -133,7 +138,8 @@ static int exec_sql(Writer *w, const char *sql) {
 }
 
 /* open(library, path, setup_sql, inserts) -> writer: opens (creates) the rows file at
- * `path`, runs `setup_sql` (pragmas, tables) and prepares one INSERT per table. */
+ * `path`, runs `setup_sql` (pragmas, tables) and prepares each table's INSERTs, `inserts`
+ * holding one (one-row INSERT, the same INSERT of `per` rows, per) per table. */
 static PyObject *rowwriter_open(PyObject *self, PyObject *args) {
     const char *library, *path, *setup;
     PyObject *inserts;
@@ -166,15 +172,27 @@ static PyObject *rowwriter_open(PyObject *self, PyObject *args) {
         return NULL;
     }
     for (Py_ssize_t i = 0; i < tables; i++) {
-        const char *sql = PyUnicode_AsUTF8(PyTuple_GET_ITEM(inserts, i));
+        PyObject *item = PyTuple_GET_ITEM(inserts, i);
+        const char *sql = NULL, *many = NULL;
+        int per = 0;
         w->tables = (int)i + 1;
-        if (sql == NULL || api.prepare_v2(w->db, sql, -1, &w->insert[i], NULL) != RW_SQLITE_OK) {
-            if (sql != NULL)
-                sql_error(w, "prepare");
+        if (!PyArg_ParseTuple(item, "ssi", &sql, &many, &per)) {
+            writer_close(w);
+            return NULL;
+        }
+        if (api.prepare_v2(w->db, sql, -1, &w->insert[i], NULL) != RW_SQLITE_OK
+            || api.prepare_v2(w->db, many, -1, &w->many[i], NULL) != RW_SQLITE_OK) {
+            sql_error(w, "prepare");
             writer_close(w);
             return NULL;
         }
         w->params[i] = api.bind_parameter_count(w->insert[i]);
+        w->per[i] = per;
+        if (per < 1 || api.bind_parameter_count(w->many[i]) != per * w->params[i]) {
+            PyErr_SetString(PyExc_ValueError, "rows file: a many-row INSERT of the wrong size");
+            writer_close(w);
+            return NULL;
+        }
     }
     PyObject *capsule = PyCapsule_New(w, CAPSULE, capsule_free);
     if (capsule == NULL)
@@ -222,44 +240,61 @@ static int bind_value(Writer *w, sqlite3_stmt *stmt, int column, PyObject *value
 }
 
 /* Insert each row (a tuple of the statement's parameter count) of `rows`, a list of
- * lists of tuples, with table `table`'s statement. */
+ * lists of tuples, in order: `per` rows a statement while that many are left (SQLite's
+ * work per statement, its program's start and `sqlite3VdbeHalt`, was a fifth of the
+ * writing one row at a time), then one at a time. */
 static int insert_rows(Writer *w, int table, PyObject *rows) {
-    sqlite3_stmt *stmt = w->insert[table];
-    int params = w->params[table];
+    int params = w->params[table], per = w->per[table];
     if (!PyList_Check(rows)) {
         PyErr_SetString(PyExc_TypeError, "rows file: a table's rows are a list of lists");
         return 0;
     }
+    Py_ssize_t total = 0;
     for (Py_ssize_t g = 0; g < PyList_GET_SIZE(rows); g++) {
         PyObject *group = PyList_GET_ITEM(rows, g);
         if (!PyList_Check(group)) {
             PyErr_SetString(PyExc_TypeError, "rows file: a table's rows are a list of lists");
             return 0;
         }
-        for (Py_ssize_t r = 0; r < PyList_GET_SIZE(group); r++) {
+        total += PyList_GET_SIZE(group);
+    }
+    /* the first rows `per` at a time, the rest one by one */
+    Py_ssize_t batched = total / per * per, n = 0;
+    sqlite3_stmt *stmt = NULL;
+    for (Py_ssize_t g = 0; g < PyList_GET_SIZE(rows); g++) {
+        PyObject *group = PyList_GET_ITEM(rows, g);
+        for (Py_ssize_t r = 0; r < PyList_GET_SIZE(group); r++, n++) {
             PyObject *row = PyList_GET_ITEM(group, r);
             if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != params) {
                 PyErr_Format(PyExc_ValueError, "rows file: a row of table %d is not a tuple of %d values",
                              table, params);
-                return 0;
+                goto fail;
             }
+            int slot = n < batched ? (int)(n % per) : 0;
+            stmt = n < batched ? w->many[table] : w->insert[table];
             for (int c = 0; c < params; c++)
-                if (!bind_value(w, stmt, c + 1, PyTuple_GET_ITEM(row, c))) {
-                    api.reset(stmt);
-                    api.clear_bindings(stmt);
-                    return 0;
-                }
+                if (!bind_value(w, stmt, slot * params + c + 1, PyTuple_GET_ITEM(row, c)))
+                    goto fail;
+            if (n < batched && slot != per - 1)
+                continue;
             int rc = api.step(stmt);
             api.reset(stmt);
             if (rc != RW_SQLITE_DONE) {
-                api.clear_bindings(stmt);
-                return sql_error(w, "insert");
+                sql_error(w, "insert");
+                goto fail;
             }
         }
     }
     /* no binding may outlive its row's tuple */
-    api.clear_bindings(stmt);
+    api.clear_bindings(w->many[table]);
+    api.clear_bindings(w->insert[table]);
     return 1;
+fail:
+    api.reset(w->many[table]);
+    api.reset(w->insert[table]);
+    api.clear_bindings(w->many[table]);
+    api.clear_bindings(w->insert[table]);
+    return 0;
 }
 
 /* write(writer, tables): one transaction appending each table's rows, `tables` holding
@@ -293,7 +328,8 @@ static PyObject *rowwriter_write(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"open", rowwriter_open, METH_VARARGS,
-     "open(library, path, setup_sql, inserts) -> writer of a rows file"},
+     "open(library, path, setup_sql, inserts) -> writer of a rows file; inserts: (one-row SQL, "
+     "many-row SQL, rows in it) per table"},
     {"write", rowwriter_write, METH_VARARGS,
      "write(writer, tables): append each table's rows (lists of lists of tuples) in one transaction"},
     {NULL, NULL, 0, NULL},

@@ -5,6 +5,7 @@ must store exactly what Python's `sqlite3` stores: every value, with its type.""
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from code_intel.indexing import store as store_module
 from code_intel.indexing.chunking import ChunkSettings
 from code_intel.indexing.config import Config
 from code_intel.indexing.discovery import discover
-from code_intel.indexing.rowwriter import open_writer
+from code_intel.indexing.rowwriter import ROWS_PER_INSERT, many_rows, open_writer
 from code_intel.indexing.store import _ROW_TABLES, FileRows, IndexedFile, RowsFile
 from code_intel.indexing.sync import analyze_bytes
 
@@ -64,11 +65,21 @@ def write_both(tmp_path: Path, monkeypatch, batches: list[list[IndexedFile]]):
 def test_the_compiled_writer_runs_here():
     """It reaches SQLite through Python's own `_sqlite3`: where that works (any Linux or
     macOS CPython whose `_sqlite3` links SQLite), the workers bind in C."""
-    assert open_writer(":memory:", "", ("SELECT 1",)) is not None
+    assert open_writer(":memory:", "CREATE TABLE t(a);", ("INSERT INTO t VALUES (?)",)) is not None
+
+
+def test_many_row_inserts_have_the_one_row_insert_s_columns():
+    one, many, per = many_rows("INSERT INTO refs VALUES (?,?,?,?,?)")
+    assert one == "INSERT INTO refs VALUES (?,?,?,?,?)"
+    assert many.count("?") == 5 * per and many.count("(?,?,?,?,?)") == per == ROWS_PER_INSERT
+    assert many_rows("INSERT INTO t VALUES (" + ",".join("?" * 100) + ")")[2] == 9
 
 
 def test_rows_files_hold_the_same_rows_whichever_writer_wrote_them(tmp_path, monkeypatch):
     files = fixture_files() + [odd_file()]
+    # rows enough for many-row INSERTs, ending with a few one-row ones, in every table
+    assert min(sum(len(getattr(f.rows, t)) for f in files[10:]) for t in ("chunks", "symbols", "refs")) \
+        > ROWS_PER_INSERT
     assert sum(len(f.rows.refs) for f in files) > 100
     compiled, python = write_both(tmp_path, monkeypatch, [files[:10], files[10:], [odd_file()]])
     # indexed_at is the time of each write: the same per batch within a file, not across files
@@ -90,6 +101,10 @@ def test_a_value_sqlite_cannot_hold_fails_the_write_and_keeps_the_file_usable(tm
     too_big = IndexedFile("big.py", "0" * 64, 2**64, 1, good.rows)
     with pytest.raises(OverflowError):
         rows_file.write([too_big])
+    many = [("bad.py", f"n{i}", 1, b"", "") for i in range(3 * ROWS_PER_INSERT)]
+    many[2 * ROWS_PER_INSERT + 1] = ("bad.py", "\udfff", 1, b"", "")  # in a many-row INSERT
+    with pytest.raises(UnicodeEncodeError):
+        rows_file.write([replace(bad, rows=replace(bad.rows, refs=many))])
     spans = rows_file.write([good])
     assert spans[0].first == (1, 1, 1, 1, 1)  # the failed writes left nothing behind
     tables = rows_file_tables(rows_file.path)
