@@ -66,6 +66,13 @@ _EN_STOP = frozenset(
     ["a", "an", "the", "of", "to", "in", "on", "at", "for", "from", "by", "with", "and", "or", "not", "is", "are", "be", "one's", "someone", "something", "some", "etc", "eg", "e.g.", "oneself", "thing", "things", "kind", "sort", "way", "making", "being", "having", "doing", "one"]
 )
 
+# Adverbial particles that make a phrasal verb of the verb before them ("cross out",
+# "turn off", "look up", "carry out"): the pair means what neither word means alone, so
+# neither is searched alone; code glues the pair into one word (lookup, setup, logout,
+# checkout, cleanup, rollback), and only that form is a candidate.
+_PARTICLES = frozenset(["up", "down", "out", "off", "back", "through", "over", "away", "in", "on",
+                        "around", "about", "along", "apart", "aside", "forward", "together"])
+
 # Where JMdict's first, everyday sense is not what code calls the thing. Each entry says
 # what the dictionary gives first; the dictionary's own terms follow these.
 SOFTWARE_TERMS: dict[str, tuple[str, ...]] = {
@@ -209,11 +216,18 @@ def has_japanese(text: str) -> bool:
 
 def gloss_terms(glosses: Iterable[str], limit: int = TERMS_PER_WORD) -> list[str]:
     """Search terms from dictionary glosses, in order: parentheses and "to " dropped,
-    descriptive glosses (more than MAX_GLOSS_WORDS words) skipped, stopwords out."""
+    descriptive glosses (more than MAX_GLOSS_WORDS words) skipped, stopwords out, a
+    phrasal verb glued (see _PARTICLES: "drawing up" is no "up", "cross out" no "out")."""
     out: list[str] = []
     for g in glosses:
         text = _PARENS.sub(" ", g.lower())
-        words = [w for w in _GLOSS_WORD.findall(text) if w not in _EN_STOP and w not in STOPWORDS]
+        raw = _GLOSS_WORD.findall(text)
+        if len(raw) == 3 and raw[0] == "to":
+            raw = raw[1:]
+        if len(raw) == 2 and raw[1] in _PARTICLES and raw[0] not in _PARTICLES | _EN_STOP | STOPWORDS:
+            words = [raw[0] + raw[1]]  # a phrasal verb: one word, as code writes it
+        else:
+            words = [w for w in raw if w not in _EN_STOP and w not in STOPWORDS]
         if text.strip().startswith("to ") and words[:1] == ["to"]:
             words = words[1:]
         if not words or len(words) > MAX_GLOSS_WORDS:

@@ -87,10 +87,25 @@ def test_definition_phrase_gives_both_word_orders():
 
 def test_gloss_terms_drop_descriptions_and_join_nominalisations_to_verbs():
     assert ja_terms.gloss_terms(["to exceed", "drawing up (e.g. legal document, contract, will, etc.)"]) == [
-        "exceed", "drawing", "up"]
+        "exceed", "drawingup"]
     assert ja_terms.gloss_terms(["opening to the public something very long"]) == []
     assert ja_terms.gloss_terms(["notification"]) == ["notification", "notify"]
     assert ja_terms.gloss_terms(["subscription"]) == ["subscription", "subscribe"]
+
+
+def test_a_phrasal_verb_is_one_word_not_its_particle():
+    # "drawing up", "cross out", "turn off", "carry out": the particle alone is one of the
+    # commonest words of any code base, and the verb alone means something else
+    assert ja_terms.gloss_terms(["to cross out", "to turn off", "to log in"]) == ["crossout", "turnoff", "login"]
+    for request_text, absent in [
+        ("ブックマークを作成する", {"up", "drawing"}),   # 作成 "drawing up; preparing"
+        ("不要な行を消す", {"out", "cross"}),            # 消す "to cross out"
+        ("通知を止める", {"off", "turn"}),               # 止める "to turn off"
+        ("タグで絞り込む", {"out", "down"}),             # 絞り込む "to wring out; to narrow down"
+    ]:
+        found = set(terms(request_text))
+        assert found and not absent & found, (request_text, found)
+    assert "create" in terms("ブックマークを作成する")
 
 
 def test_english_and_code_requests_are_left_alone():
