@@ -316,7 +316,7 @@ class _Bridge:
             # A software term counts only where MeCab's words begin and end: 決済 inside
             # 解決済み (解決 + 済み) is no payment. The other words keep the tags MeCab gave
             # them in the whole sentence (未 of 未決済 stays a prefix, not "sheep").
-            tokens = list(self._tagger(text))
+            tokens = self._merge_prefixes(list(self._tagger(text)))
             offsets = _token_offsets(tokens)
             bounds = {b for span in offsets for b in span} | {0}
             words: list[_Word] = []
@@ -339,6 +339,8 @@ class _Bridge:
                     reversed_object = reversed_object or _object_before(words, w)
                     continue
                 out.extend(self._gloss(w))
+                if w.noun:  # the noun a prefix was joined to keeps its own senses too
+                    out.extend(self._gloss(_Word(*w.noun, "", "noun")))
             if reversed_object:
                 obj = next((g.terms[0] for g in out if g.source == reversed_object and g.terms),
                            reversed_object.lower() if reversed_object.isascii() else "")
@@ -381,6 +383,31 @@ class _Bridge:
                 i += 1
         return out
 
+    def _merge_prefixes(self, tokens: list[Any]) -> list[Any]:
+        """MeCab cuts a prefix off the noun it belongs to (再 + 計算, お + 知らせ, 非 + 同期);
+        where the dictionary knows the prefixed word whole, it becomes one token again:
+        再計算 is "recalculate", お知らせ "notification", 非同期 "asynchronous", while
+        計算, 知らせ ("word"; "news") and 同期 ("synchronous") alone say something else or
+        the opposite. The noun is searched too, after the prefixed word (未決済 is
+        "outstanding" first, then 決済 "payment"), as a compound's parts follow it. A prefix
+        the dictionary does not know with its noun (全 + ユーザー) stays a prefix, and is not
+        searched."""
+        out: list[Any] = []
+        i = 0
+        while i < len(tokens):
+            tok = tokens[i]
+            nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+            if (tok.feature is not None and getattr(tok.feature, "pos1", "") == "接頭辞" and nxt is not None
+                    and (nxt.feature is None or getattr(nxt.feature, "pos1", "") == "名詞")
+                    and self._lookup(tok.surface + nxt.surface)):
+                base = getattr(nxt.feature, "orthBase", None) or nxt.surface if nxt.feature is not None else nxt.surface
+                out.append(_Joined(tok.surface + nxt.surface, "", tok.white_space, (nxt.surface, base)))
+                i += 2
+                continue
+            out.append(tok)
+            i += 1
+        return out
+
     def _lookup(self, word: str) -> tuple[str, ...]:
         if word in self._cache:
             return self._cache[word]
@@ -417,14 +444,19 @@ class _Word:
     english: str  # a loanword's English origin from UniDic's lemma (ユーザー-user → user)
     kind: str  # "noun" | "suffix" | "word" | "ascii"
     software: bool = False
+    noun: tuple[str, str] | None = None  # a prefixed word's noun (再計算: 計算), also searched
 
 
 class _Joined:
-    """A token rebuilt from a katakana run (no UniDic features: looked up by its text)."""
+    """A token rebuilt from a katakana run or a prefix and its noun (no UniDic features:
+    looked up by its text)."""
 
-    def __init__(self, surface: str, english: str) -> None:
+    def __init__(self, surface: str, english: str, white_space: str = "",
+                 noun: tuple[str, str] | None = None) -> None:
         self.surface = surface
         self.english = english
+        self.white_space = white_space
+        self.noun = noun  # a prefixed word's noun (surface, base): also searched
         self.feature = None
 
 
@@ -509,7 +541,7 @@ def _words(tokens: Iterable[Any]) -> Iterable[_Word]:
             yield _Word(surface, base, "", "other")
             continue
         kind = "noun" if pos1 == "名詞" else "suffix" if pos1 == "接尾辞" else "word"
-        yield _Word(surface, base, origin, kind)
+        yield _Word(surface, base, origin, kind, noun=getattr(tok, "noun", None))
 
 
 def _loanword_origin(tok: Any) -> str:

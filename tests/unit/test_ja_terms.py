@@ -108,6 +108,18 @@ def test_a_phrasal_verb_is_one_word_not_its_particle():
     assert "create" in terms("ブックマークを作成する")
 
 
+def test_a_prefix_cut_off_by_mecab_is_read_with_its_noun():
+    # 再 + 計算, 再 + 起動, 非 + 同期: the prefixed word is a word of its own
+    # (recalculate, restart, asynchronous) that neither piece says
+    assert "recalculate" in terms("プロジェクトの合計時間を再計算するジョブ")
+    assert "restart" in terms("サーバーを再起動する")
+    assert "asynchronous" in terms("非同期でインポートする")
+    # the noun keeps its own senses (未決済 "outstanding", 決済 "payment"), and a
+    # prefix the dictionary does not know with its noun is not searched
+    assert {"outstanding", "payment"} <= set(terms("未決済の注文"))
+    assert terms("全ユーザーに通知する")[:1] == ["user"]
+
+
 def test_english_and_code_requests_are_left_alone():
     assert ja_terms.glosses("delete a thread") == []
     assert ja_terms.translate_request("findByEmail") == ja_terms.Translation()
