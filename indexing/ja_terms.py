@@ -518,14 +518,27 @@ _AFTER_NI = frozenset(["つい", "対し", "対する", "よっ", "よる", "関
 
 
 def _words(tokens: Iterable[Any]) -> Iterable[_Word]:
-    """Content words (and ASCII words, which name a reversal's object: BANを解除 → unban)."""
+    """Content words (and ASCII words, which name a reversal's object: BANを解除 → unban).
+
+    A verb UniDic marks as possibly non-independent (非自立可能) right after the
+    conjunctive particle て/で is an auxiliary: it adds aspect or attitude to the verb
+    before it, not an action of its own. 消えてしまう is "disappears (for good)", not
+    "disappear and finish"; セットしておく "set (beforehand)", not "set and put"; 試してみる
+    "try", not "try and see". Searched, it would add the auxiliary's everyday senses
+    (finish, stop, end; put, place, leave) as if the request named them."""
     previous = ""
+    conjunctive = False  # the token before is the conjunctive particle て/で
     for tok in tokens:
         surface = tok.surface
         f = tok.feature
         after, previous = previous, surface
+        after_te = conjunctive
+        conjunctive = surface in ("て", "で") and f is not None and getattr(f, "pos2", "") == "接続助詞"
         if after == "に" and surface in _AFTER_NI:
             yield _Word(surface, surface, "", "other")
+            continue
+        if after_te and getattr(f, "pos2", "") == "非自立可能":
+            yield _Word(surface, surface, "", "other")  # an auxiliary verb
             continue
         if surface.isascii():
             if surface.isalnum():

@@ -108,6 +108,18 @@ def test_a_phrasal_verb_is_one_word_not_its_particle():
     assert "create" in terms("ブックマークを作成する")
 
 
+def test_an_auxiliary_verb_after_te_is_not_searched():
+    # ～てしまう / ～ておく / ～てみる add aspect to the verb before them: "finish" and
+    # "put" are not what these requests ask about; the verb before them still is
+    gone = ja_terms.glosses("タグなしのエントリーまで消えてしまうバグ")
+    assert {g.source for g in gone} >= {"タグ", "エントリー", "消え", "バグ"}
+    assert "しまう" not in {g.source for g in gone}
+    assert not {"finish", "stop", "end", "put"} & set(ja_terms.english_terms(gone))
+    assert not {"put", "place", "leave"} & set(terms("現在の組織がなければセットしておく"))
+    assert "attempt" in terms("接続を試してみる") and "look" not in terms("接続を試してみる")
+    assert "put" in terms("ファイルを置く")  # the same verb standing alone is searched
+
+
 def test_a_prefix_cut_off_by_mecab_is_read_with_its_noun():
     # 再 + 計算, 再 + 起動, 非 + 同期: the prefixed word is a word of its own
     # (recalculate, restart, asynchronous) that neither piece says
