@@ -185,6 +185,13 @@ SOFTWARE_TERMS: dict[str, tuple[str, ...]] = {
     "許可": ("allow", "permission"),  # "permission; permit; approval"
     "拒否": ("deny", "reject", "block"),  # "refusal; rejection; denial"
     "制限": ("limit", "restrict"),   # "restriction; restraint"
+    # katakana words with two English origins, where UniDic's lemma and JMdict give only
+    # the everyday one, or give it first (the dictionary's own terms still follow)
+    "ロール": ("role",),             # "roll" only
+    "ソース": ("source",),           # "sauce; Worcestershire sauce"
+    "パス": ("path",),               # "pass; passing; ticket"
+    "ルート": ("route", "root"),     # "route; path; channel": the root directory, user
+    "ポスト": ("post",),             # "postbox; mailbox; mail"
 }
 
 _SOFTWARE_RE = re.compile("|".join(sorted(map(re.escape, SOFTWARE_TERMS), key=len, reverse=True)))

@@ -132,6 +132,15 @@ def test_a_prefix_cut_off_by_mecab_is_read_with_its_noun():
     assert terms("全ユーザーに通知する")[:1] == ["user"]
 
 
+def test_a_katakana_homophone_is_read_as_software_says_it():
+    # UniDic and JMdict read ロール as "roll" only, ソース as "sauce", パス as "pass"
+    assert terms("各ロールの権限を一覧する")[0] == "role"
+    assert "source" in terms("ソースを表示する")
+    assert "path" in terms("保存先のパスを返す")
+    assert "path" not in terms("パスワードを変更する")  # a word of its own: not cut out of it
+    assert "role" not in terms("ページのスクロールを止める")
+
+
 def test_english_and_code_requests_are_left_alone():
     assert ja_terms.glosses("delete a thread") == []
     assert ja_terms.translate_request("findByEmail") == ja_terms.Translation()
