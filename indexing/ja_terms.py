@@ -66,6 +66,13 @@ _EN_STOP = frozenset(
     ["a", "an", "the", "of", "to", "in", "on", "at", "for", "from", "by", "with", "and", "or", "not", "is", "are", "be", "one's", "someone", "something", "some", "etc", "eg", "e.g.", "oneself", "thing", "things", "kind", "sort", "way", "making", "being", "having", "doing", "one"]
 )
 
+# Adverbial particles that make a phrasal verb of the verb before them ("cross out",
+# "turn off", "look up", "carry out"): the pair means what neither word means alone, so
+# neither is searched alone; code glues the pair into one word (lookup, setup, logout,
+# checkout, cleanup, rollback), and only that form is a candidate.
+_PARTICLES = frozenset(["up", "down", "out", "off", "back", "through", "over", "away", "in", "on",
+                        "around", "about", "along", "apart", "aside", "forward", "together"])
+
 # Where JMdict's first, everyday sense is not what code calls the thing. Each entry says
 # what the dictionary gives first; the dictionary's own terms follow these.
 SOFTWARE_TERMS: dict[str, tuple[str, ...]] = {
@@ -178,6 +185,13 @@ SOFTWARE_TERMS: dict[str, tuple[str, ...]] = {
     "許可": ("allow", "permission"),  # "permission; permit; approval"
     "拒否": ("deny", "reject", "block"),  # "refusal; rejection; denial"
     "制限": ("limit", "restrict"),   # "restriction; restraint"
+    # katakana words with two English origins, where UniDic's lemma and JMdict give only
+    # the everyday one, or give it first (the dictionary's own terms still follow)
+    "ロール": ("role",),             # "roll" only
+    "ソース": ("source",),           # "sauce; Worcestershire sauce"
+    "パス": ("path",),               # "pass; passing; ticket"
+    "ルート": ("route", "root"),     # "route; path; channel": the root directory, user
+    "ポスト": ("post",),             # "postbox; mailbox; mail"
 }
 
 _SOFTWARE_RE = re.compile("|".join(sorted(map(re.escape, SOFTWARE_TERMS), key=len, reverse=True)))
@@ -209,11 +223,18 @@ def has_japanese(text: str) -> bool:
 
 def gloss_terms(glosses: Iterable[str], limit: int = TERMS_PER_WORD) -> list[str]:
     """Search terms from dictionary glosses, in order: parentheses and "to " dropped,
-    descriptive glosses (more than MAX_GLOSS_WORDS words) skipped, stopwords out."""
+    descriptive glosses (more than MAX_GLOSS_WORDS words) skipped, stopwords out, a
+    phrasal verb glued (see _PARTICLES: "drawing up" is no "up", "cross out" no "out")."""
     out: list[str] = []
     for g in glosses:
         text = _PARENS.sub(" ", g.lower())
-        words = [w for w in _GLOSS_WORD.findall(text) if w not in _EN_STOP and w not in STOPWORDS]
+        raw = _GLOSS_WORD.findall(text)
+        if len(raw) == 3 and raw[0] == "to":
+            raw = raw[1:]
+        if len(raw) == 2 and raw[1] in _PARTICLES and raw[0] not in _PARTICLES | _EN_STOP | STOPWORDS:
+            words = [raw[0] + raw[1]]  # a phrasal verb: one word, as code writes it
+        else:
+            words = [w for w in raw if w not in _EN_STOP and w not in STOPWORDS]
         if text.strip().startswith("to ") and words[:1] == ["to"]:
             words = words[1:]
         if not words or len(words) > MAX_GLOSS_WORDS:
@@ -302,7 +323,7 @@ class _Bridge:
             # A software term counts only where MeCab's words begin and end: 決済 inside
             # 解決済み (解決 + 済み) is no payment. The other words keep the tags MeCab gave
             # them in the whole sentence (未 of 未決済 stays a prefix, not "sheep").
-            tokens = list(self._tagger(text))
+            tokens = self._merge_prefixes(list(self._tagger(text)))
             offsets = _token_offsets(tokens)
             bounds = {b for span in offsets for b in span} | {0}
             words: list[_Word] = []
@@ -325,6 +346,8 @@ class _Bridge:
                     reversed_object = reversed_object or _object_before(words, w)
                     continue
                 out.extend(self._gloss(w))
+                if w.noun:  # the noun a prefix was joined to keeps its own senses too
+                    out.extend(self._gloss(_Word(*w.noun, "", "noun")))
             if reversed_object:
                 obj = next((g.terms[0] for g in out if g.source == reversed_object and g.terms),
                            reversed_object.lower() if reversed_object.isascii() else "")
@@ -367,6 +390,31 @@ class _Bridge:
                 i += 1
         return out
 
+    def _merge_prefixes(self, tokens: list[Any]) -> list[Any]:
+        """MeCab cuts a prefix off the noun it belongs to (再 + 計算, お + 知らせ, 非 + 同期);
+        where the dictionary knows the prefixed word whole, it becomes one token again:
+        再計算 is "recalculate", お知らせ "notification", 非同期 "asynchronous", while
+        計算, 知らせ ("word"; "news") and 同期 ("synchronous") alone say something else or
+        the opposite. The noun is searched too, after the prefixed word (未決済 is
+        "outstanding" first, then 決済 "payment"), as a compound's parts follow it. A prefix
+        the dictionary does not know with its noun (全 + ユーザー) stays a prefix, and is not
+        searched."""
+        out: list[Any] = []
+        i = 0
+        while i < len(tokens):
+            tok = tokens[i]
+            nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+            if (tok.feature is not None and getattr(tok.feature, "pos1", "") == "接頭辞" and nxt is not None
+                    and (nxt.feature is None or getattr(nxt.feature, "pos1", "") == "名詞")
+                    and self._lookup(tok.surface + nxt.surface)):
+                base = getattr(nxt.feature, "orthBase", None) or nxt.surface if nxt.feature is not None else nxt.surface
+                out.append(_Joined(tok.surface + nxt.surface, "", tok.white_space, (nxt.surface, base)))
+                i += 2
+                continue
+            out.append(tok)
+            i += 1
+        return out
+
     def _lookup(self, word: str) -> tuple[str, ...]:
         if word in self._cache:
             return self._cache[word]
@@ -403,14 +451,19 @@ class _Word:
     english: str  # a loanword's English origin from UniDic's lemma (ユーザー-user → user)
     kind: str  # "noun" | "suffix" | "word" | "ascii"
     software: bool = False
+    noun: tuple[str, str] | None = None  # a prefixed word's noun (再計算: 計算), also searched
 
 
 class _Joined:
-    """A token rebuilt from a katakana run (no UniDic features: looked up by its text)."""
+    """A token rebuilt from a katakana run or a prefix and its noun (no UniDic features:
+    looked up by its text)."""
 
-    def __init__(self, surface: str, english: str) -> None:
+    def __init__(self, surface: str, english: str, white_space: str = "",
+                 noun: tuple[str, str] | None = None) -> None:
         self.surface = surface
         self.english = english
+        self.white_space = white_space
+        self.noun = noun  # a prefixed word's noun (surface, base): also searched
         self.feature = None
 
 
@@ -472,14 +525,27 @@ _AFTER_NI = frozenset(["つい", "対し", "対する", "よっ", "よる", "関
 
 
 def _words(tokens: Iterable[Any]) -> Iterable[_Word]:
-    """Content words (and ASCII words, which name a reversal's object: BANを解除 → unban)."""
+    """Content words (and ASCII words, which name a reversal's object: BANを解除 → unban).
+
+    A verb UniDic marks as possibly non-independent (非自立可能) right after the
+    conjunctive particle て/で is an auxiliary: it adds aspect or attitude to the verb
+    before it, not an action of its own. 消えてしまう is "disappears (for good)", not
+    "disappear and finish"; セットしておく "set (beforehand)", not "set and put"; 試してみる
+    "try", not "try and see". Searched, it would add the auxiliary's everyday senses
+    (finish, stop, end; put, place, leave) as if the request named them."""
     previous = ""
+    conjunctive = False  # the token before is the conjunctive particle て/で
     for tok in tokens:
         surface = tok.surface
         f = tok.feature
         after, previous = previous, surface
+        after_te = conjunctive
+        conjunctive = surface in ("て", "で") and f is not None and getattr(f, "pos2", "") == "接続助詞"
         if after == "に" and surface in _AFTER_NI:
             yield _Word(surface, surface, "", "other")
+            continue
+        if after_te and getattr(f, "pos2", "") == "非自立可能":
+            yield _Word(surface, surface, "", "other")  # an auxiliary verb
             continue
         if surface.isascii():
             if surface.isalnum():
@@ -495,7 +561,7 @@ def _words(tokens: Iterable[Any]) -> Iterable[_Word]:
             yield _Word(surface, base, "", "other")
             continue
         kind = "noun" if pos1 == "名詞" else "suffix" if pos1 == "接尾辞" else "word"
-        yield _Word(surface, base, origin, kind)
+        yield _Word(surface, base, origin, kind, noun=getattr(tok, "noun", None))
 
 
 def _loanword_origin(tok: Any) -> str:

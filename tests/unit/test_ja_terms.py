@@ -87,10 +87,58 @@ def test_definition_phrase_gives_both_word_orders():
 
 def test_gloss_terms_drop_descriptions_and_join_nominalisations_to_verbs():
     assert ja_terms.gloss_terms(["to exceed", "drawing up (e.g. legal document, contract, will, etc.)"]) == [
-        "exceed", "drawing", "up"]
+        "exceed", "drawingup"]
     assert ja_terms.gloss_terms(["opening to the public something very long"]) == []
     assert ja_terms.gloss_terms(["notification"]) == ["notification", "notify"]
     assert ja_terms.gloss_terms(["subscription"]) == ["subscription", "subscribe"]
+
+
+def test_a_phrasal_verb_is_one_word_not_its_particle():
+    # "drawing up", "cross out", "turn off", "carry out": the particle alone is one of the
+    # commonest words of any code base, and the verb alone means something else
+    assert ja_terms.gloss_terms(["to cross out", "to turn off", "to log in"]) == ["crossout", "turnoff", "login"]
+    for request_text, absent in [
+        ("ブックマークを作成する", {"up", "drawing"}),   # 作成 "drawing up; preparing"
+        ("不要な行を消す", {"out", "cross"}),            # 消す "to cross out"
+        ("通知を止める", {"off", "turn"}),               # 止める "to turn off"
+        ("タグで絞り込む", {"out", "down"}),             # 絞り込む "to wring out; to narrow down"
+    ]:
+        found = set(terms(request_text))
+        assert found and not absent & found, (request_text, found)
+    assert "create" in terms("ブックマークを作成する")
+
+
+def test_an_auxiliary_verb_after_te_is_not_searched():
+    # ～てしまう / ～ておく / ～てみる add aspect to the verb before them: "finish" and
+    # "put" are not what these requests ask about; the verb before them still is
+    gone = ja_terms.glosses("タグなしのエントリーまで消えてしまうバグ")
+    assert {g.source for g in gone} >= {"タグ", "エントリー", "消え", "バグ"}
+    assert "しまう" not in {g.source for g in gone}
+    assert not {"finish", "stop", "end", "put"} & set(ja_terms.english_terms(gone))
+    assert not {"put", "place", "leave"} & set(terms("現在の組織がなければセットしておく"))
+    assert "attempt" in terms("接続を試してみる") and "look" not in terms("接続を試してみる")
+    assert "put" in terms("ファイルを置く")  # the same verb standing alone is searched
+
+
+def test_a_prefix_cut_off_by_mecab_is_read_with_its_noun():
+    # 再 + 計算, 再 + 起動, 非 + 同期: the prefixed word is a word of its own
+    # (recalculate, restart, asynchronous) that neither piece says
+    assert "recalculate" in terms("プロジェクトの合計時間を再計算するジョブ")
+    assert "restart" in terms("サーバーを再起動する")
+    assert "asynchronous" in terms("非同期でインポートする")
+    # the noun keeps its own senses (未決済 "outstanding", 決済 "payment"), and a
+    # prefix the dictionary does not know with its noun is not searched
+    assert {"outstanding", "payment"} <= set(terms("未決済の注文"))
+    assert terms("全ユーザーに通知する")[:1] == ["user"]
+
+
+def test_a_katakana_homophone_is_read_as_software_says_it():
+    # UniDic and JMdict read ロール as "roll" only, ソース as "sauce", パス as "pass"
+    assert terms("各ロールの権限を一覧する")[0] == "role"
+    assert "source" in terms("ソースを表示する")
+    assert "path" in terms("保存先のパスを返す")
+    assert "path" not in terms("パスワードを変更する")  # a word of its own: not cut out of it
+    assert "role" not in terms("ページのスクロールを止める")
 
 
 def test_english_and_code_requests_are_left_alone():
