@@ -407,7 +407,7 @@ class _Bridge:
             if (tok.feature is not None and getattr(tok.feature, "pos1", "") == "接頭辞" and nxt is not None
                     and (nxt.feature is None or getattr(nxt.feature, "pos1", "") == "名詞")
                     and self._lookup(tok.surface + nxt.surface)):
-                base = getattr(nxt.feature, "orthBase", None) or nxt.surface if nxt.feature is not None else nxt.surface
+                base = getattr(nxt.feature, "orthBase", None) or nxt.surface
                 out.append(_Joined(tok.surface + nxt.surface, "", tok.white_space, (nxt.surface, base)))
                 i += 2
                 continue

@@ -429,9 +429,9 @@ class LexicalIndex:
     def vocabulary(self, initials: str, max_len: int = 24) -> dict[str, int]:
         """The workspace's indexed words (porter stems, as FTS5 stores them) that start
         with one of `initials`, up to `max_len` letters, with how many files use each:
-        the candidates a katakana loanword is spelled back to (loanwords.best_spelling). Read from an FTS5 vocab
-        table over the file index (a temporary table of this connection: the store's
-        schema is unchanged); ~20k words of a mid-sized app read in a few ms."""
+        the candidates a katakana loanword is spelled back to (loanwords.best_spelling).
+        Read from an FTS5 vocab table over the file index (a temporary table of this
+        connection: the store's schema is unchanged); ~20k words of a mid-sized app read in a few ms."""
         conn = self.conn
         conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.file_vocab USING fts5vocab(main, 'file_fts', 'row')")
         out: dict[str, int] = {}

@@ -140,9 +140,9 @@ MAX_DIRECT = 40
 SINGLE_WORD_MAX_DEFINITIONS = 20
 #: a single word of a Japanese request, whose English words are dictionary translations,
 #: counts as naming a definition only if this many share it at most: one that several
-#: definitions share (保存 → save: `save` methods in every model) names none of them. Chosen on set (b)'s tune data (hybrid file MRR, 10 cells summed, 8.272
-#: without; English requests untouched): 1 → 8.351, 2 → 8.338, 3 → 8.332, 5 → 8.308,
-#: 10 → 8.308; no cell lower at any of them; the middle of the plateau 1–3. Applied to English
+#: definitions share (保存 → save: `save` methods in every model) names none of them.
+#: Chosen on set (b)'s tune data (hybrid file MRR, 10 cells summed, 8.272 without; English
+#: requests untouched): 1 → 8.351, 2 → 8.338, 3 → 8.332, 5 → 8.308, 10 → 8.308; no cell lower at any of them; the middle of the plateau 1–3. Applied to English
 #: requests too (2) it lowered healthchecks, laravel.io and umami en (healthchecks' `status`
 #: was the right hint there). Only with the vector signal: words alone (the model loading)
 #: have little else to rank by, and there it lowered four of five Japanese tune cells.
