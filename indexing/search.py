@@ -571,8 +571,8 @@ def hybrid_query(
     fast_share = 0.0  # of the vector hits, those with only a fast-tier vector yet
     if query_vec is not None and "vector" in signals:
         forest_hits = []
-        for qv, offset in zip(query_vecs, offsets, strict=True):  # type: ignore[arg-type]
-            for hit in vectors.query_forest(qv, CANDIDATES):  # type: ignore[union-attr]
+        for hits, offset in zip(vectors.query_forests(query_vecs, CANDIDATES), offsets, strict=True):  # type: ignore[union-attr, arg-type]
+            for hit in hits:
                 forest_hits.append(hit)
                 c = candidate(hit.path, hit.symbol_name, hit.symbol_type, hit.qualified_name,
                               hit.start_line, hit.end_line)
