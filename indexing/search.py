@@ -516,7 +516,6 @@ def hybrid_query(
     weights = weights or SearchWeights()
     notes: list[str] = []
     retry: int | None = None
-    span_cache: dict[str, list[ChunkSpan]] = {}
     cands: dict[str, _Candidate] = {}
     request = parse_request(text)
     terms: list[str] | None = None
@@ -538,11 +537,6 @@ def hybrid_query(
             terms = [*literal, *translation.terms]
         if translation.note and words_signal:
             notes.append(translation.note)
-
-    def chunks_of(path: str) -> list[ChunkSpan]:
-        if path not in span_cache:
-            span_cache[path] = store.chunk_spans(path)
-        return span_cache[path]
 
     def candidate(path: str, name: str, kind: str, qname: str, start: int, end: int) -> _Candidate:
         cid = Chunk(path, "", name, kind, start, end, "").id
@@ -611,7 +605,7 @@ def hybrid_query(
         file_hits = {h.path: h for h in lexical.search_files(text, FILE_CANDIDATES, terms)}
 
     # 3. direct evidence: traceback frames and paths the request names that exist here
-    direct = _direct_evidence(request, lexical, store, chunks_of, candidate)
+    direct = _direct_evidence(request, lexical, store, candidate)
 
     # 4. definitions the request spells: they confirm what other signals found; only a
     # name written as code (`findByEmail`, `parse_args`) may bring in a new candidate.
@@ -627,7 +621,7 @@ def hybrid_query(
         for spelling, sym in _named_definitions(store, named_text, request, single_max):
             if spelling not in explicit and sym.path not in found_files:
                 continue
-            c = _chunk_candidate(sym, chunks_of, candidate)
+            c = _chunk_candidate(sym, store, candidate)
             if c.definition is None:
                 rank += 1
                 c.definition, c.definition_rank = sym.symbol.name, rank
@@ -640,7 +634,7 @@ def hybrid_query(
                 for sym in store.find_definitions(name, limit=5) or store.find_definitions(
                     _last_segment(name), limit=5
                 ):
-                    c = _chunk_candidate(sym, chunks_of, candidate)
+                    c = _chunk_candidate(sym, store, candidate)
                     if c.map_score is None or h.score > c.map_score:
                         c.map_query, c.map_score = h.agreement.query, h.score
         for rank, c in enumerate(
@@ -836,7 +830,7 @@ def _resolve_path(lexical: LexicalIndex, path: str) -> str | None:
 
 
 def _direct_evidence(request: ParsedRequest, lexical: LexicalIndex, store: IndexStore,
-                     chunks_of, candidate) -> dict[str, int]:  # type: ignore[no-untyped-def]
+                     candidate) -> dict[str, int]:  # type: ignore[no-untyped-def]
     """Files (path → rank) the request names or its traceback passes through, and the
     chunks around each frame's line. The innermost frames come first: that is where the
     error was raised."""
@@ -853,7 +847,7 @@ def _direct_evidence(request: ParsedRequest, lexical: LexicalIndex, store: Index
         if path not in files:
             files[path] = len(files) + 1
         if line is not None:
-            inner = [k for k in chunks_of(path) if k.start_line <= line - 1 <= k.end_line]
+            inner = store.chunk_spans(path, line - 1)
             if inner:
                 k = min(inner, key=lambda k: k.end_line - k.start_line)
                 qname = k.qualified_name or k.symbol_name
@@ -1025,16 +1019,12 @@ _DEF_STOP = frozenset(
 )
 
 
-def _chunk_candidate(sym: StoredSymbol, chunks_of, candidate) -> _Candidate:  # type: ignore[no-untyped-def]
+def _chunk_candidate(sym: StoredSymbol, store: IndexStore, candidate) -> _Candidate:  # type: ignore[no-untyped-def]
     """The chunk that holds a definition (its docblock may start the chunk earlier)."""
     line = sym.symbol.range.start.line
     best: ChunkSpan | None = None
-    for k in chunks_of(sym.path):
-        if (
-            k.symbol_name == sym.symbol.name
-            and k.start_line <= line <= k.end_line
-            and (best is None or k.end_line - k.start_line < best.end_line - best.start_line)
-        ):
+    for k in store.chunk_spans(sym.path, line, sym.symbol.name):
+        if best is None or k.end_line - k.start_line < best.end_line - best.start_line:
             best = k
     if best is not None:
         qname = best.qualified_name or sym.symbol.qualified_name
