@@ -169,6 +169,14 @@ class LexicalHit:
 
 
 @dataclass(frozen=True, slots=True)
+class ChunkPool:
+    """Chunk BM25's best hits, and a way to the hits after them (LexicalIndex.chunk_pool)."""
+
+    hits: list[LexicalHit]
+    past: Callable[[], list[LexicalHit]]
+
+
+@dataclass(frozen=True, slots=True)
 class FileHit:
     path: str
     score: float
@@ -353,16 +361,31 @@ class LexicalIndex:
         """BM25 over chunks for `query`'s terms (or the `terms` given, already selected);
         with `groups` (a translated request's senses by word), each group scores as one
         term (see grouped_scores)."""
+        return self.chunk_pool(query, limit, limit, terms, groups).hits
+
+    def chunk_pool(self, query: str, limit: int, depth: int, terms: list[str] | None = None,
+                   groups: Sequence[Sequence[str]] | None = None) -> ChunkPool:
+        """search_chunks' best `limit` hits, and the hits after them down to `depth`, read
+        only when asked for (`ChunkPool.past`): one FTS5 scan for both. Why: the search
+        reads on past a pool crowded with tests (crowded_pool.py), and a second scan cost
+        as much as the first (~10 ms CPU on sympy). The first `limit` hits of a deeper read
+        are the shallow read's (FTS5 keeps ties in the order it met them; 623 requests of
+        set (b) and sympy compared)."""
         terms = terms if terms is not None else query_terms(query)
         if not terms:
-            return []
+            return ChunkPool([], list)
+        deepest = max(limit, depth)
         if groups is not None and _grouping(terms, groups):
-            top = self._top_grouped(terms, groups, limit)
+            top = self._top_grouped(terms, groups, deepest)
         else:
             top = self._top(
                 f"SELECT rowid, -{_CHUNK_BM25} FROM chunk_fts WHERE chunk_fts MATCH ? "
-                f"ORDER BY {_CHUNK_BM25} LIMIT ?", terms, limit,
+                f"ORDER BY {_CHUNK_BM25} LIMIT ?", terms, deepest,
             )
+        return ChunkPool(self._chunk_hits(terms, top[:limit], 1),
+                         lambda: self._chunk_hits(terms, top[limit:], limit + 1))
+
+    def _chunk_hits(self, terms: list[str], top: list[tuple[int, float]], first_rank: int) -> list[LexicalHit]:
         rows = self._rows(
             "SELECT c.rowid, c.path, c.symbol_name, c.symbol_type, c.qualified_name, c.start_line, "
             "c.end_line, f.name, f.body, f.path FROM lex_chunks c JOIN chunk_fts f ON f.rowid = c.rowid "
@@ -371,7 +394,7 @@ class LexicalIndex:
         return [
             LexicalHit(r[1], r[2], r[3], r[4], r[5], r[6], score, rank,
                        matched_terms(terms, f"{r[7]} {r[8]} {r[9]}"))
-            for rank, (score, r) in enumerate(((score, rows[rowid]) for rowid, score in top), 1)
+            for rank, (score, r) in enumerate(((score, rows[rowid]) for rowid, score in top), first_rank)
         ]
 
     def search_files(self, query: str, limit: int = 20, terms: list[str] | None = None) -> list[FileHit]:

@@ -586,20 +586,22 @@ def hybrid_query(
         # a Japanese word's senses score as one word in chunk BM25 (lexical.grouped_scores);
         # whole-file BM25 keeps summing them (grouped too, it lowered tune cells)
         groups = translation.groups or None
-        pool = lexical.search_chunks(text, CANDIDATES, terms, groups)
+        read_on = query_vec is not None and "vector" in signals and file_kinds.TEST in demoted
+        depth = CANDIDATES * crowded_pool.READ_DEPTH if read_on else CANDIDATES
+        chunk_pool = lexical.chunk_pool(text, CANDIDATES, depth, terms, groups)
+        pool = chunk_pool.hits
         for hit in pool:
             c = candidate(hit.path, hit.symbol_name, hit.symbol_type, hit.qualified_name,
                           hit.start_line, hit.end_line)
             c.lexical, c.lexical_rank, c.matched_terms = hit.score, hit.rank, hit.matched_terms
         # code files tests pushed out of the pool: candidates for the vectors to judge,
         # without BM25 evidence (crowded_pool.py)
-        if query_vec is not None and "vector" in signals and file_kinds.TEST in demoted:
+        if read_on:
             def is_test(path: str) -> bool:
                 return file_kind(path) == file_kinds.TEST
 
             if crowded_pool.crowded(pool, is_test, CANDIDATES):
-                deeper = lexical.search_chunks(text, CANDIDATES * crowded_pool.READ_DEPTH, terms, groups)
-                for hit in crowded_pool.code_past_pool(pool, deeper[len(pool):], is_test, CANDIDATES):
+                for hit in crowded_pool.code_past_pool(pool, chunk_pool.past(), is_test, CANDIDATES):
                     candidate(hit.path, hit.symbol_name, hit.symbol_type, hit.qualified_name,
                               hit.start_line, hit.end_line)
         file_hits = {h.path: h for h in lexical.search_files(text, FILE_CANDIDATES, terms)}
