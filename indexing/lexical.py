@@ -169,6 +169,14 @@ class LexicalHit:
 
 
 @dataclass(frozen=True, slots=True)
+class ChunkPool:
+    """Chunk BM25's best hits, and a way to the hits after them (LexicalIndex.chunk_pool)."""
+
+    hits: list[LexicalHit]
+    past: Callable[[], list[LexicalHit]]
+
+
+@dataclass(frozen=True, slots=True)
 class FileHit:
     path: str
     score: float
@@ -353,16 +361,31 @@ class LexicalIndex:
         """BM25 over chunks for `query`'s terms (or the `terms` given, already selected);
         with `groups` (a translated request's senses by word), each group scores as one
         term (see grouped_scores)."""
+        return self.chunk_pool(query, limit, limit, terms, groups).hits
+
+    def chunk_pool(self, query: str, limit: int, depth: int, terms: list[str] | None = None,
+                   groups: Sequence[Sequence[str]] | None = None) -> ChunkPool:
+        """search_chunks' best `limit` hits, and the hits after them down to `depth`, read
+        only when asked for (`ChunkPool.past`): one FTS5 scan for both. Why: the search
+        reads on past a pool crowded with tests (crowded_pool.py), and a second scan cost
+        as much as the first (~10 ms CPU on sympy). The first `limit` hits of a deeper read
+        are the shallow read's (FTS5 keeps ties in the order it met them; 623 requests of
+        set (b) and sympy compared)."""
         terms = terms if terms is not None else query_terms(query)
         if not terms:
-            return []
+            return ChunkPool([], list)
+        deepest = max(limit, depth)
         if groups is not None and _grouping(terms, groups):
-            top = self._top_grouped(terms, groups, limit)
+            top = self._top_grouped(terms, groups, deepest)
         else:
             top = self._top(
                 f"SELECT rowid, -{_CHUNK_BM25} FROM chunk_fts WHERE chunk_fts MATCH ? "
-                f"ORDER BY {_CHUNK_BM25} LIMIT ?", terms, limit,
+                f"ORDER BY {_CHUNK_BM25} LIMIT ?", terms, deepest,
             )
+        return ChunkPool(self._chunk_hits(terms, top[:limit], 1),
+                         lambda: self._chunk_hits(terms, top[limit:], limit + 1))
+
+    def _chunk_hits(self, terms: list[str], top: list[tuple[int, float]], first_rank: int) -> list[LexicalHit]:
         rows = self._rows(
             "SELECT c.rowid, c.path, c.symbol_name, c.symbol_type, c.qualified_name, c.start_line, "
             "c.end_line, f.name, f.body, f.path FROM lex_chunks c JOIN chunk_fts f ON f.rowid = c.rowid "
@@ -371,7 +394,7 @@ class LexicalIndex:
         return [
             LexicalHit(r[1], r[2], r[3], r[4], r[5], r[6], score, rank,
                        matched_terms(terms, f"{r[7]} {r[8]} {r[9]}"))
-            for rank, (score, r) in enumerate(((score, rows[rowid]) for rowid, score in top), 1)
+            for rank, (score, r) in enumerate(((score, rows[rowid]) for rowid, score in top), first_rank)
         ]
 
     def search_files(self, query: str, limit: int = 20, terms: list[str] | None = None) -> list[FileHit]:
@@ -401,12 +424,19 @@ class LexicalIndex:
         """The best chunks when each group of terms scores as one word: every term's BM25 is
         read on its own (FTS5's BM25 of an OR query is the sum of its terms' BM25s, so these
         are the very parts it would add up), then combined per chunk by grouped_scores."""
-        per_term = {t: dict(self.conn.execute(f"SELECT rowid, -{_CHUNK_BM25} FROM chunk_fts WHERE chunk_fts MATCH ?",
-                                              (fts_query([t]),))) for t in terms}
+        import numpy as np  # loaded with the vectors; only a translated request gets here
+
+        per_term = {}
+        for t in terms:
+            rows = self.conn.execute(f"SELECT rowid, -{_CHUNK_BM25} FROM chunk_fts WHERE chunk_fts MATCH ?",
+                                     (fts_query([t]),)).fetchall()
+            pairs = np.array(rows, dtype=np.float64).reshape(len(rows), 2)
+            per_term[t] = (pairs[:, 0].astype(np.int64), pairs[:, 1])
         # FTS5's row count for the IDF, read off the plain twin (counting chunk_fts scans it)
         total = self.conn.execute("SELECT COUNT(*) FROM lex_chunks").fetchone()[0]
-        scores = grouped_scores(per_term, groups, total)
-        return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+        ids, scores = grouped_scores(per_term, groups, total)
+        best = np.lexsort((ids, -scores))[:limit]
+        return [(int(ids[i]), float(scores[i])) for i in best]
 
     def _rows(self, sql: str, top: list[tuple[int, float]]) -> dict[int, tuple[Any, ...]]:
         if not top:
@@ -560,6 +590,8 @@ def _add_chunk_paths(conn: sqlite3.Connection) -> None:
 #: 1.0 8.228 (linkding ja lower by 0.003 and 0.002).
 #: Grouping whole-file BM25 too lowered cells at 0.3 and 1.0.
 SENSE_REST_WEIGHT = 0.3
+#: a term's matching row ids and their BM25 (higher is better), as two numpy arrays
+TermScores = tuple[Any, Any]
 
 
 def _grouping(terms: list[str], groups: Sequence[Sequence[str]]) -> bool:
@@ -569,41 +601,55 @@ def _grouping(terms: list[str], groups: Sequence[Sequence[str]]) -> bool:
     return any(sum(t in searched for t in g) > 1 for g in groups)
 
 
-def grouped_scores(per_term: dict[str, dict[int, float]], groups: Sequence[Sequence[str]],
-                   total: int, rest: float = SENSE_REST_WEIGHT) -> dict[int, float]:
+def grouped_scores(per_term: dict[str, TermScores], groups: Sequence[Sequence[str]],
+                   total: int, rest: float = SENSE_REST_WEIGHT) -> TermScores:
     """Each row's score when each group of terms is one word: `per_term` holds each term's
-    BM25 by row, `total` is the number of rows. A group scores its best term plus `rest`
-    times the others, each term's BM25 carried over to the IDF of the whole group (the
-    rows matching any of its terms). A term in no group counts alone, as it is.
+    matching rows and their BM25 (two arrays), `total` is the number of rows; the answer
+    is every matched row with its score. A group scores its best term plus `rest` times
+    the others, each term's BM25 carried over to the IDF of the whole group (the rows
+    matching any of its terms). A term in no group counts alone, as it is.
 
     Why: a Japanese word is searched by up to three English senses (保存 → save, store,
     preservation). Summed as separate terms, a file that mentions three senses of one word
     gets three words' credit and outranks the file that matches each of the request's
     words once; and a sense the code barely uses (a comment's "preservation") lends the
     word its high IDF. As Lucene's SynonymQuery does, a word's senses are one term: one
-    IDF (the union's), and their matches are not three pieces of evidence."""
+    IDF (the union's), and their matches are not three pieces of evidence.
+
+    Arrays over row ids, not dicts: a common sense matches most of a large workspace's
+    chunks (sympy: ~30,000 rows per request), and per-row Python cost more than the BM25
+    reads. Each row's sum takes the same floating-point steps in the same order as a
+    row-by-row loop would (words in turn; a group's best, then `rest` times the others)."""
+    import numpy as np
+
+    size = 1 + max((int(ids.max()) for ids, _ in per_term.values() if len(ids)), default=-1)
+    out = np.zeros(size)
+    matched = np.zeros(size, dtype=bool)
     grouped = {t for g in groups for t in g}
     words = [w for w in ([t for t in dict.fromkeys(g) if t in per_term] for g in groups) if w]
     words += [[t] for t in per_term if t not in grouped]
-    out: dict[int, float] = {}
     for word in words:
         if len(word) == 1:
-            for r, v in per_term[word[0]].items():
-                out[r] = out.get(r, 0.0) + v
+            ids, values = per_term[word[0]]
+            out[ids] += values
+            matched[ids] = True
             continue
-        rows = set().union(*(per_term[t] for t in word))
-        idf = _fts_idf(len(rows), total)
-        best: dict[int, float] = {}
-        summed: dict[int, float] = {}
+        rows = np.zeros(size, dtype=bool)
         for t in word:
-            scale = idf / _fts_idf(len(per_term[t]), total)
-            for r, v in per_term[t].items():
-                v *= scale
-                best[r] = max(best.get(r, 0.0), v)
-                summed[r] = summed.get(r, 0.0) + v
-        for r, b in best.items():
-            out[r] = out.get(r, 0.0) + b + rest * (summed[r] - b)
-    return out
+            rows[per_term[t][0]] = True
+        idf = _fts_idf(int(rows.sum()), total)
+        best = np.zeros(size)
+        summed = np.zeros(size)
+        for t in word:
+            ids, values = per_term[t]
+            scaled = values * (idf / _fts_idf(len(ids), total))
+            best[ids] = np.maximum(best[ids], scaled)
+            summed[ids] += scaled
+        at = np.flatnonzero(rows)
+        out[at] = out[at] + best[at] + rest * (summed[at] - best[at])
+        matched |= rows
+    at = np.flatnonzero(matched)
+    return at, out[at]
 
 
 def written_forms(word: str) -> tuple[str, re.Pattern[str]]:

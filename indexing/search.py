@@ -516,7 +516,6 @@ def hybrid_query(
     weights = weights or SearchWeights()
     notes: list[str] = []
     retry: int | None = None
-    span_cache: dict[str, list[ChunkSpan]] = {}
     cands: dict[str, _Candidate] = {}
     request = parse_request(text)
     terms: list[str] | None = None
@@ -538,11 +537,6 @@ def hybrid_query(
             terms = [*literal, *translation.terms]
         if translation.note and words_signal:
             notes.append(translation.note)
-
-    def chunks_of(path: str) -> list[ChunkSpan]:
-        if path not in span_cache:
-            span_cache[path] = store.chunk_spans(path)
-        return span_cache[path]
 
     def candidate(path: str, name: str, kind: str, qname: str, start: int, end: int) -> _Candidate:
         cid = Chunk(path, "", name, kind, start, end, "").id
@@ -571,8 +565,8 @@ def hybrid_query(
     fast_share = 0.0  # of the vector hits, those with only a fast-tier vector yet
     if query_vec is not None and "vector" in signals:
         forest_hits = []
-        for qv, offset in zip(query_vecs, offsets, strict=True):  # type: ignore[arg-type]
-            for hit in vectors.query_forest(qv, CANDIDATES):  # type: ignore[union-attr]
+        for hits, offset in zip(vectors.query_forests(query_vecs, CANDIDATES), offsets, strict=True):  # type: ignore[union-attr, arg-type]
+            for hit in hits:
                 forest_hits.append(hit)
                 c = candidate(hit.path, hit.symbol_name, hit.symbol_type, hit.qualified_name,
                               hit.start_line, hit.end_line)
@@ -592,26 +586,28 @@ def hybrid_query(
         # a Japanese word's senses score as one word in chunk BM25 (lexical.grouped_scores);
         # whole-file BM25 keeps summing them (grouped too, it lowered tune cells)
         groups = translation.groups or None
-        pool = lexical.search_chunks(text, CANDIDATES, terms, groups)
+        read_on = query_vec is not None and "vector" in signals and file_kinds.TEST in demoted
+        depth = CANDIDATES * crowded_pool.READ_DEPTH if read_on else CANDIDATES
+        chunk_pool = lexical.chunk_pool(text, CANDIDATES, depth, terms, groups)
+        pool = chunk_pool.hits
         for hit in pool:
             c = candidate(hit.path, hit.symbol_name, hit.symbol_type, hit.qualified_name,
                           hit.start_line, hit.end_line)
             c.lexical, c.lexical_rank, c.matched_terms = hit.score, hit.rank, hit.matched_terms
         # code files tests pushed out of the pool: candidates for the vectors to judge,
         # without BM25 evidence (crowded_pool.py)
-        if query_vec is not None and "vector" in signals and file_kinds.TEST in demoted:
+        if read_on:
             def is_test(path: str) -> bool:
                 return file_kind(path) == file_kinds.TEST
 
             if crowded_pool.crowded(pool, is_test, CANDIDATES):
-                deeper = lexical.search_chunks(text, CANDIDATES * crowded_pool.READ_DEPTH, terms, groups)
-                for hit in crowded_pool.code_past_pool(pool, deeper[len(pool):], is_test, CANDIDATES):
+                for hit in crowded_pool.code_past_pool(pool, chunk_pool.past(), is_test, CANDIDATES):
                     candidate(hit.path, hit.symbol_name, hit.symbol_type, hit.qualified_name,
                               hit.start_line, hit.end_line)
         file_hits = {h.path: h for h in lexical.search_files(text, FILE_CANDIDATES, terms)}
 
     # 3. direct evidence: traceback frames and paths the request names that exist here
-    direct = _direct_evidence(request, lexical, store, chunks_of, candidate)
+    direct = _direct_evidence(request, lexical, store, candidate)
 
     # 4. definitions the request spells: they confirm what other signals found; only a
     # name written as code (`findByEmail`, `parse_args`) may bring in a new candidate.
@@ -627,7 +623,7 @@ def hybrid_query(
         for spelling, sym in _named_definitions(store, named_text, request, single_max):
             if spelling not in explicit and sym.path not in found_files:
                 continue
-            c = _chunk_candidate(sym, chunks_of, candidate)
+            c = _chunk_candidate(sym, store, candidate)
             if c.definition is None:
                 rank += 1
                 c.definition, c.definition_rank = sym.symbol.name, rank
@@ -640,7 +636,7 @@ def hybrid_query(
                 for sym in store.find_definitions(name, limit=5) or store.find_definitions(
                     _last_segment(name), limit=5
                 ):
-                    c = _chunk_candidate(sym, chunks_of, candidate)
+                    c = _chunk_candidate(sym, store, candidate)
                     if c.map_score is None or h.score > c.map_score:
                         c.map_query, c.map_score = h.agreement.query, h.score
         for rank, c in enumerate(
@@ -836,7 +832,7 @@ def _resolve_path(lexical: LexicalIndex, path: str) -> str | None:
 
 
 def _direct_evidence(request: ParsedRequest, lexical: LexicalIndex, store: IndexStore,
-                     chunks_of, candidate) -> dict[str, int]:  # type: ignore[no-untyped-def]
+                     candidate) -> dict[str, int]:  # type: ignore[no-untyped-def]
     """Files (path → rank) the request names or its traceback passes through, and the
     chunks around each frame's line. The innermost frames come first: that is where the
     error was raised."""
@@ -853,7 +849,7 @@ def _direct_evidence(request: ParsedRequest, lexical: LexicalIndex, store: Index
         if path not in files:
             files[path] = len(files) + 1
         if line is not None:
-            inner = [k for k in chunks_of(path) if k.start_line <= line - 1 <= k.end_line]
+            inner = store.chunk_spans(path, line - 1)
             if inner:
                 k = min(inner, key=lambda k: k.end_line - k.start_line)
                 qname = k.qualified_name or k.symbol_name
@@ -1025,16 +1021,12 @@ _DEF_STOP = frozenset(
 )
 
 
-def _chunk_candidate(sym: StoredSymbol, chunks_of, candidate) -> _Candidate:  # type: ignore[no-untyped-def]
+def _chunk_candidate(sym: StoredSymbol, store: IndexStore, candidate) -> _Candidate:  # type: ignore[no-untyped-def]
     """The chunk that holds a definition (its docblock may start the chunk earlier)."""
     line = sym.symbol.range.start.line
     best: ChunkSpan | None = None
-    for k in chunks_of(sym.path):
-        if (
-            k.symbol_name == sym.symbol.name
-            and k.start_line <= line <= k.end_line
-            and (best is None or k.end_line - k.start_line < best.end_line - best.start_line)
-        ):
+    for k in store.chunk_spans(sym.path, line, sym.symbol.name):
+        if best is None or k.end_line - k.start_line < best.end_line - best.start_line:
             best = k
     if best is not None:
         qname = best.qualified_name or sym.symbol.qualified_name

@@ -709,19 +709,25 @@ class VectorIndex:
     ) -> list[ForestHit]:
         """The nearest chunks; with `store`, each hit carries its text (read from the
         store for these hits only: the ranking itself needs no text)."""
+        hits = self.query_forests([vector], n_results, where)[0]
+        return self.hit_texts(store, hits) if store is not None else hits
+
+    def query_forests(
+        self, vectors: Sequence[np.ndarray], n_results: int = 10, where: dict[str, Any] | None = None,
+    ) -> list[list[ForestHit]]:
+        """The nearest chunks of each query vector, in one Chroma call: a Japanese request
+        searches by two vectors, and a call's fixed cost is about a third of a query's
+        (sympy, 43,673 chunks: 10.4 ms CPU for both at once, 14.7 ms one by one)."""
         # No count() first: it costs as much as the query itself on a large collection,
         # and Chroma answers an empty or smaller collection with what it has.
         res = self.forest.query(
-            query_embeddings=[np.asarray(vector, dtype=np.float32)],
+            query_embeddings=[np.asarray(v, dtype=np.float32) for v in vectors],
             n_results=n_results,
             where=where,
             include=["metadatas", "distances"],
         )
-        hits = []
-        for rank, (vid, meta, dist) in enumerate(
-            zip(res["ids"][0], res["metadatas"][0], res["distances"][0], strict=False), 1
-        ):
-            hits.append(
+        return [
+            [
                 ForestHit(
                     id=vid,
                     path=str(meta.get("path", "")),
@@ -736,8 +742,10 @@ class VectorIndex:
                     tier=chunk_tier(meta),
                     chunk_id=str(meta.get("chunk_id", "")),
                 )
-            )
-        return self.hit_texts(store, hits) if store is not None else hits
+                for rank, (vid, meta, dist) in enumerate(zip(ids, metas, dists, strict=False), 1)
+            ]
+            for ids, metas, dists in zip(res["ids"], res["metadatas"], res["distances"], strict=True)
+        ]
 
     def hit_texts(self, store: IndexStore, hits: Sequence[ForestHit]) -> list[ForestHit]:
         """`hits` with the text a search shows for each: the chunk's description in this

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from code_intel.indexing import ja_terms
 from code_intel.indexing.lexical import LexicalIndex, grouped_scores
@@ -80,13 +81,20 @@ def _idf(n: int, total: int) -> float:
     return math.log((total - n + 0.5) / (n + 0.5))
 
 
+def _grouped(per_term: dict[str, dict[int, float]], groups, total: int, **kw) -> dict[int, float]:  # type: ignore[no-untyped-def]
+    arrays = {t: (np.array(list(rows), dtype=np.int64), np.array(list(rows.values()), dtype=np.float64))
+              for t, rows in per_term.items()}
+    ids, scores = grouped_scores(arrays, groups, total, **kw)
+    return dict(zip(ids.tolist(), scores.tolist(), strict=True))
+
+
 def test_grouped_scores_take_each_words_best_sense_at_the_words_idf():
     per_term = {"save": {1: 1.0, 2: 1.0}, "store": {1: 2.0}, "draft": {2: 1.5}, "user": {1: 0.5}}
     groups = [("save", "store"), ("draft",)]
     # save is in 2 rows of 20, store in 1: the word (rows 1 and 2) has save's IDF
     store = 2.0 * _idf(2, 20) / _idf(1, 20)
-    scores = grouped_scores(per_term, groups, 20, rest=0.0)
+    scores = _grouped(per_term, groups, 20, rest=0.0)
     assert scores == pytest.approx({1: max(store, 1.0) + 0.5, 2: 1.0 + 1.5})  # user: alone, as is
-    scores = grouped_scores(per_term, groups, 20, rest=0.5)
+    scores = _grouped(per_term, groups, 20, rest=0.5)
     assert scores == pytest.approx({1: max(store, 1.0) + 0.5 * min(store, 1.0) + 0.5, 2: 2.5})
-    assert grouped_scores({}, groups, 20) == {}
+    assert _grouped({}, groups, 20) == {}

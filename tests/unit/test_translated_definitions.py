@@ -63,6 +63,9 @@ class _Vectors:
                           text="", rank=i)
                 for i, k in enumerate(scored[:n_results], 1)]
 
+    def query_forests(self, vectors, n_results=10, where=None):  # type: ignore[no-untyped-def]
+        return [self.query_forest(v, n_results, where) for v in vectors]
+
     def query_map(self, vector, n_results=5):  # type: ignore[no-untyped-def]
         return []
 
