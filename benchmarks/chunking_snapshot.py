@@ -55,7 +55,7 @@ def flat_references(rows: list[tuple], containers: str = "") -> list[tuple]:
     flat = [
         (row[0], *ref)
         for row in rows
-        for ref in ([row[1:]] if len(row) == 7 else unpack_references(row[1], row[3], numbered))
+        for ref in ([row[1:]] if len(row) == 7 else unpack_references(*row[1:], numbered))
     ]
     return sorted(flat, key=lambda t: (t[2], t[3], t[4], t[5], t[1], t[6] or ""))
 

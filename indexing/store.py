@@ -70,7 +70,8 @@ SCHEMA_VERSION = 10  # 2: Python `self.x` fields, module names under if/try, nes
 # 9: the Python string given to `cast` as its type (`cast("Constraints", value)`) names a class;
 #    JS/TS names linked from doc comments (`{@link Task}`) are references
 # 10: a file's reference containers are stored once, in `files.ref_containers`; the refs
-#    rows' container numbers index that list (see `pack_references`)
+#    rows' container numbers index that list; positions as int16 where they fit (see
+#    `pack_references`)
 DB_FILE = "index.db"
 PAGE_SIZE = 16384
 #: ids per `IN (…)` read: well under SQLite's bound on host parameters
@@ -923,20 +924,20 @@ class IndexStore:
         raw = _short_name(name, keep_dollar=True)
         with self._snapshot() as conn:
             rows = conn.execute(
-                "SELECT path, name, positions, n FROM refs WHERE name IN (?, ?) ORDER BY path",
+                "SELECT path, name, n, positions FROM refs WHERE name IN (?, ?) ORDER BY path",
                 (short, raw),
             )
-            wanted: list[tuple[str, str, bytes]] = []
+            wanted: list[tuple[str, str, int, bytes]] = []
             count = 0
             last_path = None
-            for path, ref_name, positions, n in rows:
+            for path, ref_name, n, positions in rows:
                 # rows come file by file: once `limit` are in, the file being read is
                 # finished (its occurrences sort among themselves) and the rest is never
                 # decoded
                 if path != last_path and count >= limit:
                     break
                 last_path = path
-                wanted.append((path, ref_name, positions))
+                wanted.append((path, ref_name, n, positions))
                 count += n
             rows.close()
             found = self._unpacked(conn, wanted)
@@ -960,7 +961,7 @@ class IndexStore:
     def references_in_file(self, path: str) -> list[StoredReference]:
         with self._snapshot() as conn:
             found = self._unpacked(
-                conn, [(path, *row) for row in conn.execute("SELECT name, positions FROM refs WHERE path=?", (path,))]
+                conn, [(path, *row) for row in conn.execute("SELECT name, n, positions FROM refs WHERE path=?", (path,))]
             )
         found.sort(key=_reference_order)
         return found
@@ -988,20 +989,20 @@ class IndexStore:
         if not wanted:
             return []
         with self._snapshot() as conn:
-            rows = conn.execute("SELECT path, name, positions FROM refs WHERE name = ? ORDER BY path", (name,))
+            rows = conn.execute("SELECT path, name, n, positions FROM refs WHERE name = ? ORDER BY path", (name,))
             found = self._unpacked(conn, [r for r in rows if r[0] in wanted])
         found.sort(key=_reference_order)
         return found
 
     @staticmethod
-    def _unpacked(conn: sqlite3.Connection, rows: list[tuple[str, str, bytes]]) -> list[StoredReference]:
-        """The references of (path, name, positions) rows, each file's containers read
+    def _unpacked(conn: sqlite3.Connection, rows: list[tuple[str, str, int, bytes]]) -> list[StoredReference]:
+        """The references of (path, name, n, positions) rows, each file's containers read
         once (a file's rows share its list); in the rows' `_snapshot`."""
-        containers = _containers_of(conn, list(dict.fromkeys(path for path, _, _ in rows)))
+        containers = _containers_of(conn, list(dict.fromkeys(row[0] for row in rows)))
         return [
             StoredReference(path, r)
-            for path, ref_name, positions in rows
-            for r in unpack_references(ref_name, positions, containers.get(path, _NO_CONTAINERS))
+            for path, ref_name, n, positions in rows
+            for r in unpack_references(ref_name, n, positions, containers.get(path, _NO_CONTAINERS))
         ]
 
 
@@ -1117,8 +1118,10 @@ def _symbol_row(r: tuple) -> StoredSymbol:
 # the reference rows most of the index's size and of its writing time (every row pays
 # SQLite's per-row cost and two index entries, and crossed the process boundary as its
 # own tuple). Lookups always want all occurrences of a name in a file at once, so they
-# are stored that way: one row per (file, name) whose `positions` is little-endian int32
-# quintuples (start line, start column, end line, end column, container number). The
+# are stored that way: one row per (file, name) whose `positions` is little-endian
+# quintuples (start line, start column, end line, end column, container number) of
+# int16 where every value of the row fits (all of sympy's rows: half the bytes), else of
+# int32; the width is the row's bytes over its count `n`. The
 # file's distinct containers are stored once, joined with US in `files.ref_containers`
 # (container number k is the k-th of them; 0 is no container): dotted qualified names
 # repeated on every name's row were an eighth of sympy's store. Decoded only for the
@@ -1131,6 +1134,7 @@ except ImportError:
 
 _CONTAINER_SEP = REFERENCE_CONTAINER_SEP
 _SWAP = sys.byteorder != "little"
+_INT16_MIN, _INT16_MAX = -(2**15), 2**15 - 1
 
 
 def _reference_order(r: StoredReference) -> tuple[str, int, int]:
@@ -1163,7 +1167,7 @@ def _pack_references_py(path: str, refs: Iterable[Reference]) -> PackedReference
         ints += (sl, sc, el, ec, number)
     rows = []
     for name, ints in groups.items():
-        packed = array("i", ints)
+        packed = array("h" if _INT16_MIN <= min(ints) and max(ints) <= _INT16_MAX else "i", ints)
         if _SWAP:
             packed.byteswap()
         rows.append((path, name, len(ints) // 5, packed.tobytes()))
@@ -1193,10 +1197,12 @@ def split_containers(joined: str | None) -> tuple[str | None, ...]:
     return (None, *joined.split(_CONTAINER_SEP)) if joined else _NO_CONTAINERS
 
 
-def unpack_references(name: str, positions: bytes, containers: Sequence[str | None]) -> list[Reference]:
-    """The references of one packed row, in stored order; `containers`: the file's, by
-    number (`split_containers`)."""
-    ints = array("i")
+def unpack_references(
+    name: str, count: int, positions: bytes, containers: Sequence[str | None]
+) -> list[Reference]:
+    """The references of one packed row (its name, count and positions), in stored
+    order; `containers`: the file's, by number (`split_containers`)."""
+    ints = array("h" if len(positions) == 10 * count else "i")
     ints.frombytes(positions)
     if _SWAP:
         ints.byteswap()

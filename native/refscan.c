@@ -974,10 +974,12 @@ done:
 /* ---- packing: store.pack_references in C ------------------------------------- */
 
 /* One row of the packing: a name's occurrences as little-endian int32 quintuples
- * (start line, start column, end line, end column, container number). */
+ * (start line, start column, end line, end column, container number), stored as int16
+ * ones unless a value needs more (`wide`). */
 typedef struct {
     unsigned char *bytes;
     size_t used, size;
+    int wide;
 } Group;
 
 /* The rows of one file, names in first-occurrence order, and the file's containers
@@ -1050,6 +1052,7 @@ static int put_i32(Group *g, long v) {
         g->bytes = more;
         g->size = size;
     }
+    if (v < INT16_MIN || v > INT16_MAX) g->wide = 1;
     uint32_t u = (uint32_t)(int32_t)v;
     unsigned char *b = g->bytes + g->used;
     b[0] = u & 0xff, b[1] = (u >> 8) & 0xff, b[2] = (u >> 16) & 0xff, b[3] = u >> 24;
@@ -1086,7 +1089,8 @@ static int packer_add(Packer *p, Py_ssize_t row, long sr, long sc, long er, long
            put_i32(group, number);
 }
 
-/* ([(path, name, count, positions)] one per row, the file's containers joined by sep). */
+/* ([(path, name, count, positions)] one per row, the file's containers joined by sep);
+ * `positions` is int16 quintuples where every value of the row fits, else int32 ones. */
 static PyObject *packer_rows(Packer *p, PyObject *path, PyObject *sep) {
     PyObject *keys = PyDict_Keys(p->numbers);
     PyObject *joined = keys ? PyUnicode_Join(sep, keys) : NULL;
@@ -1098,7 +1102,16 @@ static PyObject *packer_rows(Packer *p, PyObject *path, PyObject *sep) {
     }
     for (size_t g = 0; g < p->n; g++) {
         Group *group = &p->groups[g];
-        PyObject *positions = PyBytes_FromStringAndSize((const char *)group->bytes, (Py_ssize_t)group->used);
+        PyObject *positions;
+        if (group->wide) {
+            positions = PyBytes_FromStringAndSize((const char *)group->bytes, (Py_ssize_t)group->used);
+        } else { /* the low halves of the little-endian int32s */
+            positions = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(group->used / 2));
+            if (positions) {
+                unsigned char *to = (unsigned char *)PyBytes_AS_STRING(positions);
+                for (size_t k = 0; k < group->used; k += 4) *to++ = group->bytes[k], *to++ = group->bytes[k + 1];
+            }
+        }
         PyObject *row = NULL;
         if (positions)
             row = Py_BuildValue("(OOnN)", path, PyList_GET_ITEM(p->order, g), (Py_ssize_t)(group->used / 20),

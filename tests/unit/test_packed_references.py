@@ -34,7 +34,9 @@ def test_pack_then_unpack_gives_every_occurrence_back_in_order():
     assert [(r[0], r[1], r[2]) for r in rows] == [("a.py", "total", 4), ("a.py", "Ünïcode", 2)]
     containers = split_containers(joined)
     assert containers == (None, "shop.Cart.add", "", "shop.Ärger")  # once per file
-    back = [ref for _, name, _, positions in rows for ref in unpack_references(name, positions, containers)]
+    # 2 bytes a value where the row's values fit (half the store's positions), else 4
+    assert [len(r[3]) for r in rows] == [4 * 5 * 2, 2 * 5 * 4]
+    back = [ref for _, name, n, positions in rows for ref in unpack_references(name, n, positions, containers)]
     assert sorted(back, key=repr) == sorted(refs, key=repr)
     assert [r for r in back if r.name == "total"] == [r for r in refs if r.name == "total"]
 

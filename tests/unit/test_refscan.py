@@ -220,7 +220,7 @@ def test_the_index_path_packs_the_rows_the_lazy_references_pack():
     rows = analyze_bytes("t.py", TYPE_STRINGS.encode(), settings).rows
     row = next(r for r in rows.refs if r[1] == "Client")
     # 2 identifiers, then the 5 type strings (`__all__`, annotations) after them
-    back = unpack_references(row[1], row[3], split_containers(rows.ref_containers))
+    back = unpack_references(*row[1:], split_containers(rows.ref_containers))
     assert [r.start_line for r in back] == [12, 15, 1, 4, 4, 8, 10]
 
 
