@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from code_intel.indexing.chunking import ChunkSettings
 from code_intel.indexing.config import Config
 from code_intel.indexing.discovery import discover
-from code_intel.indexing.store import unpack_references
+from code_intel.indexing.store import split_containers, unpack_references
 from code_intel.indexing.sync import analyze_bytes
 
 
@@ -41,19 +41,21 @@ def snapshot(corpora: list[Path]) -> dict[str, tuple]:
         for rel in sorted(discover(root, Config()).files):
             r = analyze_bytes(rel, (root / rel).read_bytes(), settings).rows
             rows[f"{root.name}/{rel}"] = (
-                r.language, r.syntax_errors, r.notes, r.symbols, flat_references(r.refs), r.chunks, r.imports
+                r.language, r.syntax_errors, r.notes, r.symbols, flat_references(r.refs, r.ref_containers),
+                r.chunks, r.imports
             )
     return rows
 
 
-def flat_references(rows: list[tuple]) -> list[tuple]:
+def flat_references(rows: list[tuple], containers: str = "") -> list[tuple]:
     """(path, name, sl, sc, el, ec, container) per occurrence, in position order: the
-    store's packed rows decoded (snapshots of the one-row-per-occurrence format, schema
-    3 and older, hold these tuples already), so both formats compare."""
+    store's packed rows decoded with the file's `containers` (snapshots hold these
+    tuples already, as did the one-row-per-occurrence format), so both formats compare."""
+    numbered = split_containers(containers)
     flat = [
         (row[0], *ref)
         for row in rows
-        for ref in ([row[1:]] if len(row) == 7 else unpack_references(*row[1:2], *row[3:]))
+        for ref in ([row[1:]] if len(row) == 7 else unpack_references(*row[1:], numbered))
     ]
     return sorted(flat, key=lambda t: (t[2], t[3], t[4], t[5], t[1], t[6] or ""))
 

@@ -214,9 +214,12 @@ class Chunk:
  _chunk_end_line, _chunk_content, _chunk_metadata) = (getattr(Chunk, f).__set__ for f in Chunk.__slots__)
 
 
-#: Joins a packed reference row's distinct containers (ASCII unit separator: never part
-#: of a qualified name); see `FileAnalysis.packed_references` and `store.pack_references`.
+#: Joins a file's distinct reference containers (ASCII unit separator: never part of a
+#: qualified name); see `FileAnalysis.packed_references` and `store.pack_references`.
 REFERENCE_CONTAINER_SEP = "\x1f"
+#: A file's references as the store packs them: its (path, name, count, positions) rows
+#: and its containers joined by REFERENCE_CONTAINER_SEP (see `store.pack_references`).
+PackedReferences = tuple[list[tuple], str]
 
 
 @dataclass(slots=True)
@@ -237,9 +240,9 @@ class FileAnalysis:
     pending_references: Callable[[], list[Reference]] | None = field(default=None, repr=False, compare=False)
     pending_chunks: Callable[[], FileAnalysis] | None = field(default=None, repr=False, compare=False)
     # The index's sync asks for its reference rows already packed (`store.pack_references`'s
-    # format, containers joined by REFERENCE_CONTAINER_SEP) where the compiled pass can
-    # pack them as it finds them: no Reference per occurrence, `references` stays empty.
-    packed_references: list[tuple] | None = field(default=None, repr=False, compare=False)
+    # rows and containers) where the compiled pass can pack them as it finds them: no
+    # Reference per occurrence, `references` stays empty.
+    packed_references: PackedReferences | None = field(default=None, repr=False, compare=False)
 
     def complete_references(self) -> list[Reference]:
         """The references, running the pass that was left for later if there is one."""

@@ -42,6 +42,7 @@ from .model import (
     REFERENCE_CONTAINER_SEP,
     Chunk,
     FileAnalysis,
+    PackedReferences,
     Position,
     Range,
     Reference,
@@ -54,7 +55,7 @@ from .rowwriter import open_writer
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 9  # 2: Python `self.x` fields, module names under if/try, nested imports;
+SCHEMA_VERSION = 10  # 2: Python `self.x` fields, module names under if/try, nested imports;
 # 3: PHP docblock type references and @method/@property members, Python `__all__`/string-type references
 # 4: a JS/TS `src/index.ts` / `lib/index.ts` is the module `src` / `lib` (what `from "../lib"` names);
 #    Python `cls.x = …` in a classmethod is a field like `self.x = …`
@@ -68,6 +69,9 @@ SCHEMA_VERSION = 9  # 2: Python `self.x` fields, module names under if/try, nest
 #    above `mySubClasses: MySubClass[]` was the whole signature of the field)
 # 9: the Python string given to `cast` as its type (`cast("Constraints", value)`) names a class;
 #    JS/TS names linked from doc comments (`{@link Task}`) are references
+# 10: a file's reference containers are stored once, in `files.ref_containers`; the refs
+#    rows' container numbers index that list; positions as int16 where they fit (see
+#    `pack_references`)
 DB_FILE = "index.db"
 PAGE_SIZE = 16384
 #: ids per `IN (…)` read: well under SQLite's bound on host parameters
@@ -84,7 +88,9 @@ CREATE TABLE IF NOT EXISTS files (
     indexed_at REAL NOT NULL,
     skip_reason TEXT,
     syntax_errors INTEGER NOT NULL DEFAULT 0,
-    notes TEXT
+    notes TEXT,
+    -- the containers of the file's references, joined by US (see pack_references)
+    ref_containers TEXT
 );
 CREATE TABLE IF NOT EXISTS chunks (
     id TEXT PRIMARY KEY,
@@ -119,8 +125,7 @@ CREATE TABLE IF NOT EXISTS refs (
     path TEXT NOT NULL,
     name TEXT NOT NULL,
     n INTEGER NOT NULL,
-    positions BLOB NOT NULL,
-    containers TEXT NOT NULL
+    positions BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS refs_path ON refs(path);
 CREATE TABLE IF NOT EXISTS imports (path TEXT NOT NULL, alias TEXT NOT NULL, target TEXT NOT NULL);
@@ -235,6 +240,7 @@ class FileRows:
     chunks: list[tuple]
     symbols: list[tuple]
     refs: list[tuple]  # packed, one per (file, name): see `pack_references`
+    ref_containers: str  # the containers `refs` number, joined: see `pack_references`
     imports: list[tuple]
 
     @classmethod
@@ -266,24 +272,27 @@ class FileRows:
             )
             for s in a.symbols
         ]
+        refs, ref_containers = _packed_rows(path, a)
         return cls(
             language=a.language,
             syntax_errors=a.syntax_errors,
             notes="\n".join(a.notes) or None,
             chunks=chunk_rows,
             symbols=symbol_rows,
-            refs=_packed_rows(path, a),
+            refs=refs,
+            ref_containers=ref_containers,
             imports=[(path, alias, target) for alias, target in a.imports.items()],
         )
 
 
-def _packed_rows(path: str, a: FileAnalysis) -> list[tuple]:
-    """The file's reference rows: as the analysis packed them (the index's sync), else
-    packed from its references."""
-    rows = a.packed_references
-    if rows is None:
+def _packed_rows(path: str, a: FileAnalysis) -> PackedReferences:
+    """The file's reference rows and containers: as the analysis packed them (the
+    index's sync), else packed from its references."""
+    packed = a.packed_references
+    if packed is None:
         return pack_references(path, a.references)
-    return rows if a.path == path else [(path, *row[1:]) for row in rows]
+    rows, containers = packed
+    return packed if a.path == path else ([(path, *row[1:]) for row in rows], containers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -517,6 +526,21 @@ class IndexStore:
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
+            conn.execute("COMMIT")
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[sqlite3.Connection]:
+        """Reads that must agree, in one read transaction: a file's reference rows and
+        its containers come from two statements, and a sync committing between them
+        would number the rows into another version's list."""
+        conn = self.conn
+        if conn.in_transaction:
+            yield conn
+            return
+        conn.execute("BEGIN")
+        try:
+            yield conn
+        finally:
             conn.execute("COMMIT")
 
     # ---- writes -----------------------------------------------------------------
@@ -898,19 +922,25 @@ class IndexStore:
         short = _short_name(name)
         # `$` is PHP's variable sigil (stored without it) but a letter in JS (`$el`).
         raw = _short_name(name, keep_dollar=True)
-        rows = self.conn.execute(
-            "SELECT path, name, positions, containers FROM refs WHERE name IN (?, ?) ORDER BY path",
-            (short, raw),
-        )
-        found: list[StoredReference] = []
-        last_path = None
-        for path, ref_name, positions, containers in rows:
-            # rows come file by file: once `limit` are in, the file being read is finished
-            # (its occurrences sort among themselves) and the rest is never decoded
-            if path != last_path and len(found) >= limit:
-                break
-            last_path = path
-            found += [StoredReference(path, r) for r in unpack_references(ref_name, positions, containers)]
+        with self._snapshot() as conn:
+            rows = conn.execute(
+                "SELECT path, name, n, positions FROM refs WHERE name IN (?, ?) ORDER BY path",
+                (short, raw),
+            )
+            wanted: list[tuple[str, str, int, bytes]] = []
+            count = 0
+            last_path = None
+            for path, ref_name, n, positions in rows:
+                # rows come file by file: once `limit` are in, the file being read is
+                # finished (its occurrences sort among themselves) and the rest is never
+                # decoded
+                if path != last_path and count >= limit:
+                    break
+                last_path = path
+                wanted.append((path, ref_name, n, positions))
+                count += n
+            rows.close()
+            found = self._unpacked(conn, wanted)
         found.sort(key=_reference_order)
         return found[:limit]
 
@@ -929,12 +959,10 @@ class IndexStore:
         return {name: sum(counts.get(k, 0) for k in spelled) for name, spelled in keys.items()}
 
     def references_in_file(self, path: str) -> list[StoredReference]:
-        rows = self.conn.execute(
-            "SELECT name, positions, containers FROM refs WHERE path=?", (path,)
-        )
-        found = [
-            StoredReference(path, r) for row in rows for r in unpack_references(*row)
-        ]
+        with self._snapshot() as conn:
+            found = self._unpacked(
+                conn, [(path, *row) for row in conn.execute("SELECT name, n, positions FROM refs WHERE path=?", (path,))]
+            )
         found.sort(key=_reference_order)
         return found
 
@@ -960,17 +988,23 @@ class IndexStore:
         wanted = set(paths)
         if not wanted:
             return []
-        rows = self.conn.execute(
-            "SELECT path, name, positions, containers FROM refs WHERE name = ? ORDER BY path", (name,)
-        )
-        found = [
-            StoredReference(r[0], ref)
-            for r in rows
-            if r[0] in wanted
-            for ref in unpack_references(*r[1:])
-        ]
+        with self._snapshot() as conn:
+            rows = conn.execute("SELECT path, name, n, positions FROM refs WHERE name = ? ORDER BY path", (name,))
+            found = self._unpacked(conn, [r for r in rows if r[0] in wanted])
         found.sort(key=_reference_order)
         return found
+
+    @staticmethod
+    def _unpacked(conn: sqlite3.Connection, rows: list[tuple[str, str, int, bytes]]) -> list[StoredReference]:
+        """The references of (path, name, n, positions) rows, each file's containers read
+        once (a file's rows share its list); in the rows' `_snapshot`."""
+        containers = _containers_of(conn, list(dict.fromkeys(row[0] for row in rows)))
+        return [
+            StoredReference(path, r)
+            for path, ref_name, n, positions in rows
+            for r in unpack_references(ref_name, n, positions, containers.get(path, _NO_CONTAINERS))
+        ]
+
 
     def imports_of(self, path: str) -> dict[str, str]:
         rows = self.conn.execute("SELECT alias, target FROM imports WHERE path=?", (path,))
@@ -1094,10 +1128,14 @@ def _symbol_row(r: tuple) -> StoredSymbol:
 # the reference rows most of the index's size and of its writing time (every row pays
 # SQLite's per-row cost and two index entries, and crossed the process boundary as its
 # own tuple). Lookups always want all occurrences of a name in a file at once, so they
-# are stored that way: one row per (file, name) whose `positions` is little-endian int32
-# quintuples (start line, start column, end line, end column, container number) and
-# whose `containers` joins the distinct containers with US (container number k is the
-# k-th of them; 0 is no container). Decoded only for the rows a query reads.
+# are stored that way: one row per (file, name) whose `positions` is little-endian
+# quintuples (start line, start column, end line, end column, container number) of
+# int16 where every value of the row fits (all of sympy's rows: half the bytes), else of
+# int32; the width is the row's bytes over its count `n`. The
+# file's distinct containers are stored once, joined with US in `files.ref_containers`
+# (container number k is the k-th of them; 0 is no container): dotted qualified names
+# repeated on every name's row were an eighth of sympy's store. Decoded only for the
+# rows a query reads.
 
 try:  # optional compiled helper (see native/refscan.c); the Python packing otherwise
     from ._refscan import pack as _native_pack  # type: ignore[import-not-found]
@@ -1106,28 +1144,30 @@ except ImportError:
 
 _CONTAINER_SEP = REFERENCE_CONTAINER_SEP
 _SWAP = sys.byteorder != "little"
+_INT16_MIN, _INT16_MAX = -(2**15), 2**15 - 1
 
 
 def _reference_order(r: StoredReference) -> tuple[str, int, int]:
     return r.path, r.reference.start_line, r.reference.start_character
 
 
-def pack_references(path: str, refs: Iterable[Reference]) -> list[tuple]:
-    """(path, name, count, positions, containers) rows for a file's references, in
-    first-occurrence order of the names; each name's occurrences keep their order.
-    In C (native/refscan.c) when the extension is built: one step per reference."""
+def pack_references(path: str, refs: Iterable[Reference]) -> PackedReferences:
+    """(path, name, count, positions) rows for a file's references, in first-occurrence
+    order of the names (each name's occurrences keep their order), and the file's
+    containers in first-occurrence order, joined. In C (native/refscan.c) when the
+    extension is built: one step per reference."""
     if _native_pack is not None and type(refs) is list:
         return _native_pack(path, refs, _CONTAINER_SEP)
     return _pack_references_py(path, refs)
 
 
-def _pack_references_py(path: str, refs: Iterable[Reference]) -> list[tuple]:
-    groups: dict[str, tuple[list[int], dict[str, int]]] = {}
+def _pack_references_py(path: str, refs: Iterable[Reference]) -> PackedReferences:
+    groups: dict[str, list[int]] = {}
+    numbers: dict[str, int] = {}
     for name, sl, sc, el, ec, container in refs:
-        group = groups.get(name)
-        if group is None:
-            group = groups[name] = ([], {})
-        ints, numbers = group
+        ints = groups.get(name)
+        if ints is None:
+            ints = groups[name] = []
         if container is None:
             number = 0
         else:
@@ -1136,23 +1176,48 @@ def _pack_references_py(path: str, refs: Iterable[Reference]) -> list[tuple]:
                 number = numbers[container] = len(numbers) + 1
         ints += (sl, sc, el, ec, number)
     rows = []
-    for name, (ints, numbers) in groups.items():
-        packed = array("i", ints)
+    for name, ints in groups.items():
+        packed = array("h" if _INT16_MIN <= min(ints) and max(ints) <= _INT16_MAX else "i", ints)
         if _SWAP:
             packed.byteswap()
-        rows.append((path, name, len(ints) // 5, packed.tobytes(), _CONTAINER_SEP.join(numbers)))
-    return rows
+        rows.append((path, name, len(ints) // 5, packed.tobytes()))
+    return rows, _CONTAINER_SEP.join(numbers)
 
 
-def unpack_references(name: str, positions: bytes, containers: str) -> list[Reference]:
-    """The references of one packed row, in stored order."""
-    ints = array("i")
+#: A file without containers (or not indexed): number 0 only.
+_NO_CONTAINERS: tuple[str | None, ...] = (None,)
+
+
+def _containers_of(conn: sqlite3.Connection, paths: list[str]) -> dict[str, tuple[str | None, ...]]:
+    """path -> the file's reference containers, by number (`unpack_references`)."""
+    found: dict[str, tuple[str | None, ...]] = {}
+    for i in range(0, len(paths), _MAX_SQL_VARIABLES):
+        part = paths[i : i + _MAX_SQL_VARIABLES]
+        found.update(
+            (path, split_containers(joined))
+            for path, joined in conn.execute(
+                f"SELECT path, ref_containers FROM files WHERE path IN ({','.join('?' * len(part))})", part
+            )
+        )
+    return found
+
+
+def split_containers(joined: str | None) -> tuple[str | None, ...]:
+    """A file's `ref_containers` by container number (0: None), for `unpack_references`."""
+    return (None, *joined.split(_CONTAINER_SEP)) if joined else _NO_CONTAINERS
+
+
+def unpack_references(
+    name: str, count: int, positions: bytes, containers: Sequence[str | None]
+) -> list[Reference]:
+    """The references of one packed row (its name, count and positions), in stored
+    order; `containers`: the file's, by number (`split_containers`)."""
+    ints = array("h" if len(positions) == 10 * count else "i")
     ints.frombytes(positions)
     if _SWAP:
         ints.byteswap()
-    names = (None, *containers.split(_CONTAINER_SEP))
     it = iter(ints)
-    return [Reference(name, sl, sc, el, ec, names[c]) for sl, sc, el, ec, c in zip(it, it, it, it, it, strict=True)]
+    return [Reference(name, sl, sc, el, ec, containers[c]) for sl, sc, el, ec, c in zip(it, it, it, it, it, strict=True)]
 
 
 _QUALIFIERS = ("::", "\\", ".", "#")
@@ -1222,7 +1287,8 @@ def _fsync(path: Path) -> None:
 
 
 _STORE_COLUMNS = {
-    "files": "path, language, fingerprint, size, mtime_ns, indexed_at, skip_reason, syntax_errors, notes",
+    "files": "path, language, fingerprint, size, mtime_ns, indexed_at, skip_reason, syntax_errors, notes, "
+             "ref_containers",
     "chunks": "*",
     "symbols": "path, language, name, kind, qualified_name, container, sl, sc, el, ec, "
                "nsl, nsc, nel, nec, signature, doc",  # new ids in this store
@@ -1255,10 +1321,10 @@ def _copy_store(conn: sqlite3.Connection, side_path: Path) -> None:
 #: The columns `copy_rows` copies: what `_insert_files` writes (the store numbers the
 #: symbols itself, as it would numbering them on insert).
 _INSERT_COLUMNS = {
-    "files": "path, language, fingerprint, size, mtime_ns, indexed_at, syntax_errors, notes",
+    "files": "path, language, fingerprint, size, mtime_ns, indexed_at, syntax_errors, notes, ref_containers",
     "chunks": "id, path, language, symbol_name, symbol_type, start_line, end_line, content, fingerprint, metadata",
     "symbols": _STORE_COLUMNS["symbols"],
-    "refs": "path, name, n, positions, containers",
+    "refs": "path, name, n, positions",
     "imports": "path, alias, target",
 }
 
@@ -1276,12 +1342,12 @@ def _delete_paths(conn: sqlite3.Connection, paths: list[str]) -> None:
 #: The statements that write a file's rows, one per table of `_ROW_TABLES`.
 _INSERTS = (
     ("INSERT INTO files(path, language, fingerprint, size, mtime_ns, indexed_at, "
-     "syntax_errors, notes) VALUES (?,?,?,?,?,?,?,?)"),
+     "syntax_errors, notes, ref_containers) VALUES (?,?,?,?,?,?,?,?,?)"),
     "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?)",
     ("INSERT INTO symbols(path, language, name, kind, qualified_name, container, "
      "sl, sc, el, ec, nsl, nsc, nel, nec, signature, doc) "
      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
-    "INSERT INTO refs VALUES (?,?,?,?,?)",
+    "INSERT INTO refs VALUES (?,?,?,?)",
     "INSERT INTO imports VALUES (?,?,?)",
 )
 
@@ -1292,7 +1358,8 @@ def _table_rows(files: list[IndexedFile]) -> tuple[list[list[tuple]], ...]:
     now = time.time()
     rows = [f.rows for f in files]
     return (
-        [[(f.path, r.language, f.fingerprint, f.size, f.mtime_ns, now, r.syntax_errors, r.notes)
+        [[(f.path, r.language, f.fingerprint, f.size, f.mtime_ns, now, r.syntax_errors, r.notes,
+           r.ref_containers)
           for f, r in zip(files, rows, strict=True)]],
         [r.chunks for r in rows],
         [r.symbols for r in rows],

@@ -974,38 +974,41 @@ done:
 /* ---- packing: store.pack_references in C ------------------------------------- */
 
 /* One row of the packing: a name's occurrences as little-endian int32 quintuples
- * (start line, start column, end line, end column, container number). */
+ * (start line, start column, end line, end column, container number), stored as int16
+ * ones unless a value needs more (`wide`). */
 typedef struct {
     unsigned char *bytes;
     size_t used, size;
-    PyObject *numbers; /* container -> number (1-based), insertion-ordered; NULL: none yet */
-    PyObject *last;    /* borrowed: the container the last occurrence had (they repeat) */
-    long last_number;
+    int wide;
 } Group;
 
-/* The rows of one file, names in first-occurrence order. */
+/* The rows of one file, names in first-occurrence order, and the file's containers
+ * numbered in first-occurrence order (1-based; 0 is none), which every row's
+ * container numbers index. */
 typedef struct {
     PyObject *index; /* name -> row number */
     PyObject *order; /* the names, by row */
     Group *groups;
     size_t n, size;
+    PyObject *numbers; /* container -> number, insertion-ordered */
+    PyObject *last;    /* borrowed: the container the last occurrence had (they repeat) */
+    long last_number;
 } Packer;
 
 static int packer_init(Packer *p) {
     memset(p, 0, sizeof(Packer));
     p->index = PyDict_New();
     p->order = PyList_New(0);
-    return p->index != NULL && p->order != NULL;
+    p->numbers = PyDict_New();
+    return p->index != NULL && p->order != NULL && p->numbers != NULL;
 }
 
 static void packer_free(Packer *p) {
-    for (size_t g = 0; g < p->n; g++) {
-        free(p->groups[g].bytes);
-        Py_XDECREF(p->groups[g].numbers);
-    }
+    for (size_t g = 0; g < p->n; g++) free(p->groups[g].bytes);
     free(p->groups);
     Py_XDECREF(p->index);
     Py_XDECREF(p->order);
+    Py_XDECREF(p->numbers);
     memset(p, 0, sizeof(Packer));
 }
 
@@ -1049,6 +1052,7 @@ static int put_i32(Group *g, long v) {
         g->bytes = more;
         g->size = size;
     }
+    if (v < INT16_MIN || v > INT16_MAX) g->wide = 1;
     uint32_t u = (uint32_t)(int32_t)v;
     unsigned char *b = g->bytes + g->used;
     b[0] = u & 0xff, b[1] = (u >> 8) & 0xff, b[2] = (u >> 16) & 0xff, b[3] = u >> 24;
@@ -1056,22 +1060,21 @@ static int put_i32(Group *g, long v) {
     return 1;
 }
 
-/* One occurrence into `row`; `container` (a str or None) is numbered per row in
+/* One occurrence into `row`; `container` (a str or None) is numbered per file in
  * first-occurrence order (0: none). */
 static int packer_add(Packer *p, Py_ssize_t row, long sr, long sc, long er, long ec, PyObject *container) {
     Group *group = &p->groups[row];
     long number = 0;
     if (container != Py_None) {
-        if (container == group->last) {
-            number = group->last_number;
+        if (container == p->last) {
+            number = p->last_number;
         } else {
-            if (group->numbers == NULL && (group->numbers = PyDict_New()) == NULL) return 0;
-            PyObject *known = PyDict_GetItemWithError(group->numbers, container);
+            PyObject *known = PyDict_GetItemWithError(p->numbers, container);
             if (known == NULL) {
                 if (PyErr_Occurred()) return 0;
-                number = (long)PyDict_GET_SIZE(group->numbers) + 1;
+                number = (long)PyDict_GET_SIZE(p->numbers) + 1;
                 PyObject *num = PyLong_FromLong(number);
-                if (num == NULL || PyDict_SetItem(group->numbers, container, num) < 0) {
+                if (num == NULL || PyDict_SetItem(p->numbers, container, num) < 0) {
                     Py_XDECREF(num);
                     return 0;
                 }
@@ -1079,41 +1082,48 @@ static int packer_add(Packer *p, Py_ssize_t row, long sr, long sc, long er, long
             } else {
                 number = PyLong_AsLong(known);
             }
-            group->last = container, group->last_number = number;
+            p->last = container, p->last_number = number;
         }
     }
     return put_i32(group, sr) && put_i32(group, sc) && put_i32(group, er) && put_i32(group, ec) &&
            put_i32(group, number);
 }
 
-/* [(path, name, count, positions, containers joined by sep)], one per row. */
+/* ([(path, name, count, positions)] one per row, the file's containers joined by sep);
+ * `positions` is int16 quintuples where every value of the row fits, else int32 ones. */
 static PyObject *packer_rows(Packer *p, PyObject *path, PyObject *sep) {
-    PyObject *rows = PyList_New((Py_ssize_t)p->n);
-    if (rows == NULL) return NULL;
+    PyObject *keys = PyDict_Keys(p->numbers);
+    PyObject *joined = keys ? PyUnicode_Join(sep, keys) : NULL;
+    Py_XDECREF(keys);
+    PyObject *rows = joined ? PyList_New((Py_ssize_t)p->n) : NULL;
+    if (rows == NULL) {
+        Py_XDECREF(joined);
+        return NULL;
+    }
     for (size_t g = 0; g < p->n; g++) {
         Group *group = &p->groups[g];
-        PyObject *joined;
-        if (group->numbers == NULL) {
-            joined = PyUnicode_New(0, 0);
-        } else {
-            PyObject *keys = PyDict_Keys(group->numbers);
-            joined = keys ? PyUnicode_Join(sep, keys) : NULL;
-            Py_XDECREF(keys);
+        PyObject *positions;
+        if (group->wide) {
+            positions = PyBytes_FromStringAndSize((const char *)group->bytes, (Py_ssize_t)group->used);
+        } else { /* the low halves of the little-endian int32s */
+            positions = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(group->used / 2));
+            if (positions) {
+                unsigned char *to = (unsigned char *)PyBytes_AS_STRING(positions);
+                for (size_t k = 0; k < group->used; k += 4) *to++ = group->bytes[k], *to++ = group->bytes[k + 1];
+            }
         }
-        PyObject *positions = PyBytes_FromStringAndSize((const char *)group->bytes, (Py_ssize_t)group->used);
         PyObject *row = NULL;
-        if (joined && positions)
-            row = Py_BuildValue("(OOnOO)", path, PyList_GET_ITEM(p->order, g), (Py_ssize_t)(group->used / 20),
-                                positions, joined);
-        Py_XDECREF(joined);
-        Py_XDECREF(positions);
+        if (positions)
+            row = Py_BuildValue("(OOnN)", path, PyList_GET_ITEM(p->order, g), (Py_ssize_t)(group->used / 20),
+                                positions);
         if (row == NULL) {
             Py_DECREF(rows);
+            Py_DECREF(joined);
             return NULL;
         }
         PyList_SET_ITEM(rows, (Py_ssize_t)g, row);
     }
-    return rows;
+    return Py_BuildValue("(NN)", rows, joined);
 }
 
 /* References into the packing after what is there: (name, start line, start column, end
@@ -1140,9 +1150,10 @@ static int packer_extend(Packer *p, PyObject *refs, int with_container) {
     return 1;
 }
 
-/* pack(path, refs, sep) -> [(path, name, count, positions, containers)], the rows of
+/* pack(path, refs, sep) -> ([(path, name, count, positions)], containers), the rows of
  * store.pack_references: names in first-occurrence order, each name's occurrences in
- * list order, containers numbered per row in first-occurrence order (0: none). */
+ * list order; the file's containers numbered in first-occurrence order (0: none) and
+ * joined by sep. */
 static PyObject *refscan_pack(PyObject *self, PyObject *args) {
     PyObject *path, *refs, *sep, *rows = NULL;
     if (!PyArg_ParseTuple(args, "OO!U:pack", &path, &PyList_Type, &refs, &sep)) return NULL;
@@ -1166,8 +1177,8 @@ static PyObject *refscan_scan(PyObject *self, PyObject *args) {
                           &containers, &sigil, &utf16, &PyType_Type, &ref_type, &found_obj,
                           &pack_path, &PyList_Type, &extras, &sep))
         return NULL;
-    /* pack mode (pack_path not None): the rows of pack(pack_path, references + extras,
-     * sep) without a Reference per occurrence; extras are (name, sl, sc, el, ec) */
+    /* pack mode (pack_path not None): what pack(pack_path, references + extras,
+     * sep) gives, without a Reference per occurrence; extras are (name, sl, sc, el, ec) */
     int packing = pack_path != Py_None;
     if (packing && (extras == NULL || sep == NULL)) {
         PyErr_SetString(PyExc_TypeError, "scan: pack mode needs extras and sep");
@@ -1413,7 +1424,8 @@ static PyMethodDef methods[] = {
      "defs(root, handle, data) -> [(rule, definition node, name node, ids, bytes and points)], "
      "or None when ambiguous."},
     {"pack", refscan_pack, METH_VARARGS,
-     "pack(path, refs, sep) -> the store's packed rows, one per name (store.pack_references)."},
+     "pack(path, refs, sep) -> (the store's packed rows, one per name, the file's containers) "
+     "(store.pack_references)."},
     {"compile", refscan_compile, METH_VARARGS,
      "compile(node, source) -> query handle for node's language, or None when a predicate "
      "is not #eq?/#not-eq? against a string."},
@@ -1430,7 +1442,7 @@ static PyMethodDef methods[] = {
     {"scan", refscan_scan, METH_VARARGS,
      "scan(root, query, data, name_starts, def_starts, def_ends, containers, sigil, utf16, "
      "reference_type[, found, pack_path, extras, sep]) -> the file's references; with a "
-     "pack_path, pack()'s rows of them followed by extras (name, sl, sc, el, ec)."},
+     "pack_path, pack()'s (rows, containers) of them followed by extras (name, sl, sc, el, ec)."},
     {NULL, NULL, 0, NULL},
 };
 

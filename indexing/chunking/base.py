@@ -17,7 +17,16 @@ from typing import Any, ClassVar, Protocol
 import tree_sitter
 
 from ..languages import parser_for, query
-from ..model import Chunk, FileAnalysis, Position, Range, Reference, Symbol, SymbolKind
+from ..model import (
+    Chunk,
+    FileAnalysis,
+    PackedReferences,
+    Position,
+    Range,
+    Reference,
+    Symbol,
+    SymbolKind,
+)
 from ..source import SourceDocument
 from . import defscan, refscan
 
@@ -640,7 +649,7 @@ class TreeSitterStrategy:
 
     def _packed_references(
         self, doc: SourceDocument, root: tree_sitter.Node, defs: list[_Def]
-    ) -> list[tuple] | None:
+    ) -> PackedReferences | None:
         """`_references` as the store packs them, straight from the compiled pass; None
         where it cannot run or the strategy has a reference pass of its own."""
         if not refscan.AVAILABLE or type(self)._references is not TreeSitterStrategy._references:

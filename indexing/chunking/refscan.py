@@ -16,7 +16,7 @@ from typing import Any
 
 import tree_sitter
 
-from ..model import REFERENCE_CONTAINER_SEP, Reference
+from ..model import REFERENCE_CONTAINER_SEP, PackedReferences, Reference
 
 try:
     from .. import _refscan  # type: ignore[attr-defined]
@@ -153,13 +153,13 @@ def scan(
     utf16: Callable[[int, int], int] | None,
     found: Any = None,
     pack: tuple[str, list[Extra]] | None = None,
-) -> list[Reference] | list[tuple] | None:
+) -> list[Reference] | PackedReferences | None:
     """The file's references from the compiled pass, or None where it cannot run.
     `name_starts`: sorted start bytes of definition names; `defs`: the definitions'
     start bytes, end bytes and qualified names, in list order; `found`: the query's
     nodes in this tree as the definitions walk recorded them (`defscan`), instead of a
-    walk of its own. `pack` (path, extras): instead, `store.pack_references`'s rows of
-    the references followed by the extras, without a Reference per occurrence."""
+    walk of its own. `pack` (path, extras): instead, `store.pack_references`'s rows and
+    containers of the references followed by the extras, without a Reference per occurrence."""
     if not AVAILABLE or type(root) is not tree_sitter.Node:
         return None
     handle = _compiled(root, grammar_name, query_source)

@@ -12,7 +12,12 @@ import pytest
 from code_intel.indexing.analyze import analyze_source
 from code_intel.indexing.config import Config
 from code_intel.indexing.model import Reference
-from code_intel.indexing.store import IndexStore, pack_references, unpack_references
+from code_intel.indexing.store import (
+    IndexStore,
+    pack_references,
+    split_containers,
+    unpack_references,
+)
 from code_intel.indexing.sync import sync_workspace
 
 
@@ -25,15 +30,19 @@ def test_pack_then_unpack_gives_every_occurrence_back_in_order():
         Reference("total", 12, 0, 12, 5, ""),
         Reference("Ünïcode", 70_000, 2**20, 70_000, 2**20 + 7, "shop.Ärger"),
     ]
-    rows = pack_references("a.py", refs)
+    rows, joined = pack_references("a.py", refs)
     assert [(r[0], r[1], r[2]) for r in rows] == [("a.py", "total", 4), ("a.py", "Ünïcode", 2)]
-    back = [ref for _, name, _, positions, containers in rows for ref in unpack_references(name, positions, containers)]
+    containers = split_containers(joined)
+    assert containers == (None, "shop.Cart.add", "", "shop.Ärger")  # once per file
+    # 2 bytes a value where the row's values fit (half the store's positions), else 4
+    assert [len(r[3]) for r in rows] == [4 * 5 * 2, 2 * 5 * 4]
+    back = [ref for _, name, n, positions in rows for ref in unpack_references(name, n, positions, containers)]
     assert sorted(back, key=repr) == sorted(refs, key=repr)
     assert [r for r in back if r.name == "total"] == [r for r in refs if r.name == "total"]
 
 
 def test_a_file_without_references_packs_to_no_rows():
-    assert pack_references("empty.py", []) == []
+    assert pack_references("empty.py", []) == ([], "")
 
 
 @pytest.fixture
@@ -111,3 +120,22 @@ def test_reference_columns_count_utf16_units_only_after_non_ascii_text():
     assert ("b", 1, b_at, b_at + 1) in refs and ("a", 1, last_a, last_a + 1) in refs
     assert b_at == line.index("b)") + 1  # the emoji is two UTF-16 units, ü one
     assert ("a", 2, 4, 5) in refs
+
+
+def test_a_container_is_stored_once_per_file_however_many_names_it_holds(tmp_path: Path):
+    """The store's size: a method's qualified name is written once for its references,
+    not again on the row of every name it uses (an eighth of sympy's store)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    body = "".join(f"        name_{i}()\n" for i in range(300))
+    source = f"class Container_class:\n    def method_of_it(self):\n{body}"
+    (root / "a.py").write_text(source, encoding="utf-8")
+    store = IndexStore.for_workspace(root)
+    sync_workspace(root, store, Config())
+    refs = [r for r in store.references_in_file("a.py") if r.reference.name.startswith("name_")]
+    assert len(refs) == 300
+    assert {r.reference.container for r in refs} == {"a.Container_class.method_of_it"}
+    path = store.path
+    store.close()
+    stored = b"".join(p.read_bytes() for p in path.parent.iterdir() if p.name.startswith(path.name))
+    assert stored.count(b"a.Container_class.method_of_it") < 10

@@ -201,7 +201,7 @@ def make(y: "Größe"):  # redefined: the same container name from another defin
 def test_the_index_path_packs_the_rows_the_lazy_references_pack():
     """The sync's rows (packed as the compiled pass finds them, Python's type strings
     appended after) equal packing the references an editor's lazy analysis lists."""
-    from code_intel.indexing.store import pack_references, unpack_references
+    from code_intel.indexing.store import pack_references, split_containers, unpack_references
     from code_intel.indexing.sync import analyze_bytes
 
     settings = ChunkSettings()
@@ -210,16 +210,18 @@ def test_the_index_path_packs_the_rows_the_lazy_references_pack():
     packed_python = 0
     for path, data in cases:
         lazy = analyze_source(path, data, settings, lazy=True).complete_references()
-        rows = analyze_bytes(path, data, settings).rows.refs
-        assert rows == pack_references(path, lazy), path
+        rows = analyze_bytes(path, data, settings).rows
+        assert (rows.refs, rows.ref_containers) == pack_references(path, lazy), path
         index = analyze_source(path, data, settings, packed=True)
         if path.endswith(".py") and data:
             assert index.packed_references is not None and index.references == [], path
             packed_python += 1
     assert packed_python >= 5
-    row = next(r for r in analyze_bytes("t.py", TYPE_STRINGS.encode(), settings).rows.refs if r[1] == "Client")
+    rows = analyze_bytes("t.py", TYPE_STRINGS.encode(), settings).rows
+    row = next(r for r in rows.refs if r[1] == "Client")
     # 2 identifiers, then the 5 type strings (`__all__`, annotations) after them
-    assert [r.start_line for r in unpack_references(row[1], *row[3:])] == [12, 15, 1, 4, 4, 8, 10]
+    back = unpack_references(*row[1:], split_containers(rows.ref_containers))
+    assert [r.start_line for r in back] == [12, 15, 1, 4, 4, 8, 10]
 
 
 def test_references_a_finish_hook_adds_keep_the_packed_path_correct():

@@ -33,7 +33,8 @@ def odd_file() -> IndexedFile:
         language="python", syntax_errors=3, notes="ü\0after a NUL",
         chunks=[("id#2", "odd.py", "python", "Größe", "class", 1, 2**40, "🎉 text\0x", "f" * 64, "{}")],
         symbols=[("odd.py", "python", "", "class", "", None, -1, 0, 2**62, 5, 0, 0, 0, 0, None, "doc 🎉")],
-        refs=[("odd.py", "x", 2, b"\x00\x01\xff" * 10, ""), ("odd.py", "y", 0, b"", "a\x1fb")],
+        refs=[("odd.py", "x", 2, b"\x00\x01\xff" * 10), ("odd.py", "y", 0, b"")],
+        ref_containers="a\x1fb🎉",
         imports=[("odd.py", "alias", "pkg.mod")],
     )
     return IndexedFile("odd.py", "0" * 64, -1, 2**63 - 1, rows)
@@ -43,7 +44,7 @@ def rows_file_tables(path: str) -> dict[str, list[tuple]]:
     conn = sqlite3.connect(path)
     try:
         return {t: conn.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall() for t in _ROW_TABLES} | {
-            "types": conn.execute("SELECT typeof(positions), typeof(containers) FROM refs").fetchall(),
+            "types": conn.execute("SELECT typeof(positions), typeof(ref_containers) FROM refs, files").fetchall(),
             "columns": conn.execute("SELECT typeof(sl), typeof(container) FROM symbols").fetchall(),
         }
     finally:
@@ -95,14 +96,14 @@ def test_a_value_sqlite_cannot_hold_fails_the_write_and_keeps_the_file_usable(tm
     good = odd_file()
     bad = IndexedFile("bad.py", "0" * 64, 1, 1, FileRows(
         language="python", syntax_errors=0, notes=None, chunks=[], symbols=[],
-        refs=[("bad.py", "\ud800", 1, b"", "")], imports=[]))
+        refs=[("bad.py", "\ud800", 1, b"")], ref_containers="", imports=[]))
     with pytest.raises(UnicodeEncodeError):
         rows_file.write([good, bad])
     too_big = IndexedFile("big.py", "0" * 64, 2**64, 1, good.rows)
     with pytest.raises(OverflowError):
         rows_file.write([too_big])
-    many = [("bad.py", f"n{i}", 1, b"", "") for i in range(3 * ROWS_PER_INSERT)]
-    many[2 * ROWS_PER_INSERT + 1] = ("bad.py", "\udfff", 1, b"", "")  # in a many-row INSERT
+    many = [("bad.py", f"n{i}", 1, b"") for i in range(3 * ROWS_PER_INSERT)]
+    many[2 * ROWS_PER_INSERT + 1] = ("bad.py", "\udfff", 1, b"")  # in a many-row INSERT
     with pytest.raises(UnicodeEncodeError):
         rows_file.write([replace(bad, rows=replace(bad.rows, refs=many))])
     spans = rows_file.write([good])
