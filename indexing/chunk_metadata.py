@@ -41,7 +41,7 @@ class StoredMetadata:
     """Encodes the metadata of one file's chunks against that file's symbols (in the
     order of its symbol rows): `encode` gives (symbol ordinal or None, JSON of the rest)."""
 
-    __slots__ = ("_symbols", "_by_name", "_dumps")
+    __slots__ = ("_by_name", "_dumps", "_symbols")
 
     def __init__(self, symbols: Sequence[Symbol], dumps: Callable[[dict[str, Any]], str]) -> None:
         self._symbols = symbols
