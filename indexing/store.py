@@ -38,6 +38,7 @@ try:
 except ImportError:  # not POSIX: a first build is copied into place, never renamed
     fcntl = None  # type: ignore[assignment]
 
+from .chunk_metadata import StoredMetadata, joined
 from .model import (
     REFERENCE_CONTAINER_SEP,
     Chunk,
@@ -55,7 +56,7 @@ from .rowwriter import open_writer
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 10  # 2: Python `self.x` fields, module names under if/try, nested imports;
+SCHEMA_VERSION = 11  # 2: Python `self.x` fields, module names under if/try, nested imports;
 # 3: PHP docblock type references and @method/@property members, Python `__all__`/string-type references
 # 4: a JS/TS `src/index.ts` / `lib/index.ts` is the module `src` / `lib` (what `from "../lib"` names);
 #    Python `cls.x = …` in a classmethod is a field like `self.x = …`
@@ -70,8 +71,10 @@ SCHEMA_VERSION = 10  # 2: Python `self.x` fields, module names under if/try, nes
 # 9: the Python string given to `cast` as its type (`cast("Constraints", value)`) names a class;
 #    JS/TS names linked from doc comments (`{@link Task}`) are references
 # 10: a file's reference containers are stored once, in `files.ref_containers`; the refs
-#    rows' container numbers index that list; positions as int16 where they fit (see
-#    `pack_references`)
+#     rows' container numbers index that list; positions as int16 where they fit (see
+#     `pack_references`)
+# 11: a definition chunk's metadata keeps only what its symbol row does not hold, and the row's
+#     ordinal in `chunks.symbol` (see `chunk_metadata`)
 DB_FILE = "index.db"
 PAGE_SIZE = 16384
 #: ids per `IN (…)` read: well under SQLite's bound on host parameters
@@ -102,7 +105,10 @@ CREATE TABLE IF NOT EXISTS chunks (
     end_line INTEGER NOT NULL,
     content TEXT NOT NULL,
     fingerprint TEXT NOT NULL,
-    metadata TEXT NOT NULL
+    metadata TEXT NOT NULL,  -- without what the symbol row `symbol` holds (see chunk_metadata)
+    -- that row: `symbol`-th of the file's symbol rows (they are numbered consecutively,
+    -- in order, by the one INSERT of the file's rows); NULL when metadata holds everything
+    symbol INTEGER
 );
 CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
 CREATE TABLE IF NOT EXISTS symbols (
@@ -206,6 +212,17 @@ class ChunkSpan:
     qualified_name: str  # "" when the chunker gave none
 
 
+#: A chunk's symbol row, joined in the statement that reads the chunk (one snapshot: a
+#: sync committing between two reads could renumber the file's symbols): the file's
+#: first symbol id plus the chunk's ordinal. No row when `symbol` is NULL.
+#: (`ORDER BY … LIMIT 1` reads one entry of `symbols_path`; `MIN` read all the file's.)
+_CHUNK_SYMBOL = ("LEFT JOIN symbols s ON s.id = c.symbol + "
+                 "(SELECT f.id FROM symbols f WHERE f.path = c.path ORDER BY f.id LIMIT 1)")
+#: A chunk's fields and then `chunk_metadata.joined`'s arguments.
+_CHUNK_COLUMNS = ("c.path, c.language, c.symbol_name, c.symbol_type, c.start_line, c.end_line, c.content, "
+                  "c.metadata, s.qualified_name, s.signature, s.doc, s.container")
+
+
 def _metadata_encoder() -> Callable[[dict[str, Any]], str]:
     """`json.dumps(m, ensure_ascii=False, default=str)`, the same text, for every chunk's
     metadata. `dumps` builds an encoder per call that passes options, and even a kept
@@ -247,6 +264,7 @@ class FileRows:
     def from_analysis(cls, path: str, a: FileAnalysis) -> FileRows:
         chunk_rows = []
         seen: set[str] = set()
+        encode = StoredMetadata(a.symbols, _metadata_json).encode
         for c in a.chunks:
             cid = c.id
             n = 1
@@ -254,11 +272,11 @@ class FileRows:
                 n += 1
                 cid = f"{c.id}#{n}"
             seen.add(cid)
+            symbol, metadata = encode(c.metadata)
             chunk_rows.append(
                 (
                     cid, path, c.language, c.symbol_name, c.symbol_type, c.start_line,
-                    c.end_line, c.content, c.fingerprint,
-                    _metadata_json(c.metadata),
+                    c.end_line, c.content, c.fingerprint, metadata, symbol,
                 )
             )
         symbol_rows = [
@@ -1016,16 +1034,17 @@ class IndexStore:
         metadata is stored after its text, so each row read costs its text's pages, and a
         search wants two or three chunks of a file of hundreds (sympy: 0.3 ms for a line's
         chunks of `core/tests/test_args.py`, 7 ms for all of them)."""
-        sql = ("SELECT symbol_name, symbol_type, start_line, end_line, "
-               "json_extract(metadata, '$.qualified_name') FROM chunks WHERE path=?")
+        sql = ("SELECT c.symbol_name, c.symbol_type, c.start_line, c.end_line, "
+               "CASE WHEN c.symbol IS NULL THEN json_extract(c.metadata, '$.qualified_name') "
+               f"ELSE s.qualified_name END FROM chunks c {_CHUNK_SYMBOL} WHERE c.path=?")
         args: list[object] = [path]
         if line is not None:
-            sql += " AND start_line <= ? AND end_line >= ?"
+            sql += " AND c.start_line <= ? AND c.end_line >= ?"
             args += [line, line]
             if name is not None:
-                sql += " AND symbol_name = ?"
+                sql += " AND c.symbol_name = ?"
                 args.append(name)
-        rows = self.conn.execute(sql + " ORDER BY start_line", args)
+        rows = self.conn.execute(sql + " ORDER BY c.start_line", args)
         return [ChunkSpan(path, r[0], r[1], r[2], r[3], str(r[4] or "")) for r in rows]
 
     def chunk_text(self, path: str, start_line: int, symbol_name: str) -> str | None:
@@ -1044,23 +1063,20 @@ class IndexStore:
         for i in range(0, len(wanted), _MAX_SQL_VARIABLES):
             part = wanted[i : i + _MAX_SQL_VARIABLES]
             rows = self.conn.execute(
-                "SELECT id, path, language, symbol_name, symbol_type, start_line, end_line, content, "
-                f"metadata FROM chunks WHERE id IN ({','.join('?' * len(part))})",
+                f"SELECT c.id, {_CHUNK_COLUMNS} FROM chunks c {_CHUNK_SYMBOL} "
+                f"WHERE c.id IN ({','.join('?' * len(part))})",
                 part,
             )
             for r in rows:
-                out[r[0]] = Chunk(r[1], r[2], r[3], r[4], r[5], r[6], r[7], json.loads(r[8]))
+                out[r[0]] = Chunk(r[1], r[2], r[3], r[4], r[5], r[6], r[7], joined(*r[8:]))
         return out
 
     def chunks_in_file(self, path: str) -> list[Chunk]:
         rows = self.conn.execute(
-            "SELECT path, language, symbol_name, symbol_type, start_line, end_line, content, "
-            "metadata FROM chunks WHERE path=? ORDER BY start_line",
+            f"SELECT {_CHUNK_COLUMNS} FROM chunks c {_CHUNK_SYMBOL} WHERE c.path=? ORDER BY c.start_line",
             (path,),
         )
-        return [
-            Chunk(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7])) for r in rows
-        ]
+        return [Chunk(r[0], r[1], r[2], r[3], r[4], r[5], r[6], joined(*r[7:])) for r in rows]
 
     def stats(self) -> dict[str, object]:
         """Counts for status displays, which ask often: recounted only after a write by
@@ -1322,7 +1338,8 @@ def _copy_store(conn: sqlite3.Connection, side_path: Path) -> None:
 #: symbols itself, as it would numbering them on insert).
 _INSERT_COLUMNS = {
     "files": "path, language, fingerprint, size, mtime_ns, indexed_at, syntax_errors, notes, ref_containers",
-    "chunks": "id, path, language, symbol_name, symbol_type, start_line, end_line, content, fingerprint, metadata",
+    "chunks": "id, path, language, symbol_name, symbol_type, start_line, end_line, content, fingerprint, metadata, "
+              "symbol",
     "symbols": _STORE_COLUMNS["symbols"],
     "refs": "path, name, n, positions",
     "imports": "path, alias, target",
@@ -1343,7 +1360,7 @@ def _delete_paths(conn: sqlite3.Connection, paths: list[str]) -> None:
 _INSERTS = (
     ("INSERT INTO files(path, language, fingerprint, size, mtime_ns, indexed_at, "
      "syntax_errors, notes, ref_containers) VALUES (?,?,?,?,?,?,?,?,?)"),
-    "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?)",
+    "INSERT INTO chunks VALUES (?,?,?,?,?,?,?,?,?,?,?)",
     ("INSERT INTO symbols(path, language, name, kind, qualified_name, container, "
      "sl, sc, el, ec, nsl, nsc, nel, nec, signature, doc) "
      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),

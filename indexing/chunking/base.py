@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Protocol
 
 import tree_sitter
 
+from ..chunk_metadata import definition_metadata
 from ..languages import parser_for, query
 from ..model import (
     Chunk,
@@ -761,13 +762,7 @@ class TreeSitterStrategy:
             start, end = s.range.start.line, s.range.end.line
             inner = members_within(d, children)
             content = _skeleton(doc, start, end, inner) if inner else doc.lines_text(start, end)
-            meta: dict[str, Any] = {"qualified_name": s.qualified_name}
-            if s.signature:
-                meta["signature"] = s.signature
-            if s.doc:
-                meta["docstring"] = s.doc
-            if s.container:
-                meta["container"] = s.container
+            meta = definition_metadata(s.qualified_name, s.signature, s.doc, s.container)
             meta.update(self.symbol_metadata(doc, d, analysis))
             chunk = Chunk(doc.path, doc.language, s.name, s.kind._value_, start, end, content, meta)
             if len(content) <= max_chars:  # most chunks: no split_oversized call to say so

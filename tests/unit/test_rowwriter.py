@@ -31,7 +31,7 @@ def odd_file() -> IndexedFile:
     """Values at the edges of what a row can hold."""
     rows = FileRows(
         language="python", syntax_errors=3, notes="ü\0after a NUL",
-        chunks=[("id#2", "odd.py", "python", "Größe", "class", 1, 2**40, "🎉 text\0x", "f" * 64, "{}")],
+        chunks=[("id#2", "odd.py", "python", "Größe", "class", 1, 2**40, "🎉 text\0x", "f" * 64, "{}", None)],
         symbols=[("odd.py", "python", "", "class", "", None, -1, 0, 2**62, 5, 0, 0, 0, 0, None, "doc 🎉")],
         refs=[("odd.py", "x", 2, b"\x00\x01\xff" * 10), ("odd.py", "y", 0, b"")],
         ref_containers="a\x1fb🎉",
