@@ -58,7 +58,7 @@ MAX_KATAKANA_PARTS = 4
 
 # Words a request about code uses to frame what it asks, not to name it.
 _JA_STOP = frozenset(
-    ["する", "為る", "ある", "有る", "いる", "居る", "なる", "成る", "できる", "出来る", "れる", "られる", "せる", "させる", "こと", "事", "もの", "物", "ため", "為", "よう", "様", "処理", "機能", "部分", "場合", "時", "とき", "方法", "方", "所", "ところ", "箇所", "どこ", "何", "なに", "実装", "コード", "ファイル", "関数", "メソッド", "クラス", "感じ", "行う", "おこなう", "使う", "使用", "利用", "それ", "これ", "ここ", "そこ", "際", "中", "後", "前", "上", "下", "的", "等", "など", "仕組み", "流れ", "場所", "教える", "知る", "済み", "済", "見る", "いう", "言う", "思う", "欲しい", "ほしい", "一つ", "全て", "すべて", "全部", "もう", "ない", "無い", "過ぎる", "すぎる"]
+    ["する", "為る", "ある", "有る", "いる", "居る", "なる", "成る", "できる", "出来る", "れる", "られる", "せる", "させる", "こと", "事", "もの", "物", "人", "件", "ため", "為", "よう", "様", "処理", "機能", "部分", "場合", "時", "とき", "方法", "方", "所", "ところ", "箇所", "どこ", "何", "なに", "実装", "コード", "ファイル", "関数", "メソッド", "クラス", "感じ", "行う", "おこなう", "使う", "使用", "利用", "それ", "これ", "ここ", "そこ", "際", "中", "後", "前", "上", "下", "的", "等", "など", "仕組み", "流れ", "場所", "教える", "知る", "済み", "済", "見る", "いう", "言う", "思う", "欲しい", "ほしい", "一つ", "全て", "すべて", "全部", "もう", "ない", "無い", "過ぎる", "すぎる"]
 )
 
 # English gloss words that carry no search intent (on top of BM25's own stopwords).
@@ -194,6 +194,32 @@ SOFTWARE_TERMS: dict[str, tuple[str, ...]] = {
     "ポスト": ("post",),             # "postbox; mailbox; mail"
 }
 
+# a verb's 連用形 (絞り込む → 絞り込み, 切り替える → 切り替え) is also the noun of the
+# action, and software Japanese writes either for the same thing: the two share an entry
+_U_TO_I = dict(zip("うくぐすつぬぶむる", "いきぎしちにびみり", strict=True))
+_I_TO_U = {i: u for u, i in _U_TO_I.items()}
+_E_ROW = frozenset("えけげせぜてでねべめれ")
+
+
+def software_terms(word: str) -> tuple[str, ...]:
+    """SOFTWARE_TERMS' entry for a word, or for its verb/noun pair when it has none: a
+    list written with one of the two covers both (絞り込み lists filter, so 絞り込む is
+    filter too)."""
+    if word in SOFTWARE_TERMS or len(word) < 2:
+        return SOFTWARE_TERMS.get(word, ())
+    last = word[-1]
+    pairs = []
+    if last in _U_TO_I:  # a verb: its godan or ichidan 連用形
+        pairs.append(word[:-1] + _U_TO_I[last])
+        if last == "る" and word[-2] in _E_ROW:
+            pairs.append(word[:-1])
+    if last in _I_TO_U:  # a godan 連用形 noun: its verb
+        pairs.append(word[:-1] + _I_TO_U[last])
+    if last in _E_ROW:  # an ichidan 連用形 noun: its verb
+        pairs.append(word + "る")
+    return next((SOFTWARE_TERMS[p] for p in pairs if p in SOFTWARE_TERMS), ())
+
+
 _SOFTWARE_RE = re.compile("|".join(sorted(map(re.escape, SOFTWARE_TERMS), key=len, reverse=True)))
 
 # Verbs that undo what their object names: English code writes unX / disX.
@@ -224,10 +250,13 @@ def has_japanese(text: str) -> bool:
 def gloss_terms(glosses: Iterable[str], limit: int = TERMS_PER_WORD) -> list[str]:
     """Search terms from dictionary glosses, in order: parentheses and "to " dropped,
     descriptive glosses (more than MAX_GLOSS_WORDS words) skipped, stopwords out, a
-    phrasal verb glued (see _PARTICLES: "drawing up" is no "up", "cross out" no "out")."""
+    phrasal verb glued (see _PARTICLES: "drawing up" is no "up", "cross out" no "out"),
+    an affix's gloss skipped (人 as a suffix: "-ian (e.g. Italian)", "-er": no word "ian")."""
     out: list[str] = []
     for g in glosses:
         text = _PARENS.sub(" ", g.lower())
+        if text.strip().startswith("-") or text.strip().endswith("-"):
+            continue
         raw = _GLOSS_WORD.findall(text)
         if len(raw) == 3 and raw[0] == "to":
             raw = raw[1:]
@@ -252,7 +281,7 @@ def _word_forms(word: str) -> list[str]:
     """The gloss word and, for a nominalisation the porter stemmer does not join to its
     verb, the verb code names (notification → notify, subscription → subscribe)."""
     for suffix, verb in (("ification", "ify"), ("ription", "ribe"), ("version", "vert"),
-                         ("ission", "it")):
+                         ("ission", "it"), ("ution", "ute")):
         if word.endswith(suffix) and len(word) > len(suffix) + 2:
             return [word, word[: -len(suffix)] + verb]
     # a verb made from an adjective or noun with -en (shortening, lengthening, tightening):
@@ -356,7 +385,7 @@ class _Bridge:
             return out
 
     def _gloss(self, w: _Word) -> list[Gloss]:
-        terms = list(SOFTWARE_TERMS.get(w.base, SOFTWARE_TERMS.get(w.surface, ())))
+        terms = list(software_terms(w.base) or software_terms(w.surface))
         origin = "software" if terms else ("loanword" if w.english else "dictionary")
         if w.english:
             terms += [t for t in _GLOSS_WORD.findall(w.english.lower()) if t not in terms]

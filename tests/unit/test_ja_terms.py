@@ -276,3 +276,33 @@ def test_software_vocabulary_comes_before_the_everyday_sense(request_text, term,
     assert term in t.terms and term in t.english.split()
     if everyday in t.terms:
         assert t.terms.index(term) < t.terms.index(everyday)
+
+
+def test_an_affix_gloss_is_not_a_word():
+    # JMdict glosses 人 as a suffix first ("-ian (e.g. Italian)", "-ite", "-er"): the
+    # request "the person who opened the link" was searched for "ian", "ite" and "er"
+    assert ja_terms.gloss_terms(["-ian (e.g. Italian)", "-er (e.g. performer, etc.)", "man", "person"]) == [
+        "man", "person"]
+    assert not {"ian", "ite", "er"} & set(terms("招待リンクを開いた人"))
+
+
+def test_generic_heads_of_a_request_are_not_searched():
+    # "the person who …" and "the matter of …" frame a request as こと and もの do
+    assert not {"person", "man", "people"} & set(terms("招待リンクを開いた人"))
+    assert "matter" not in terms("インポートに失敗していた件")
+    assert "count" in terms("件数を数える")  # a word of its own
+
+
+def test_a_nominalisation_in_ution_is_also_searched_as_its_verb():
+    # 実行 "execution": code writes execute (the porter stems differ: execut / execution)
+    assert "execute" in terms("クエリを実行する")
+
+
+def test_a_verb_shares_the_software_terms_of_its_noun_form():
+    # 絞り込み (the noun) is listed as filter; the verb 絞り込む was "squeeze" and
+    # 並び替える "line up" while 並び替え was sort
+    assert terms("タグでブックマークを絞り込む")[2] == "filter"
+    assert terms("タグで絞り込んで表示する")[1] == "filter"
+    assert terms("日付で並び替える")[1] == "sort"
+    assert ja_terms.software_terms("埋め込み") == ja_terms.software_terms("埋め込む") == ("embed",)
+    assert ja_terms.software_terms("見る") == ()
