@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
+from code_intel.lsp_server import endpoint
+from code_intel.lsp_server.client import WorkspaceClient
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from code_intel.lsp_server import endpoint
-from code_intel.lsp_server.client import WorkspaceClient
 from tests.e2e.lsp_helpers import SERVER_COMMAND, make_mixed_workspace, uri, wait_ready
 
 SERVICE_PY = "backend/shop/orders/service.py"

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
+from code_intel.lsp_server import endpoint
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from code_intel.lsp_server import endpoint
 from tests.e2e.lsp_helpers import SERVER_COMMAND, make_mixed_workspace, wait_ready
 
 EXE = str(Path(sys.executable).parent / "code-intel")

@@ -8,6 +8,7 @@ from code_intel.indexing.analyze import analyze_source
 from code_intel.indexing.chunking.base import ChunkSettings
 from code_intel.indexing.chunking.css import GROUP_MAX_LINES, scss_for_parsing
 from code_intel.indexing.model import SymbolKind
+
 from tests.conftest import FIXTURES, ctags_tags
 
 APP = FIXTURES / "laravel_app"

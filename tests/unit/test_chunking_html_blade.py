@@ -13,6 +13,7 @@ from code_intel.indexing.config import Config
 from code_intel.indexing.model import SymbolKind
 from code_intel.indexing.store import IndexStore
 from code_intel.indexing.sync import sync_workspace
+
 from tests.conftest import FIXTURES, ctags_tags
 
 WEB = FIXTURES / "web_assets"

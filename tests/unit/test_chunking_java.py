@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from code_intel.indexing.analyze import analyze_source
 from code_intel.indexing.model import SymbolKind
+
 from tests.conftest import FIXTURES, ctags_tags
 
 APP = FIXTURES / "java_app"

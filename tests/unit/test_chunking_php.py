@@ -7,6 +7,7 @@ from code_intel.indexing.analyze import analyze_source
 from code_intel.indexing.chunking import ChunkSettings
 from code_intel.indexing.languages import detect_language
 from code_intel.indexing.model import SymbolKind
+
 from tests.conftest import FIXTURES, ctags_tags
 
 APP = FIXTURES / "laravel_app"

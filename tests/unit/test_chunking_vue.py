@@ -6,12 +6,12 @@ error recovery."""
 from __future__ import annotations
 
 import pytest
-
 from code_intel.indexing import chunking
 from code_intel.indexing.analyze import analyze_source
 from code_intel.indexing.chunking.base import LineWindowStrategy
 from code_intel.indexing.chunking.vue import component_name, module_name
 from code_intel.indexing.model import SymbolKind
+
 from tests.conftest import FIXTURES
 
 WEB = FIXTURES / "web_assets"

@@ -12,7 +12,6 @@ import time
 
 import numpy as np
 import pytest
-
 from code_intel.indexing.config import ConfigError, parse_config
 from code_intel.indexing.embeddings import (
     EmbedderConfigError,

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from code_intel.mcp_bridge.tools import TOOLS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from code_intel.mcp_bridge.tools import TOOLS
 from tests.conftest import FIXTURES
 
 CODE_INTEL = str(Path(sys.executable).parent / "code-intel")

@@ -15,7 +15,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from code_intel.gating.config import GatingConfig
 from code_intel.gating.engine import GatingEngine
 from code_intel.gating.interfaces import Embedder, SimilarityThresholds, SymbolIndex, SymbolLocation

@@ -7,10 +7,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_gating_fakes import FakeClock, FakeIndex, make_engine, ready_session
-
 from code_intel.gating.agreements import AgreementFiles, agreement_name
 from code_intel.gating.errors import GatingError
+from test_gating_fakes import FakeClock, FakeIndex, make_engine, ready_session
 
 
 class RecordingSink:

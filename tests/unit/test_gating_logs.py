@@ -4,6 +4,7 @@ sessions (tool-failure and risk-level correlations, common failure points)."""
 from __future__ import annotations
 
 import pytest
+from code_intel.gating.errors import GatingError
 from test_gating_fakes import (
     DETAILED,
     DETAILED_SLOTS,
@@ -12,8 +13,6 @@ from test_gating_fakes import (
     make_engine,
     ready_session,
 )
-
-from code_intel.gating.errors import GatingError
 
 
 def test_session_analysis_joins_decisions_and_outcomes(tmp_path):

@@ -4,11 +4,10 @@ name the allowing phase and the next step, and the engine enforcing it."""
 from __future__ import annotations
 
 import pytest
-from test_gating_fakes import DETAILED, make_engine
-
 from code_intel.gating.errors import GatingError
 from code_intel.gating.model import Phase
 from code_intel.gating.phases import check_tool_allowed, known_tools, semantic_collections
+from test_gating_fakes import DETAILED, make_engine
 
 E, S, V, R = Phase.EXPLORATION, Phase.SEMANTIC, Phase.VERIFICATION, Phase.READY
 

@@ -4,8 +4,6 @@ extraction prompt and schema."""
 from __future__ import annotations
 
 import pytest
-from test_gating_fakes import DETAILED, DETAILED_SLOTS, FakeEmbedder, make_engine
-
 from code_intel.gating.errors import GatingError
 from code_intel.gating.interfaces import SimilarityThresholds
 from code_intel.gating.model import Slot
@@ -18,6 +16,7 @@ from code_intel.gating.query_frame import (
     quote_in_query,
     validate_frame,
 )
+from test_gating_fakes import DETAILED, DETAILED_SLOTS, FakeEmbedder, make_engine
 
 QUERY = "ログイン機能でパスワードが空のときにエラーが出ないので、エラーを出すように修正して"
 

@@ -4,6 +4,9 @@ own call log, symbols and files checked against the index and the workspace."""
 from __future__ import annotations
 
 import pytest
+from code_intel.gating.errors import GatingError
+from code_intel.gating.model import Intent, Risk, Slot
+from code_intel.gating.requirements import REQUIREMENT_TABLE, consistency_problems, requirements_for
 from test_gating_fakes import (
     AUTH,
     CONTROLLER,
@@ -17,10 +20,6 @@ from test_gating_fakes import (
     make_engine,
     run,
 )
-
-from code_intel.gating.errors import GatingError
-from code_intel.gating.model import Intent, Risk, Slot
-from code_intel.gating.requirements import REQUIREMENT_TABLE, consistency_problems, requirements_for
 
 SYMBOLS = [
     "LoginController::login",

@@ -4,10 +4,9 @@ the DecisionLog."""
 from __future__ import annotations
 
 import pytest
-from test_gating_fakes import DETAILED, DETAILED_SLOTS, make_engine
-
 from code_intel.gating.model import Intent, Risk, Slot
 from code_intel.gating.risk import assess_risk, plan_tools, route
+from test_gating_fakes import DETAILED, DETAILED_SLOTS, make_engine
 
 ALL = set(Slot)
 NO_ISSUE = ALL - {Slot.OBSERVED_ISSUE}

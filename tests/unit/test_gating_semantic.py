@@ -5,6 +5,9 @@ HYPOTHESIS remains; a rejected hypothesis cannot be used."""
 from __future__ import annotations
 
 import pytest
+from code_intel.gating.errors import GatingError
+from code_intel.gating.model import MissingRequirement, Requirement
+from code_intel.gating.semantic import SemanticReason, check_reason
 from test_gating_fakes import (
     AUTH,
     CONTROLLER,
@@ -14,10 +17,6 @@ from test_gating_fakes import (
     make_engine,
     run,
 )
-
-from code_intel.gating.errors import GatingError
-from code_intel.gating.model import MissingRequirement, Requirement
-from code_intel.gating.semantic import SemanticReason, check_reason
 
 M = MissingRequirement
 

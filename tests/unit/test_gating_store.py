@@ -6,6 +6,9 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+from code_intel.gating.config import GatingConfig, sessions_db_path
+from code_intel.gating.errors import GatingError
+from code_intel.gating.store import SessionStore
 from test_gating_fakes import (
     AUTH,
     CONTROLLER,
@@ -18,10 +21,6 @@ from test_gating_fakes import (
     make_engine,
     run,
 )
-
-from code_intel.gating.config import GatingConfig, sessions_db_path
-from code_intel.gating.errors import GatingError
-from code_intel.gating.store import SessionStore
 
 
 def test_start_session_answer(tmp_path):

@@ -11,6 +11,11 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from code_intel.gating import GatingConfig, GatingEngine, SessionStore, sessions_db_path
+from code_intel.gating.index_adapter import IndexSymbols
+from code_intel.indexing.config import Config
+from code_intel.indexing.store import IndexStore
+from code_intel.indexing.sync import sync_workspace
 from test_gating_fakes import (
     DETAILED,
     DETAILED_SLOTS,
@@ -19,12 +24,6 @@ from test_gating_fakes import (
     FakeEmbedder,
     assert_plain_json,
 )
-
-from code_intel.gating import GatingConfig, GatingEngine, SessionStore, sessions_db_path
-from code_intel.gating.index_adapter import IndexSymbols
-from code_intel.indexing.config import Config
-from code_intel.indexing.store import IndexStore
-from code_intel.indexing.sync import sync_workspace
 
 CONTROLLER = "app/Http/Controllers/Auth/LoginController.php"
 AUTH = "app/Services/AuthService.php"

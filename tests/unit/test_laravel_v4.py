@@ -5,6 +5,7 @@ from __future__ import annotations
 from code_intel.indexing.analyze import analyze_source
 from code_intel.indexing.languages import detect_language
 from code_intel.indexing.model import SymbolKind
+
 from tests.conftest import FIXTURES
 
 NS = "App\\Filament\\Resources\\Shop\\Customers"

@@ -9,7 +9,6 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 from code_intel.indexing import private
 from code_intel.indexing.lexical import LexicalIndex
 from code_intel.indexing.store import IndexStore
