@@ -498,7 +498,8 @@ class _Python(_Language):
         own = self.comprehension_binding(node, name) if before is None else None
         if own is not None:
             return own
-        scope = nearest_ancestor(node, self.function_types)
+        innermost = nearest_ancestor(node, self.function_types)
+        scope = innermost
         while scope is not None:
             found = self._bound_in(scope, name, node.start_byte if before is None else before)
             if found is not None:
@@ -510,8 +511,16 @@ class _Python(_Language):
                     and left.start_byte <= found.start_byte < left.end_byte
                     and right.start_byte <= node.start_byte < right.end_byte
                 ):
-                    # `url = url.copy_with(...)`: the right side reads the binding before it
-                    return self.binding(node, name, stmt.start_byte - 1)  # type: ignore[union-attr]
+                    # `url = url.copy_with(...)`: the right side reads the binding before
+                    # it. None before it in the function (a global, a builtin: only the
+                    # statement itself was found, as a loop's later binding) binds nothing
+                    # here; searched again before the statement, by a loop rather than a
+                    # call, so a long chain of `x = x + …` cannot exhaust the stack.
+                    if before is not None and found.start_byte > before:
+                        return None
+                    before = stmt.start_byte - 1  # type: ignore[union-attr]
+                    scope = innermost
+                    continue
                 return found
             scope = nearest_ancestor(scope, self.function_types)
         return None

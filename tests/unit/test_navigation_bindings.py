@@ -63,6 +63,16 @@ FILES = {
         "    url = next(flow)\n"
         "    url = flow.send(url)\n"
         "    assert url.path  # flow\n"
+        "\n\n"
+        "HOME = net.URL('/')\n"
+        "\n\n"
+        "def test_global():\n"
+        "    global HOME\n"
+        "    HOME = HOME.copy_with(path='/home')  # global\n"
+        "\n\n"
+        "def test_loop(paths):\n"
+        "    for path in paths:\n"
+        "        last = last.copy_with(path=path)  # loop\n"
     ),
 }
 
@@ -105,3 +115,13 @@ def test_what_an_outside_function_returns_is_unknown_not_outside(live: LiveIndex
     # before: `next(flow)` is a builtin, so its result counted as an outside object and
     # `url.path` answered nothing; now the earlier `url = net.URL(...)` decides
     assert defs(live, "    assert url.path  # flow", "path") == ["net.models.URL.path"]
+
+
+def test_name_rebound_from_itself_with_no_earlier_binding_in_the_function(live: LiveIndex):
+    # before: RecursionError (`code-intel refs` printed a traceback on sympy): the only
+    # binding found for the right side's `HOME` was the statement's own left side, taken as
+    # a loop's later binding, so the search before the statement found it again, forever
+    assert defs(live, "    HOME = HOME.copy_with(path='/home')  # global", "copy_with") == [
+        "net.models.URL.copy_with"]
+    assert defs(live, "        last = last.copy_with(path=path)  # loop", "copy_with") == [
+        "net.models.URL.copy_with"]
