@@ -26,8 +26,7 @@ def definition_metadata(
     qualified_name: str, signature: str | None, doc: str | None, container: str | None
 ) -> dict[str, Any]:
     """The metadata a definition's chunk starts with; `joined` rebuilds it from the
-    symbol row by the same rule (inlined there: a call per chunk read was a tenth of
-    reading a file's chunks)."""
+    symbol row by this same rule."""
     meta: dict[str, Any] = {"qualified_name": qualified_name}
     if signature:
         meta["signature"] = signature
@@ -106,13 +105,7 @@ def joined(text: str, qualified_name: str | None, signature: str | None, doc: st
     JSON to decode)."""
     if qualified_name is None:
         return _loads(text)
-    meta: dict[str, Any] = {"qualified_name": qualified_name}  # definition_metadata, inlined
-    if signature:
-        meta["signature"] = signature
-    if doc:
-        meta["docstring"] = doc
-    if container:
-        meta["container"] = container
+    meta = definition_metadata(qualified_name, signature, doc, container)
     if text != "{}":
         meta.update(_loads(text))
     return meta

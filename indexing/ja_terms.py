@@ -254,8 +254,8 @@ def gloss_terms(glosses: Iterable[str], limit: int = TERMS_PER_WORD) -> list[str
     an affix's gloss skipped (人 as a suffix: "-ian (e.g. Italian)", "-er": no word "ian")."""
     out: list[str] = []
     for g in glosses:
-        text = _PARENS.sub(" ", g.lower())
-        if text.strip().startswith("-") or text.strip().endswith("-"):
+        text = _PARENS.sub(" ", g.lower()).strip()
+        if text.startswith("-") or text.endswith("-"):
             continue
         raw = _GLOSS_WORD.findall(text)
         if len(raw) == 3 and raw[0] == "to":
@@ -264,7 +264,7 @@ def gloss_terms(glosses: Iterable[str], limit: int = TERMS_PER_WORD) -> list[str
             words = [raw[0] + raw[1]]  # a phrasal verb: one word, as code writes it
         else:
             words = [w for w in raw if w not in _EN_STOP and w not in STOPWORDS]
-        if text.strip().startswith("to ") and words[:1] == ["to"]:
+        if text.startswith("to ") and words[:1] == ["to"]:
             words = words[1:]
         if not words or len(words) > MAX_GLOSS_WORDS:
             continue

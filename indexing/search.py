@@ -66,7 +66,7 @@ from .file_kinds import PROSE_KINDS, file_kind
 from .lexical import LexicalIndex, query_terms
 from .model import Chunk
 from .request_text import ParsedRequest, parse_request
-from .store import ChunkSpan, IndexStore, StoredSymbol
+from .store import IndexStore, StoredSymbol
 from .text_search import SearchError
 from .vector_tiers import scaled_vector_weight
 
@@ -1024,10 +1024,8 @@ _DEF_STOP = frozenset(
 def _chunk_candidate(sym: StoredSymbol, store: IndexStore, candidate) -> _Candidate:  # type: ignore[no-untyped-def]
     """The chunk that holds a definition (its docblock may start the chunk earlier)."""
     line = sym.symbol.range.start.line
-    best: ChunkSpan | None = None
-    for k in store.chunk_spans(sym.path, line, sym.symbol.name):
-        if best is None or k.end_line - k.start_line < best.end_line - best.start_line:
-            best = k
+    best = min(store.chunk_spans(sym.path, line, sym.symbol.name),
+               key=lambda k: k.end_line - k.start_line, default=None)
     if best is not None:
         qname = best.qualified_name or sym.symbol.qualified_name
         return candidate(best.path, best.symbol_name, best.symbol_type, qname, best.start_line, best.end_line)

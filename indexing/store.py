@@ -1023,7 +1023,6 @@ class IndexStore:
             for r in unpack_references(ref_name, n, positions, containers.get(path, _NO_CONTAINERS))
         ]
 
-
     def imports_of(self, path: str) -> dict[str, str]:
         rows = self.conn.execute("SELECT alias, target FROM imports WHERE path=?", (path,))
         return dict(rows.fetchall())
