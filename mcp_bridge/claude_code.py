@@ -11,7 +11,10 @@ installed and otherwise denies code writes with an install hint (documentation s
 writable); a PostToolUse hook on Read/Grep/Glob records the files the agent reads itself,
 so they count as explored (it never blocks, and does nothing without code-intel). `.claude/settings.json` also approves this repository's `code-intel` server
 and makes Claude Code wait for MCP servers before the first turn
-(`MCP_CONNECTION_NONBLOCKING=0`). The rule that lets the code-intel MCP tools run
+(`MCP_CONNECTION_NONBLOCKING=0`), for up to 30 s (`MCP_CONNECT_TIMEOUT_MS`): Claude Code
+2.1.330 gives up after about 5 s by default, and on a loaded machine the bridge's imports
+alone (the mcp SDK builds its pydantic models, 1.3-2 s quiet) can take longer, which left
+the first turn without the code-intel tools. The rule that lets the code-intel MCP tools run
 without a prompt per call (`mcp__code-intel`) goes to `.claude/settings.local.json`,
 which is personal and gitignored: Claude Code does not honour it from the shared
 settings.json (checked with Claude Code 2.1.330), so each machine runs `code-intel
@@ -40,6 +43,7 @@ from .templates import CODE_COMMAND, OUTCOME_COMMAND
 HOOK_MATCHER = "Edit|Write|MultiEdit|NotebookEdit"
 SERVER_NAME = "code-intel"
 MCP_PERMISSION = "mcp__code-intel"
+MCP_CONNECT_TIMEOUT_MS = "30000"  # how long the first turn waits for MCP servers (default ~5 s)
 HOOK_SUFFIX = "hook pre-tool-use"
 READ_MATCHER = "Read|Grep|Glob|NotebookRead"
 READ_HOOK_SUFFIX = "hook post-tool-use"
@@ -201,6 +205,7 @@ def merge_settings(settings: dict[str, Any], path: Path) -> dict[str, Any]:
     if not isinstance(env, dict):
         raise InitError(f"{path}: 'env' must be an object")
     env.setdefault("MCP_CONNECTION_NONBLOCKING", "0")
+    env.setdefault("MCP_CONNECT_TIMEOUT_MS", MCP_CONNECT_TIMEOUT_MS)
     return new
 
 

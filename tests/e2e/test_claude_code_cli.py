@@ -85,9 +85,11 @@ def clone(tmp_path: Path) -> Path:
     return target
 
 
-def run_claude(claude: str, root: Path, prompt: str, fake: FakeAnthropic, home: Path) -> dict[str, Any]:
+def run_claude(claude: str, root: Path, prompt: str, fake: FakeAnthropic, home: Path,
+               path_first: Path | None = None) -> dict[str, Any]:
+    path = f"{CODE_INTEL_BIN}:/usr/local/bin:/usr/bin:/bin"
     env = {
-        "PATH": f"{CODE_INTEL_BIN}:/usr/local/bin:/usr/bin:/bin",
+        "PATH": f"{path_first}:{path}" if path_first else path,
         "HOME": str(home),
         "ANTHROPIC_BASE_URL": fake.url,
         "ANTHROPIC_API_KEY": "sk-ant-test",
@@ -228,3 +230,23 @@ def test_each_conversation_has_its_own_session_and_its_reads_count(claude: str, 
     assert denied[0] == "Edit" and "code-intel blocked Edit" in denied[1], denied
     assert "this Claude Code conversation" in denied[1]
     assert controller.read_text() == unchanged
+
+
+def test_a_slow_starting_bridge_still_serves_the_first_turn(claude: str, clone: Path,
+                                                            tmp_path: Path):
+    """On a loaded machine the bridge's imports can take longer than Claude Code's default
+    wait for MCP servers (about 5 s in 2.1.330), which left the first turn without the
+    code-intel tools; the connect timeout init writes makes the first turn wait. The
+    bridge is started 8 s late by a `code-intel` earlier on the PATH."""
+    home = tmp_path / "home"
+    home.mkdir()
+    slow = tmp_path / "slow-bin"
+    slow.mkdir()
+    wrapper = slow / "code-intel"
+    wrapper.write_text('#!/bin/sh\n[ "$1" = mcp ] && sleep 8\n'
+                       f'exec "{CODE_INTEL_BIN / "code-intel"}" "$@"\n')
+    wrapper.chmod(0o755)
+    with FakeAnthropic(["done"]) as fake:
+        run_claude(claude, clone, "hello", fake, home, path_first=slow)
+    names = {tool["name"] for tool in fake.main_requests[0]["tools"]}
+    assert "mcp__code-intel__start_session" in names, sorted(names)

@@ -37,7 +37,7 @@ def test_empty_directory_gets_everything(tmp_path):
     local = json.loads((tmp_path / ".claude/settings.local.json").read_text())
     assert local == {"permissions": {"allow": ["mcp__code-intel"]}}
     assert settings["enabledMcpjsonServers"] == ["code-intel"]
-    assert settings["env"] == {"MCP_CONNECTION_NONBLOCKING": "0"}
+    assert settings["env"] == {"MCP_CONNECTION_NONBLOCKING": "0", "MCP_CONNECT_TIMEOUT_MS": "30000"}
     # committed files name no path of this machine
     for committed in (".mcp.json", ".claude/settings.json"):
         text = (tmp_path / committed).read_text()
