@@ -33,7 +33,10 @@ async def test_a_store_removed_under_the_server_is_recreated(tmp_path: Path):
     try:
         await _ready(wire, root)
         assert "result" in await wire.call(9, "codeIntel/query", {"text": "hash password"}, timeout=120)
-        shutil.rmtree(root / ".code-intel")
+        # moved away first, so it vanishes at once even while the server is still writing
+        # into it (a plain rmtree could then fail with "Directory not empty")
+        (root / ".code-intel").rename(root.parent / "removed-store")
+        shutil.rmtree(root.parent / "removed-store")
 
         status = await wire.call(10, "codeIntel/indexStatus", {})
         assert "result" in status, status  # was: -32603 sqlite3.OperationalError
