@@ -332,6 +332,41 @@ static PyObject *def_new_node(PyTypeObject *type, TSNode node, PyObject *tree) {
     return (PyObject *)b;
 }
 
+/* (ri, d, name, ids, where) as defs() answers it, stealing d, name and ids (an empty
+ * 2-tuple filled here with the two node ids); NULL with an error set. Built by hand:
+ * Py_BuildValue's format parsing cost ~3,500 instructions a definition. */
+static PyObject *def_item(uint32_t ri, PyObject *d, PyObject *name, PyObject *ids, void *d_id, void *name_id,
+                          const uint32_t *where) {
+    PyObject *item = PyTuple_New(5), *w = PyTuple_New(12);
+    if (item == NULL || w == NULL) {
+        Py_XDECREF(item);
+        Py_XDECREF(w);
+        Py_DECREF(d);
+        Py_DECREF(name);
+        Py_DECREF(ids);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(item, 1, d);
+    PyTuple_SET_ITEM(item, 2, name);
+    PyTuple_SET_ITEM(item, 3, ids);
+    PyTuple_SET_ITEM(item, 4, w);
+    PyObject *v = PyLong_FromUnsignedLong(ri);
+    if (v == NULL) goto fail;
+    PyTuple_SET_ITEM(item, 0, v);
+    if ((v = PyLong_FromVoidPtr(d_id)) == NULL) goto fail;
+    PyTuple_SET_ITEM(ids, 0, v);
+    if ((v = PyLong_FromVoidPtr(name_id)) == NULL) goto fail;
+    PyTuple_SET_ITEM(ids, 1, v);
+    for (Py_ssize_t k = 0; k < 12; k++) {
+        if ((v = PyLong_FromUnsignedLong(where[k])) == NULL) goto fail;
+        PyTuple_SET_ITEM(w, k, v);
+    }
+    return item;
+fail:
+    Py_DECREF(item); /* a tuple's unset slots are NULL, which its dealloc skips */
+    return NULL;
+}
+
 typedef struct {
     TSSymbol symbol;
     TSNode node;
@@ -368,8 +403,7 @@ static int def_visit(const DefQuery *q, const DefLevel *levels, size_t depth, Py
         PyObject *tree = ((BNode *)root_obj)->tree;
         PyObject *d = def_new_node(Py_TYPE(root_obj), node, tree);
         PyObject *name = d ? def_new_node(Py_TYPE(root_obj), caps[0], tree) : NULL;
-        PyObject *ids = name ? Py_BuildValue("(NN)", PyLong_FromVoidPtr((void *)node.id),
-                                             PyLong_FromVoidPtr((void *)caps[0].id)) : NULL;
+        PyObject *ids = name ? PyTuple_New(2) : NULL;
         if (ids == NULL) {
             Py_XDECREF(d);
             Py_XDECREF(name);
@@ -379,10 +413,10 @@ static int def_visit(const DefQuery *q, const DefLevel *levels, size_t depth, Py
          * without asking the binding for them node by node. */
         TSPoint ds = ts_node_start_point(node), de = ts_node_end_point(node);
         TSPoint ns = ts_node_start_point(caps[0]), ne = ts_node_end_point(caps[0]);
-        PyObject *item = Py_BuildValue(
-            "(INNN(IIIIIIIIIIII))", ri, d, name, ids, ts_node_start_byte(node), ts_node_end_byte(node),
-            ds.row, ds.column, de.row, de.column, ts_node_start_byte(caps[0]), ts_node_end_byte(caps[0]),
-            ns.row, ns.column, ne.row, ne.column);
+        uint32_t where[12] = {ts_node_start_byte(node), ts_node_end_byte(node), ds.row, ds.column, de.row,
+                              de.column, ts_node_start_byte(caps[0]), ts_node_end_byte(caps[0]), ns.row,
+                              ns.column, ne.row, ne.column};
+        PyObject *item = def_item(ri, d, name, ids, (void *)node.id, (void *)caps[0].id, where);
         if (item == NULL) return -1;
         int appended = PyList_Append(out, item);
         Py_DECREF(item);
@@ -757,8 +791,11 @@ static PyObject *refscan_defs(PyObject *self, PyObject *args) {
                 status = -1;
                 goto done;
             }
-            status = def_visit(q, levels, level, root_obj, data, data_len, out);
-            if (status) goto done;
+            /* most visible nodes are no rule's D: no call for them (a million on sympy's core/+printing/) */
+            if (levels[level].symbol < q->n_symbols && q->kinds[levels[level].symbol]) {
+                status = def_visit(q, levels, level, root_obj, data, data_len, out);
+                if (status) goto done;
+            }
         } else {
             inherit = f->inherited;
             inherit.field = field;
