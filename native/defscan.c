@@ -602,7 +602,8 @@ static int qn_visit(QuotedNames *w, const DefLevel *levels, size_t depth, const 
         }
     }
     int decided = which >= 0 && qn_decides(context, w->contexts[which], start, data, data_len);
-    PyObject *item = Py_BuildValue("(IIlO)", start, end, which, decided ? Py_True : Py_False);
+    long long v[3] = {start, end, which};
+    PyObject *item = int_tuple(3, v, Py_NewRef(decided ? Py_True : Py_False));
     if (item == NULL) return 0;
     if (w->last_start == (int64_t)start) /* a string node inside one over the same bytes: */
         /* enclosing() answers the match with the nearest, the inner one, visited last */
