@@ -32,12 +32,14 @@ static PyObject *pi_aliased(TSNode node) {
     TSNode name = ts_node_child_by_field_name(node, "name", 4);
     TSNode alias = ts_node_child_by_field_name(node, "alias", 5);
     if (ts_node_is_null(name) || ts_node_is_null(alias)) return NULL;
-    return Py_BuildValue("(iIIII)", 1, ts_node_start_byte(name), ts_node_end_byte(name), ts_node_start_byte(alias),
-                         ts_node_end_byte(alias));
+    long long v[5] = {1, ts_node_start_byte(name), ts_node_end_byte(name), ts_node_start_byte(alias),
+                      ts_node_end_byte(alias)};
+    return int_tuple(5, v, NULL);
 }
 
 static PyObject *pi_plain(TSNode node) {
-    return Py_BuildValue("(iIIii)", 0, ts_node_start_byte(node), ts_node_end_byte(node), -1, -1);
+    long long v[5] = {0, ts_node_start_byte(node), ts_node_end_byte(node), -1, -1};
+    return int_tuple(5, v, NULL);
 }
 
 /* One import statement's facts; NULL with an error set on failure, Py_None when a
@@ -90,7 +92,8 @@ static PyObject *pi_statement(TSNode node, TSFieldId name_field) {
         Py_DECREF(names);
         return NULL;
     }
-    return Py_BuildValue("(IIillN)", ts_node_start_byte(node), ts_node_end_byte(node), from, ms, me, names);
+    long long v[5] = {ts_node_start_byte(node), ts_node_end_byte(node), from, ms, me};
+    return int_tuple(5, v, names);
 }
 
 static int pi_is_import(TSNode node) {
