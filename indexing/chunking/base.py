@@ -174,11 +174,8 @@ def uncovered_windows(
                     for w in line_windows(doc, settings, first, last, "block")
                     for c in split_oversized(w, settings)
                 )
-        if stop > at:
-            at = stop
+        at = max(at, stop)
     return out
-
-
 
 
 class ParsedStrategy:
