@@ -1060,15 +1060,12 @@ def _fill_vector_scores(vectors: VectorIndex, query_vecs: np.ndarray, offsets: S
     import numpy as np
 
     for i in range(0, len(ids), 200):
-        part = ids[i : i + 200]
-        where = {"chunk_id": part[0]} if len(part) == 1 else {"chunk_id": {"$in": part}}
-        res = vectors.forest.get(where=where, include=["embeddings", "metadatas"])
-        embs = res.get("embeddings")
+        chunk_ids, embs = vectors.chunk_vectors(ids[i : i + 200])
         if embs is None or len(embs) == 0:
             continue
         sims = np.asarray(embs, dtype=np.float32) @ np.asarray(query_vecs, dtype=np.float32).T
-        for meta, sim in zip(res["metadatas"], sims, strict=False):
-            c = by_id.get(str(meta.get("chunk_id")))
+        for chunk_id, sim in zip(chunk_ids, sims, strict=False):
+            c = by_id.get(chunk_id)
             if c is not None:
                 c.vector = best_similarity(sim.tolist(), offsets)
 

@@ -1,6 +1,6 @@
-"""How a hybrid query reads its stores: chunk BM25 on the lexical index's reader thread,
-closed with the index (no SQLite file left open), with the same answers however many
-requests come at once."""
+"""How a hybrid query reads its stores: chunk BM25 on the lexical index's reader thread
+(closed with the index: no SQLite file left open), and the candidates' stored vectors by
+vector id, the same vectors Chroma's chunk-id filter finds."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import os
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 from code_intel.indexing.config import Config
 from code_intel.indexing.embeddings import shared_embedder
@@ -54,6 +55,18 @@ def test_closing_the_service_closes_the_lexical_reader_threads_connection(tmp_pa
     assert any(p.startswith(str(lexical_db)) for p in _open_files(lexical_db.parent))
     service.close()
     assert [p for p in _open_files(lexical_db.parent) if p.startswith(str(lexical_db))] == []
+
+
+def test_stored_vectors_read_by_id_are_the_ones_chromas_filter_finds(shop):
+    chunk_ids = [c.id for path in ("app/Http/Controllers/Auth/LoginController.php", "app/Models/Order.php")
+                 for c in shop.store.chunks_in_file(path)]
+    wanted = [*chunk_ids, "no-such-chunk"]
+    assert shop.vectors._vector_ids.vector_ids(str(shop.vectors.forest.id), wanted) is not None  # the fast path
+    ids, vectors = shop.vectors.chunk_vectors(wanted)
+    res = shop.vectors.forest.get(where={"chunk_id": {"$in": wanted}}, include=["embeddings", "metadatas"])
+    assert ids and ids == [m["chunk_id"] for m in res["metadatas"]]
+    assert np.array_equal(np.asarray(vectors), np.asarray(res["embeddings"]))
+    assert shop.vectors.chunk_vectors(["no-such-chunk"]) == ([], None)
 
 
 def test_answers_are_the_same_when_asked_from_many_threads_at_once(shop):
