@@ -2,9 +2,9 @@
 
 Importing the typer application (typer, rich and the commands module itself) cost 0.035 s
 of CPU before a build's first file, on a start that is all serial. This module needs only
-the indexer: `--json` never imports rich but to print a note or an error, and the human
-summary (`index_human`) imports rich's console and table once the build is done, and
-the commands module (for rich's progress bar) only where that bar can be drawn. The
+the indexer: `--json` never imports rich but to print a note or an error, nor does the
+human summary (`index_human`) where nothing can be styled (`summary_text`), and the
+commands module (for rich's progress bar) is imported only where that bar can be drawn. The
 typer command (`commands.index`) answers through the same two functions.
 """
 
@@ -116,37 +116,14 @@ def _may_draw_progress() -> bool:
 
 
 def print_summary(ws: Workspace, report: SyncReport) -> None:
-    """The human summary of `code-intel index`: totals by language, this run, skips."""
-    from rich.console import Console
-    from rich.table import Table
+    """The human summary of `code-intel index`: totals by language, this run, skips;
+    written without rich where nothing can be styled (see `summary_text`)."""
+    from code_intel import summary_text
 
-    out = Console(highlight=False, soft_wrap=True)
     stats = index_summary(ws, report)
-    out.print(f"[bold]Indexed[/bold] {ws.root}")
-    table = Table(show_header=True, header_style="bold", box=None)
-    table.add_column("language")
-    table.add_column("files", justify="right")
-    for lang, count in stats["languages"].items():
-        table.add_row(lang, str(count))
-    out.print(table)
-    out.print(
-        f"{stats['files']} files, {stats['chunks']} chunks, {stats['symbols']} symbols, "
-        f"{stats['references']} references"
-    )
-    out.print(
-        f"this run: {len(report.added)} added, {len(report.modified)} modified, "
-        f"{len(report.deleted)} deleted, {report.unchanged + report.touched} unchanged "
-        f"in {report.elapsed:.2f}s ({report.workers} worker(s))"
-    )
-    if stats["skipped"]:
-        out.print("skipped:")
-        for reason, count in stats["skipped"].items():
-            out.print(f"  {count:>5}  {reason}")
-    if stats["syntax_error_files"]:
-        out.print(
-            f"{stats['syntax_error_files']} file(s) have syntax errors "
-            "(indexed as far as they parse)"
-        )
+    summary_text.print_summary(summary_text.summary(
+        str(ws.root), stats, len(report.added), len(report.modified), len(report.deleted),
+        report.unchanged + report.touched, report.elapsed, report.workers))
 
 
 def run_guarded(command: Callable[[], object]) -> None:

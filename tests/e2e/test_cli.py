@@ -71,18 +71,17 @@ def test_index_parses_its_own_arguments_and_leaves_the_rest_to_typer(shop):
     assert "Index a workspace" in run("index", "--help", cwd=shop).stdout
 
 
-def test_human_index_into_a_pipe_imports_neither_typer_nor_the_progress_bar(shop):
-    """The human summary of `code-intel index` (what a script or a log keeps) imports
-    rich's console and table after the build, and typer, rich's progress bar and the
-    other commands not at all when nothing can draw the bar: 0.06 s of a start that is
-    all serial."""
-    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
+def test_human_index_into_a_pipe_imports_neither_typer_nor_rich(shop):
+    """The human summary of `code-intel index` (what a script or a log keeps) is written
+    without rich where nothing can be styled (rich's console and table: ~20 ms after the
+    last file), and typer, rich's progress bar and the other commands are not imported
+    when nothing can draw the bar: 0.06 s of a start that is all serial."""
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE", "COLUMNS")}
     traced = subprocess.run([sys.executable, "-X", "importtime", "-m", "code_intel.cli", "index", "."],
                             cwd=shop, capture_output=True, text=True, timeout=120, check=True, env=env)
     assert f"Indexed {shop}" in traced.stdout and "python" in traced.stdout and "binary" in traced.stdout
     imported = {line.rsplit("|", 1)[-1].strip() for line in traced.stderr.splitlines()}
-    assert "rich.table" in imported
-    assert not {"typer", "rich.progress", "code_intel.commands"} & imported
+    assert not {"typer", "rich", "code_intel.commands"} & imported
 
 
 def test_defs_refs_outline(shop):

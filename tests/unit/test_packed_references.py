@@ -139,3 +139,30 @@ def test_a_container_is_stored_once_per_file_however_many_names_it_holds(tmp_pat
     store.close()
     stored = b"".join(p.read_bytes() for p in path.parent.iterdir() if p.name.startswith(path.name))
     assert stored.count(b"a.Container_class.method_of_it") < 10
+
+
+def test_the_summarys_reference_total_follows_builds_edits_deletions_and_skips(tmp_path: Path):
+    """The total `code-intel index` and `status` print is kept per file (`files.ref_count`):
+    it must equal the occurrences the refs rows hold after a first build through the
+    workers' rows files and after every kind of change a re-sync writes."""
+    root = tmp_path / "repo"
+    (root / "pkg").mkdir(parents=True)
+    for n in range(30):  # enough files for a first build by the parser pool
+        body = "from pkg.core import helper\n\n\ndef run():\n" + "    helper()\n" * (n + 1)
+        (root / "pkg" / f"use{n}.py").write_text(body, encoding="utf-8")
+    (root / "pkg" / "core.py").write_text("def helper():\n    return helper\n", encoding="utf-8")
+    store = IndexStore.for_workspace(root)
+
+    def occurrences() -> int:
+        return sum(n for (n,) in store.conn.execute("SELECT n FROM refs").fetchall())
+
+    sync_workspace(root, store, Config())
+    first = store.stats()["references"]
+    assert first == occurrences() > 30 * 2
+
+    (root / "pkg" / "use0.py").write_text("def run():\n" + "    print(len([]))\n" * 7, encoding="utf-8")
+    (root / "pkg" / "use1.py").unlink()
+    (root / "pkg" / "use2.py").write_bytes(b"\0binary now")
+    report = sync_workspace(root, store, Config())
+    assert report.modified == ["pkg/use0.py"] and report.deleted == ["pkg/use1.py", "pkg/use2.py"]
+    assert store.stats()["references"] == occurrences() < first
