@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 import pytest
+
 from code_intel.summary_text import plain, rich_print, summary
 
 
