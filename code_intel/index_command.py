@@ -21,6 +21,7 @@ from code_intel.indexing.config import ConfigError
 from code_intel.indexing.store import StoreError
 from code_intel.indexing.sync import SyncReport, sync_workspace
 from code_intel.indexing.workspace import Workspace
+from code_intel.summary_text import may_be_terminal
 
 
 class UserError(Exception):
@@ -106,13 +107,7 @@ def _may_draw_progress() -> bool:
     """False only where rich's `Console(stderr=True).is_terminal` is surely False (the
     progress bar's test in `commands._sync`): standard error not a tty, and neither of
     the variables rich reads to force a terminal set."""
-    if "TTY_COMPATIBLE" in os.environ or "FORCE_COLOR" in os.environ:
-        return True
-    isatty = getattr(sys.stderr, "isatty", None)
-    try:
-        return bool(isatty is not None and isatty())
-    except (OSError, ValueError):
-        return False
+    return may_be_terminal(sys.stderr, ("TTY_COMPATIBLE", "FORCE_COLOR"))
 
 
 def print_summary(ws: Workspace, report: SyncReport) -> None:

@@ -89,16 +89,22 @@ def rich_print(s: Summary, file: TextIO | None = None) -> None:
         out.print(line, markup=False, emoji=False)
 
 
-def may_style_stdout() -> bool:
-    """False only where rich surely writes no style and uses its default width to
-    standard output: not a terminal, none of the variables that change that set."""
-    if any(name in os.environ for name in _RICH_ENVIRONMENT):
+def may_be_terminal(stream: TextIO, variables: tuple[str, ...]) -> bool:
+    """False only where rich surely treats `stream` as no terminal: it is not a tty and
+    none of `variables` (those rich reads to force a terminal or a width) is set."""
+    if any(name in os.environ for name in variables):
         return True
-    isatty = getattr(sys.stdout, "isatty", None)
+    isatty = getattr(stream, "isatty", None)
     try:
         return bool(isatty is not None and isatty())
     except (OSError, ValueError):
         return False
+
+
+def may_style_stdout() -> bool:
+    """False only where rich surely writes no style and uses its default width to
+    standard output."""
+    return may_be_terminal(sys.stdout, _RICH_ENVIRONMENT)
 
 
 def print_summary(s: Summary) -> None:
