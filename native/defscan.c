@@ -336,10 +336,9 @@ static PyObject *def_new_node(PyTypeObject *type, TSNode node, PyObject *tree) {
  * 2-tuple filled here with the two node ids); NULL with an error set. Built by hand:
  * Py_BuildValue's format parsing cost ~3,500 instructions a definition. */
 static PyObject *def_item(uint32_t ri, PyObject *d, PyObject *name, PyObject *ids, void *d_id, void *name_id,
-                          const uint32_t *where) {
-    PyObject *item = PyTuple_New(5), *w = PyTuple_New(12);
-    if (item == NULL || w == NULL) {
-        Py_XDECREF(item);
+                          const long long *where) {
+    PyObject *w = int_tuple(12, where, NULL), *item = w ? PyTuple_New(5) : NULL;
+    if (item == NULL) {
         Py_XDECREF(w);
         Py_DECREF(d);
         Py_DECREF(name);
@@ -350,17 +349,13 @@ static PyObject *def_item(uint32_t ri, PyObject *d, PyObject *name, PyObject *id
     PyTuple_SET_ITEM(item, 2, name);
     PyTuple_SET_ITEM(item, 3, ids);
     PyTuple_SET_ITEM(item, 4, w);
-    PyObject *v = PyLong_FromUnsignedLong(ri);
-    if (v == NULL) goto fail;
+    PyObject *v;
+    if ((v = PyLong_FromUnsignedLong(ri)) == NULL) goto fail;
     PyTuple_SET_ITEM(item, 0, v);
     if ((v = PyLong_FromVoidPtr(d_id)) == NULL) goto fail;
     PyTuple_SET_ITEM(ids, 0, v);
     if ((v = PyLong_FromVoidPtr(name_id)) == NULL) goto fail;
     PyTuple_SET_ITEM(ids, 1, v);
-    for (Py_ssize_t k = 0; k < 12; k++) {
-        if ((v = PyLong_FromUnsignedLong(where[k])) == NULL) goto fail;
-        PyTuple_SET_ITEM(w, k, v);
-    }
     return item;
 fail:
     Py_DECREF(item); /* a tuple's unset slots are NULL, which its dealloc skips */
@@ -413,7 +408,7 @@ static int def_visit(const DefQuery *q, const DefLevel *levels, size_t depth, Py
          * without asking the binding for them node by node. */
         TSPoint ds = ts_node_start_point(node), de = ts_node_end_point(node);
         TSPoint ns = ts_node_start_point(caps[0]), ne = ts_node_end_point(caps[0]);
-        uint32_t where[12] = {ts_node_start_byte(node), ts_node_end_byte(node), ds.row, ds.column, de.row,
+        long long where[12] = {ts_node_start_byte(node), ts_node_end_byte(node), ds.row, ds.column, de.row,
                               de.column, ts_node_start_byte(caps[0]), ts_node_end_byte(caps[0]), ns.row,
                               ns.column, ne.row, ne.column};
         PyObject *item = def_item(ri, d, name, ids, (void *)node.id, (void *)caps[0].id, where);

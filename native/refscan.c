@@ -125,8 +125,6 @@ static int check_node(PyObject *obj) {
     return 1;
 }
 
-/* A handle for a walk over node types of `language` (compile_kinds, compile_rules),
- * with its per-symbol table; NULL with MemoryError set. */
 /* A tuple of n ints (then `last`, a new reference stolen, when not NULL); NULL with an
  * error set. The per-statement and per-string answers are built with it: Py_BuildValue's
  * format parsing costs ~1,500 instructions a tuple, more than the tuple. */
@@ -148,6 +146,8 @@ static PyObject *int_tuple(Py_ssize_t n, const long long *values, PyObject *last
     return t;
 }
 
+/* A handle for a walk over node types of `language` (compile_kinds, compile_rules),
+ * with its per-symbol table; NULL with MemoryError set. */
 static RefQuery *new_walk_query(const TSLanguage *language) {
     RefQuery *q = calloc(1, sizeof(RefQuery));
     if (q == NULL) return (RefQuery *)PyErr_NoMemory();

@@ -50,27 +50,6 @@ def import_keywords(data: bytes) -> list[int]:
     return out
 
 
-def ascii_positions(data: bytes, names: list[tuple[int, int, str]]) -> list[refscan.Extra]:
-    """(name, start line, column, end line, column) of each (start, end, name) span of
-    ASCII `data` (columns are bytes there), as `SourceDocument.byte_range` gives them.
-    The spans come in file order, so each row is counted from the last one: a file's
-    few quoted names no longer build its table of line starts (a list of every line,
-    33 of sympy core/+printing/'s 162 files, for ~470 names)."""
-    out: list[refscan.Extra] = []
-    row = at = line_start = 0
-    count, rfind = data.count, data.rfind
-    for start, end, name in names:
-        if start < at:  # not in file order: count from the top again
-            row = at = line_start = 0
-        row += count(b"\n", at, start)
-        line_start = rfind(b"\n", 0, start) + 1
-        at = start
-        end_row = row + count(b"\n", start, end)
-        end_start = rfind(b"\n", 0, end) + 1 if end_row != row else line_start
-        out.append((name, row, start - line_start, end_row, end - end_start))
-    return out
-
-
 def nested_import_statements(
     data: bytes, root: tree_sitter.Node, known: list[tree_sitter.Node]
 ) -> list[tree_sitter.Node]:
@@ -166,13 +145,8 @@ class PythonStrategy(TreeSitterStrategy):
             recorded_type_strings(doc.data, recorded[1])
             if recorded is not None and recorded[0] == root else type_strings(doc.data, root)
         )
-        if names and doc.data.isascii():
-            return ascii_positions(doc.data, names)
-        out = []
-        for start, end, name in names:
-            r = doc.byte_range(start, end)
-            out.append((name, r.start.line, r.start.character, r.end.line, r.end.character))
-        return out
+        placed = doc.spans_in_order([(start, end) for start, end, _ in names])
+        return [(name, *where) for (_, _, name), where in zip(names, placed, strict=True)]
 
     def module_prefix(self, doc: SourceDocument, analysis: FileAnalysis) -> str | None:
         """The module name. It runs first, so it also records the imports (and, for

@@ -4,6 +4,7 @@ on malformed UTF-8."""
 
 from __future__ import annotations
 
+import pytest
 from code_intel.indexing.source import SourceDocument
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -46,3 +47,22 @@ def test_one_long_non_ascii_line_is_read_once_in_document_order():
         start = before[1] if before else data.index(b"\xc3")
         decoded += col - start
     assert decoded <= len(data)
+
+
+@pytest.mark.parametrize("data", [
+    b'x: "A"\n\ndef f(a: "B.C", b: "D") -> "E":\n    """doc\nstring"""\n',
+    'x: "Ä"\ny: "B"\n'.encode(),  # not ASCII: placed through the table of line starts
+    b"\n\n\n",
+])
+def test_spans_in_order_are_placed_as_byte_range_places_them(data):
+    """Counted from span to span (ASCII, no table built yet) or through the table, in
+    file order or not, spans over several lines included: the same places."""
+    n = len(data)
+    spans = [(0, 0), (1, 5), (3, min(n, 20)), (min(n, 9), n), (2, 3), (n, n)]
+    expected = []
+    for start, end in spans:
+        r = SourceDocument("a.py", "python", data).byte_range(start, end)
+        expected.append((r.start.line, r.start.character, r.end.line, r.end.character))
+    assert SourceDocument("a.py", "python", data).spans_in_order(spans) == expected
+    built = SourceDocument("a.py", "python", data)
+    assert built.line_starts and built.spans_in_order(spans) == expected
