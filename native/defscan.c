@@ -36,6 +36,7 @@ typedef struct {
     int pred_slot[DEF_MAX_PREDS];
     int pred_positive[DEF_MAX_PREDS];
     PyObject *pred_regex[DEF_MAX_PREDS];
+    unsigned char uses_super; /* the query's uses_super, for def_children */
 } DefRule;
 
 typedef struct {
@@ -43,6 +44,9 @@ typedef struct {
     unsigned char *kinds; /* symbol -> 1 when some rule's D has that type */
     uint32_t n_rules;
     DefRule *rules;
+    /* Some rule has a supertype step: only then are the hidden supertypes above a node
+     * (DefStatus.super) read, so only then does the walk look each hidden node up. */
+    unsigned char uses_super;
 } DefQuery;
 
 static const char *DEF_CAPSULE = "code_intel.refscan.defs";
@@ -165,13 +169,33 @@ static PyObject *refscan_compile_defs(PyObject *self, PyObject *args) {
             rule->pred_regex[k] = Py_NewRef(regex);
         }
         if (rule->up_symbols[0] < q->n_symbols) q->kinds[rule->up_symbols[0]] = 1;
+        for (uint32_t i = 1; i < rule->n_up; i++) q->uses_super |= rule->up_super[i];
+        for (uint32_t i = 0; i < rule->n_down; i++) q->uses_super |= rule->down[i].super;
     }
+    for (uint32_t r = 0; r < q->n_rules; r++) q->rules[r].uses_super = q->uses_super;
     PyObject *capsule = PyCapsule_New(q, DEF_CAPSULE, defs_destructor);
     if (capsule == NULL) defs_free(q);
     return capsule;
 fail:
     defs_free(q);
     return NULL;
+}
+
+/* The runtime's ts_node_new, ts_language_public_symbol and ts_language_symbol_metadata's
+ * supertype bit, inline: they live in another translation unit (lib.c), and the walk in
+ * refscan_defs calls them for a million nodes on sympy's core/+printing/ (~25 M
+ * instructions of calls). Same answers. */
+static inline TSNode def_node_at(const TSTree *tree, const Subtree *subtree, Length at, TSSymbol alias) {
+    return (TSNode){{at.bytes, at.extent.row, at.extent.column, alias}, subtree, tree};
+}
+
+static inline TSSymbol def_public_symbol(const TSLanguage *lang, TSSymbol symbol) {
+    return symbol == ts_builtin_sym_error ? symbol : lang->public_symbol_map[symbol];
+}
+
+static inline int def_is_supertype(const TSLanguage *lang, TSSymbol symbol) {
+    return symbol != ts_builtin_sym_error && symbol != ts_builtin_sym_error_repeat &&
+           lang->symbol_metadata[symbol].supertype;
 }
 
 static int def_node_match(const DefRule *r, int p, TSNode node, TSNode *caps);
@@ -228,7 +252,7 @@ static int def_kids_match(const DefRule *r, const DownNode *p, int j, const TSNo
  * the rest of the matching (sympy's definitions pass: 0.13 G of the workers' 6.8 G).
  * Appends at children[count..cap) and returns the new count. */
 static uint32_t def_children(const TSTree *tree, Subtree parent, Length position, const DefStatus *inherited,
-                             TSNode *children, DefStatus *status, uint32_t count, uint32_t cap) {
+                             TSNode *children, DefStatus *status, uint32_t count, uint32_t cap, int supers) {
     const TSLanguage *lang = tree->language;
     const TSSymbol *aliases = ts_language_alias_sequence(lang, parent.ptr->production_id);
     const TSFieldMapEntry *map, *map_end;
@@ -258,15 +282,15 @@ static uint32_t def_children(const TSTree *tree, Subtree parent, Length position
             *st = *inherited;
             st->field = field;
             TSSymbol symbol = alias ? alias : ts_subtree_symbol(*child);
-            if (ts_language_symbol_metadata(lang, symbol).supertype && st->n_super < 8) st->super[st->n_super++] = symbol;
-            children[count++] = ts_node_new(tree, child, at, alias);
+            if (supers && def_is_supertype(lang, symbol) && st->n_super < 8) st->super[st->n_super++] = symbol;
+            children[count++] = def_node_at(tree, child, at, alias);
         } else if (ts_subtree_child_count(*child) > 0 && ts_subtree_visible_child_count(*child) > 0) {
             DefStatus inherit = *inherited;
             inherit.field = field;
             TSSymbol symbol = ts_subtree_symbol(*child);
-            if (ts_language_symbol_metadata(lang, symbol).supertype && inherit.n_super < 8)
+            if (supers && def_is_supertype(lang, symbol) && inherit.n_super < 8)
                 inherit.super[inherit.n_super++] = symbol;
-            count = def_children(tree, *child, at, &inherit, children, status, count, cap);
+            count = def_children(tree, *child, at, &inherit, children, status, count, cap, supers);
         }
     }
     return count;
@@ -295,7 +319,8 @@ static int def_node_match(const DefRule *r, int p, TSNode node, TSNode *caps) {
     }
     DefStatus none = {0};
     Length start = {ts_node_start_byte(node), ts_node_start_point(node)};
-    uint32_t count = def_children(node.tree, *(const Subtree *)node.id, start, &none, children, status, 0, n);
+    uint32_t count = def_children(node.tree, *(const Subtree *)node.id, start, &none, children, status, 0, n,
+                                  r->uses_super);
     int ways = def_kids_match(r, d, 0, children, status, count, 0, caps);
     if (children != local_nodes) {
         free(children);
@@ -777,8 +802,8 @@ static PyObject *refscan_defs(PyObject *self, PyObject *args) {
                 }
                 levels = more;
             }
-            levels[level].symbol = ts_language_public_symbol(lang, symbol);
-            levels[level].node = ts_node_new(tree, child, at, alias);
+            levels[level].symbol = def_public_symbol(lang, symbol);
+            levels[level].node = def_node_at(tree, child, at, alias);
             levels[level].status = f->inherited;
             levels[level].status.field = field;
             COLLECT(levels[level].symbol, levels[level].node);
@@ -795,7 +820,7 @@ static PyObject *refscan_defs(PyObject *self, PyObject *args) {
         } else {
             inherit = f->inherited;
             inherit.field = field;
-            if (ts_language_symbol_metadata(lang, symbol).supertype && inherit.n_super < 8)
+            if (q->uses_super && def_is_supertype(lang, symbol) && inherit.n_super < 8)
                 inherit.super[inherit.n_super++] = symbol;
         }
         if (ts_subtree_child_count(*child) > 0) {
