@@ -681,7 +681,7 @@ class TreeSitterStrategy:
                 [d.symbol.qualified_name for d in defs],
             ),
             self.dollar_is_sigil,
-            None if doc.data.isascii() else doc.utf16_column,
+            None if doc.ascii else doc.utf16_column,
             recorded[1] if recorded is not None and recorded[0] == root else None,
             pack,
         )
