@@ -21,12 +21,11 @@ from ..model import (
     Chunk,
     FileAnalysis,
     PackedReferences,
-    Position,
-    Range,
     Reference,
     Symbol,
     SymbolKind,
 )
+from ..records import builder, new_chunk, new_position, new_range, new_symbol
 from ..source import SourceDocument
 from . import defscan, refscan
 
@@ -235,6 +234,9 @@ class _Def:
     def widen(self, node: tree_sitter.Node) -> None:
         self.node = node
         self.start, self.end = node.start_byte, node.end_byte
+
+
+_new_def = builder(_Def)
 
 
 @dataclass(frozen=True)
@@ -551,17 +553,17 @@ class TreeSitterStrategy:
             signature, docstring = (
                 texts[i] if texts is not None else (self.signature(doc, node), self.docstring(doc, node))
             )
-            symbol = Symbol(
+            symbol = new_symbol(  # the records built in one call each: see `records`
                 name,
                 kind,
-                Range(Position(sr, sc), Position(er, ec)),
-                Range(Position(nsr, nsc), Position(ner, nec)),
+                new_range(new_position(sr, sc), new_position(er, ec)),
+                new_range(new_position(nsr, nsc), new_position(ner, nec)),
                 self.qualify(container, name, kind),
                 container,
                 signature,
                 docstring,
             )
-            defs.append(_Def(node, name_node, symbol, sb, eb, nsb))
+            defs.append(_new_def(node, name_node, symbol, sb, eb, nsb))
             stack.append((eb, symbol))
         return defs
 
@@ -759,7 +761,7 @@ class TreeSitterStrategy:
             content = _skeleton(doc, start, end, inner) if inner else doc.lines_text(start, end)
             meta = definition_metadata(s.qualified_name, s.signature, s.doc, s.container)
             meta.update(self.symbol_metadata(doc, d, analysis))
-            chunk = Chunk(doc.path, doc.language, s.name, s.kind._value_, start, end, content, meta)
+            chunk = new_chunk(doc.path, doc.language, s.name, s.kind._value_, start, end, content, meta)
             if len(content) <= max_chars:  # most chunks: no split_oversized call to say so
                 chunks.append(chunk)
             else:
