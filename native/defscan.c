@@ -520,11 +520,19 @@ static uint32_t *qn_starts(const unsigned char *t, Py_ssize_t n, size_t *count) 
  * types among their next max_up ancestors (as enclosing() answers for that match) and
  * what that ancestor decides (qn_decides: no binding Node per string for Python to
  * ask; sympy has ~47k such strings, a few thousand of them types). */
+/* What qn_decides reads of a context type (its name, resolved once). */
+enum { QN_OTHER, QN_TYPE, QN_KEYWORD_ARGUMENT, QN_SUBSCRIPT, QN_ASSIGNMENT, QN_CALL };
+
 typedef struct {
     unsigned char *is_target; /* public symbol -> 1 when its name is the target type */
-    uint32_t n_symbols;       /* is_target's size (ERROR's symbol is above it) */
+    uint32_t n_symbols;       /* is_target's and context_of's size (ERROR's symbol is above it) */
     const char **contexts;
     Py_ssize_t n_contexts;
+    /* public symbol -> index of the first context type of its name, -1 for none: a
+     * string's ancestors are looked up here instead of strcmp per ancestor and type */
+    int16_t *context_of;
+    unsigned char *decider; /* context index -> QN_* */
+    TSFieldId f_name, f_value, f_left, f_function, f_arguments; /* the fields qn_decides reads */
     unsigned int max_up;
     uint32_t *starts; /* qn_starts */
     size_t n_starts;
@@ -543,9 +551,9 @@ static int qn_has_start(const QuotedNames *w, uint32_t at) {
 }
 
 /* A field's text (NULL for a missing field), its length in *len. */
-static const char *qn_field_text(TSNode node, const char *field, const char *data, Py_ssize_t data_len,
+static const char *qn_field_text(TSNode node, TSFieldId field, const char *data, Py_ssize_t data_len,
                                  uint32_t *len) {
-    TSNode child = ts_node_child_by_field_name(node, field, (uint32_t)strlen(field));
+    TSNode child = ts_node_child_by_field_id(node, field);
     if (ts_node_is_null(child)) return NULL;
     uint32_t s = ts_node_start_byte(child), e = ts_node_end_byte(child);
     if (e > (uint32_t)data_len) e = (uint32_t)data_len;
@@ -568,31 +576,31 @@ static const char *qn_last_segment(const char *text, uint32_t *len) {
 /* python_strings._decides: whether the deciding ancestor `context` (of type `type`)
  * says the string starting at `string_start` below it stands where a type (or an
  * `__all__` entry) does. Keep the two in step: test_python_one_walk compares them. */
-static int qn_decides(TSNode context, const char *type, uint32_t string_start, const char *data,
+static int qn_decides(const QuotedNames *w, TSNode context, int decider, uint32_t string_start, const char *data,
                       Py_ssize_t data_len) {
     uint32_t len = 0;
     const char *text;
-    if (strcmp(type, "type") == 0) return 1;
-    if (strcmp(type, "keyword_argument") == 0) { /* bound="Base" */
-        text = qn_field_text(context, "name", data, data_len, &len);
+    if (decider == QN_TYPE) return 1;
+    if (decider == QN_KEYWORD_ARGUMENT) { /* bound="Base" */
+        text = qn_field_text(context, w->f_name, data, data_len, &len);
         return text != NULL && len == 5 && memcmp(text, "bound", 5) == 0;
     }
-    if (strcmp(type, "subscript") == 0) { /* Union[...], typing.Optional[...], not d["k"] */
-        text = qn_field_text(context, "value", data, data_len, &len);
+    if (decider == QN_SUBSCRIPT) { /* Union[...], typing.Optional[...], not d["k"] */
+        text = qn_field_text(context, w->f_value, data, data_len, &len);
         if (text == NULL) return 0;
         text = qn_last_segment(text, &len);
         return len > 0 && text[0] >= 'A' && text[0] <= 'Z';
     }
-    if (strcmp(type, "assignment") == 0) { /* __all__ = [...] */
-        text = qn_field_text(context, "left", data, data_len, &len);
+    if (decider == QN_ASSIGNMENT) { /* __all__ = [...] */
+        text = qn_field_text(context, w->f_left, data, data_len, &len);
         return text != NULL && len == 7 && memcmp(text, "__all__", 7) == 0;
     }
-    if (strcmp(type, "call") == 0) { /* cast("Client", value): the first argument */
-        text = qn_field_text(context, "function", data, data_len, &len);
+    if (decider == QN_CALL) { /* cast("Client", value): the first argument */
+        text = qn_field_text(context, w->f_function, data, data_len, &len);
         if (text == NULL) return 0;
         text = qn_last_segment(text, &len);
         if (len != 4 || memcmp(text, "cast", 4) != 0) return 0;
-        TSNode args = ts_node_child_by_field_name(context, "arguments", 9);
+        TSNode args = ts_node_child_by_field_id(context, w->f_arguments);
         if (ts_node_is_null(args) || ts_node_named_child_count(args) == 0) return 0;
         return ts_node_start_byte(ts_node_named_child(args, 0)) == string_start;
     }
@@ -612,16 +620,17 @@ static int qn_visit(QuotedNames *w, const DefLevel *levels, size_t depth, const 
     long which = -1;
     TSNode context = node;
     for (size_t up = 1; up <= w->max_up && up <= depth && which < 0; up++) {
-        const char *type = ts_node_type(levels[depth - up].node);
-        for (Py_ssize_t c = 0; c < w->n_contexts; c++) {
-            if (strcmp(type, w->contexts[c]) == 0) {
-                which = (long)c;
-                context = levels[depth - up].node;
-                break;
-            }
+        TSSymbol symbol = levels[depth - up].symbol; /* ts_node_symbol of that node */
+        if (symbol < w->n_symbols) {
+            which = w->context_of[symbol];
+        } else { /* ERROR: by its name, as for any other */
+            const char *type = ts_node_type(levels[depth - up].node);
+            for (Py_ssize_t c = 0; c < w->n_contexts && which < 0; c++)
+                if (strcmp(type, w->contexts[c]) == 0) which = (long)c;
         }
+        if (which >= 0) context = levels[depth - up].node;
     }
-    int decided = which >= 0 && qn_decides(context, w->contexts[which], start, data, data_len);
+    int decided = which >= 0 && qn_decides(w, context, w->decider[which], start, data, data_len);
     long long v[3] = {start, end, which};
     PyObject *item = int_tuple(3, v, Py_NewRef(decided ? Py_True : Py_False));
     if (item == NULL) return 0;
@@ -634,36 +643,94 @@ static int qn_visit(QuotedNames *w, const DefLevel *levels, size_t depth, const 
     return ok;
 }
 
-/* strings = (target type, context types, max_up) -> a QuotedNames; 0 with an error set. */
-static int qn_init(QuotedNames *w, PyObject *spec, const TSLanguage *lang, const char *data, Py_ssize_t data_len) {
+/* The part of a QuotedNames that depends only on the language and the spec (the
+ * strategy's constant): built on its first file, kept for the next ones (its symbol
+ * tables cost a strcmp per symbol and context type). One entry: one strategy asks. */
+static struct {
+    const TSLanguage *lang;
+    PyObject *spec; /* held: `contexts` point into its strings */
+    QuotedNames tables;
+} qn_cache = {NULL, NULL, {0}};
+
+static void qn_tables_free(QuotedNames *t) {
+    free(t->is_target);
+    free(t->contexts);
+    free(t->context_of);
+    free(t->decider);
+    memset(t, 0, sizeof(*t));
+}
+
+/* qn_cache for (spec, lang); 0 with an error set. */
+static int qn_tables(PyObject *spec, const TSLanguage *lang) {
+    if (qn_cache.spec == spec && qn_cache.lang == lang) return 1;
+    qn_tables_free(&qn_cache.tables);
+    Py_CLEAR(qn_cache.spec);
+    qn_cache.lang = NULL;
+    QuotedNames *w = &qn_cache.tables;
     const char *target;
     PyObject *contexts;
     if (!PyArg_ParseTuple(spec, "sO!I", &target, &PyTuple_Type, &contexts, &w->max_up)) return 0;
     uint32_t n_symbols = ts_language_symbol_count(lang);
     w->n_symbols = n_symbols;
-    w->is_target = calloc(n_symbols + 1, 1);
     w->n_contexts = PyTuple_GET_SIZE(contexts);
+    if (w->n_contexts > INT16_MAX) {
+        PyErr_SetString(PyExc_ValueError, "strings: too many context types");
+        return 0;
+    }
+    w->is_target = calloc(n_symbols + 1, 1);
     w->contexts = calloc((size_t)w->n_contexts + 1, sizeof(char *));
-    w->out = PyList_New(0);
-    w->last_start = -1;
-    if (w->is_target == NULL || w->contexts == NULL) {
+    w->context_of = malloc((n_symbols + 1) * sizeof(int16_t));
+    w->decider = calloc((size_t)w->n_contexts + 1, 1);
+    if (w->is_target == NULL || w->contexts == NULL || w->context_of == NULL || w->decider == NULL) {
+        qn_tables_free(w);
         PyErr_NoMemory();
         return 0;
     }
-    if (w->out == NULL) return 0;
+    static const struct { const char *type; unsigned char decider; } deciders[] = {
+        {"type", QN_TYPE}, {"keyword_argument", QN_KEYWORD_ARGUMENT}, {"subscript", QN_SUBSCRIPT},
+        {"assignment", QN_ASSIGNMENT}, {"call", QN_CALL}};
+    for (Py_ssize_t c = 0; c < w->n_contexts; c++) {
+        if ((w->contexts[c] = PyUnicode_AsUTF8(PyTuple_GET_ITEM(contexts, c))) == NULL) {
+            qn_tables_free(w);
+            return 0;
+        }
+        for (size_t k = 0; k < sizeof(deciders) / sizeof(deciders[0]); k++)
+            if (strcmp(w->contexts[c], deciders[k].type) == 0) w->decider[c] = deciders[k].decider;
+    }
     for (uint32_t sym = 0; sym < n_symbols; sym++) {
         const char *name = ts_language_symbol_name(lang, (TSSymbol)sym);
         w->is_target[sym] = name != NULL && strcmp(name, target) == 0;
+        w->context_of[sym] = -1;
+        for (Py_ssize_t c = 0; name != NULL && c < w->n_contexts; c++) {
+            if (strcmp(name, w->contexts[c]) == 0) {
+                w->context_of[sym] = (int16_t)c;
+                break;
+            }
+        }
     }
-    for (Py_ssize_t c = 0; c < w->n_contexts; c++)
-        if ((w->contexts[c] = PyUnicode_AsUTF8(PyTuple_GET_ITEM(contexts, c))) == NULL) return 0;
+    w->f_name = ts_language_field_id_for_name(lang, "name", 4);
+    w->f_value = ts_language_field_id_for_name(lang, "value", 5);
+    w->f_left = ts_language_field_id_for_name(lang, "left", 4);
+    w->f_function = ts_language_field_id_for_name(lang, "function", 8);
+    w->f_arguments = ts_language_field_id_for_name(lang, "arguments", 9);
+    qn_cache.spec = Py_NewRef(spec);
+    qn_cache.lang = lang;
+    return 1;
+}
+
+/* strings = (target type, context types, max_up) -> a QuotedNames; 0 with an error set.
+ * Its tables are qn_cache's (not freed by qn_free). */
+static int qn_init(QuotedNames *w, PyObject *spec, const TSLanguage *lang, const char *data, Py_ssize_t data_len) {
+    if (!qn_tables(spec, lang)) return 0;
+    *w = qn_cache.tables;
+    w->out = PyList_New(0);
+    w->last_start = -1;
+    if (w->out == NULL) return 0;
     w->starts = qn_starts((const unsigned char *)data, data_len, &w->n_starts);
     return w->starts != NULL;
 }
 
 static void qn_free(QuotedNames *w) {
-    free(w->is_target);
-    free(w->contexts);
     free(w->starts);
     Py_CLEAR(w->out);
 }
