@@ -387,11 +387,34 @@ fail:
     return NULL;
 }
 
+/* A visible node on the walk's path. Its field is resolved only when a rule asks
+ * (def_level_field): status.field holds what it inherits from hidden parents, and
+ * (production, structural) where its own is in its parent's field map (structural
+ * DEF_NO_FIELD: an extra, which has none). Most visible nodes are never asked. */
 typedef struct {
     TSSymbol symbol;
     TSNode node;
     DefStatus status;
+    TSStateId production; /* its parent's production_id */
+    uint32_t structural;  /* its structural index among its parent's children */
 } DefLevel;
+
+#define DEF_NO_FIELD UINT32_MAX
+
+/* The field of child `structural` in a parent of `production`: 0 for none. */
+static inline TSFieldId def_field_of(const TSLanguage *lang, TSStateId production, uint32_t structural) {
+    const TSFieldMapEntry *map, *map_end;
+    ts_language_field_map(lang, production, &map, &map_end);
+    for (; map < map_end; map++)
+        if (!map->inherited && map->child_index == structural) return map->field_id;
+    return 0;
+}
+
+/* A level's field as the engine sees it: its own in its parent, else the one it inherits. */
+static inline TSFieldId def_level_field(const TSLanguage *lang, const DefLevel *level) {
+    TSFieldId own = level->structural == DEF_NO_FIELD ? 0 : def_field_of(lang, level->production, level->structural);
+    return own ? own : level->status.field;
+}
 
 /* Every rule whose D is the visible node at levels[depth]: appends (rule, D, name) to
  * out. Returns 0 on success, 1 when ambiguous, -1 on error. */
@@ -408,7 +431,7 @@ static int def_visit(const DefQuery *q, const DefLevel *levels, size_t depth, Py
             const DefLevel *level = &levels[depth - i];
             if (i > 0 && !def_step_matches(r->up_symbols[i], r->up_super[i], level->node, &level->status))
                 ok = 0;
-            else if (r->up_fields[i] && level->status.field != r->up_fields[i]) ok = 0;
+            else if (r->up_fields[i] && def_level_field(node.tree->language, level) != r->up_fields[i]) ok = 0;
         }
         if (!ok) continue;
         TSNode caps[DEF_MAX_SLOTS];
@@ -819,6 +842,8 @@ static PyObject *refscan_defs(PyObject *self, PyObject *args) {
     levels[0].symbol = ts_node_symbol(root);
     levels[0].node = root;
     memset(&levels[0].status, 0, sizeof(DefStatus));
+    levels[0].production = 0;
+    levels[0].structural = DEF_NO_FIELD; /* the root has no field */
     COLLECT(levels[0].symbol, root);
     status = def_visit(q, levels, 0, root_obj, data, data_len, out);
     Subtree root_subtree = *(const Subtree *)root.id;
@@ -835,21 +860,11 @@ static PyObject *refscan_defs(PyObject *self, PyObject *args) {
         const Subtree *child = &ts_subtree_children(f->parent)[f->child];
         Length at = f->position;
         TSSymbol alias = 0;
-        TSFieldId field = 0;
-        int extra = ts_subtree_extra(*child);
-        if (!extra) {
+        uint32_t structural = DEF_NO_FIELD; /* its field is looked up only where it is read */
+        if (!ts_subtree_extra(*child)) {
             if (f->aliases) alias = f->aliases[f->structural];
-            const TSFieldMapEntry *map, *map_end;
-            ts_language_field_map(lang, f->parent.ptr->production_id, &map, &map_end);
-            for (; map < map_end; map++) {
-                if (!map->inherited && map->child_index == f->structural) {
-                    field = map->field_id;
-                    break;
-                }
-            }
-            f->structural++;
+            structural = f->structural++;
         }
-        if (!field) field = f->inherited.field;
         f->position = length_add(at, ts_subtree_size(*child));
         f->child++;
         if (f->child < f->parent.ptr->child_count)
@@ -872,7 +887,8 @@ static PyObject *refscan_defs(PyObject *self, PyObject *args) {
             levels[level].symbol = def_public_symbol(lang, symbol);
             levels[level].node = def_node_at(tree, child, at, alias);
             levels[level].status = f->inherited;
-            levels[level].status.field = field;
+            levels[level].production = f->parent.ptr->production_id;
+            levels[level].structural = structural;
             COLLECT(levels[level].symbol, levels[level].node);
             if (strings && levels[level].symbol < strings->n_symbols && strings->is_target[levels[level].symbol] &&
                 !qn_visit(strings, levels, level, data, data_len)) {
@@ -884,9 +900,10 @@ static PyObject *refscan_defs(PyObject *self, PyObject *args) {
                 status = def_visit(q, levels, level, root_obj, data, data_len, out);
                 if (status) goto done;
             }
-        } else {
+        } else if (ts_subtree_child_count(*child) > 0) { /* a hidden leaf passes nothing on */
             inherit = f->inherited;
-            inherit.field = field;
+            TSFieldId own = structural == DEF_NO_FIELD ? 0 : def_field_of(lang, f->parent.ptr->production_id, structural);
+            if (own) inherit.field = own;
             if (q->uses_super && def_is_supertype(lang, symbol) && inherit.n_super < 8)
                 inherit.super[inherit.n_super++] = symbol;
         }
