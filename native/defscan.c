@@ -36,6 +36,7 @@ typedef struct {
     int pred_slot[DEF_MAX_PREDS];
     int pred_positive[DEF_MAX_PREDS];
     PyObject *pred_regex[DEF_MAX_PREDS];
+    PyObject *kind; /* its `definition.*` capture (a str), which its items start with */
     unsigned char uses_super; /* the query's uses_super, for def_children */
 } DefRule;
 
@@ -54,8 +55,10 @@ static const char *DEF_CAPSULE = "code_intel.refscan.defs";
 static void defs_free(DefQuery *q) {
     if (q == NULL) return;
     if (q->rules) {
-        for (uint32_t r = 0; r < q->n_rules; r++)
+        for (uint32_t r = 0; r < q->n_rules; r++) {
             for (uint32_t k = 0; k < q->rules[r].n_preds; k++) Py_XDECREF(q->rules[r].pred_regex[k]);
+            Py_XDECREF(q->rules[r].kind);
+        }
         free(q->rules);
     }
     free(q->kinds);
@@ -92,7 +95,7 @@ static int def_field(const TSLanguage *language, PyObject *name, TSFieldId *out)
     return 1;
 }
 
-/* compile_defs(node, rules) -> handle. rules = [(up, down, preds)]: up = [(type, field)]
+/* compile_defs(node, rules) -> handle. rules = [(up, down, preds, kind)]: up = [(type, field)]
  * from D upward; down = [(type, field, parent index, slot, named)] with D first and parents
  * before children; preds = [(slot, compiled regex, positive)] (#match? / #not-match?). */
 static PyObject *refscan_compile_defs(PyObject *self, PyObject *args) {
@@ -112,10 +115,11 @@ static PyObject *refscan_compile_defs(PyObject *self, PyObject *args) {
     }
     for (uint32_t r = 0; r < q->n_rules; r++) {
         DefRule *rule = &q->rules[r];
-        PyObject *up, *down, *preds;
-        if (!PyArg_ParseTuple(PyList_GET_ITEM(rules, r), "O!O!O!", &PyList_Type, &up, &PyList_Type, &down,
-                              &PyList_Type, &preds))
+        PyObject *up, *down, *preds, *kind;
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(rules, r), "O!O!O!U", &PyList_Type, &up, &PyList_Type, &down,
+                              &PyList_Type, &preds, &kind))
             goto fail;
+        rule->kind = Py_NewRef(kind);
         if (PyList_GET_SIZE(up) < 1 || PyList_GET_SIZE(up) > DEF_MAX_UP || PyList_GET_SIZE(down) < 1 ||
             PyList_GET_SIZE(down) > DEF_MAX_DOWN || PyList_GET_SIZE(preds) > DEF_MAX_PREDS) {
             PyErr_SetString(PyExc_ValueError, "a definition rule has 1-8 levels up, 1-16 nodes down, <= 4 predicates");
@@ -357,10 +361,10 @@ static PyObject *def_new_node(PyTypeObject *type, TSNode node, PyObject *tree) {
     return (PyObject *)b;
 }
 
-/* (ri, d, name, ids, where) as defs() answers it, stealing d, name and ids (an empty
+/* (kind, d, name, ids, where) as defs() answers it, stealing d, name and ids (an empty
  * 2-tuple filled here with the two node ids); NULL with an error set. Built by hand:
  * Py_BuildValue's format parsing cost ~3,500 instructions a definition. */
-static PyObject *def_item(uint32_t ri, PyObject *d, PyObject *name, PyObject *ids, void *d_id, void *name_id,
+static PyObject *def_item(PyObject *kind, PyObject *d, PyObject *name, PyObject *ids, void *d_id, void *name_id,
                           const long long *where) {
     PyObject *w = int_tuple(12, where, NULL), *item = w ? PyTuple_New(5) : NULL;
     if (item == NULL) {
@@ -374,9 +378,8 @@ static PyObject *def_item(uint32_t ri, PyObject *d, PyObject *name, PyObject *id
     PyTuple_SET_ITEM(item, 2, name);
     PyTuple_SET_ITEM(item, 3, ids);
     PyTuple_SET_ITEM(item, 4, w);
+    PyTuple_SET_ITEM(item, 0, Py_NewRef(kind));
     PyObject *v;
-    if ((v = PyLong_FromUnsignedLong(ri)) == NULL) goto fail;
-    PyTuple_SET_ITEM(item, 0, v);
     if ((v = PyLong_FromVoidPtr(d_id)) == NULL) goto fail;
     PyTuple_SET_ITEM(ids, 0, v);
     if ((v = PyLong_FromVoidPtr(name_id)) == NULL) goto fail;
@@ -459,7 +462,7 @@ static int def_visit(const DefQuery *q, const DefLevel *levels, size_t depth, Py
         long long where[12] = {ts_node_start_byte(node), ts_node_end_byte(node), ds.row, ds.column, de.row,
                               de.column, ts_node_start_byte(caps[0]), ts_node_end_byte(caps[0]), ns.row,
                               ns.column, ne.row, ne.column};
-        PyObject *item = def_item(ri, d, name, ids, (void *)node.id, (void *)caps[0].id, where);
+        PyObject *item = def_item(r->kind, d, name, ids, (void *)node.id, (void *)caps[0].id, where);
         if (item == NULL) return -1;
         int appended = PyList_Append(out, item);
         Py_DECREF(item);

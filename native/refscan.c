@@ -1459,8 +1459,8 @@ static PyMethodDef methods[] = {
      "python_imports(root, data) -> (top import facts, nested import facts, (docstring start, end)) or None "
      "(native/pyimports.c)."},
     {"defs", refscan_defs, METH_VARARGS,
-     "defs(root, handle, data) -> [(rule, definition node, name node, ids, bytes and points)], "
-     "or None when ambiguous."},
+     "defs(root, handle, data) -> [(its rule's `definition.*` capture, definition node, name node, ids, "
+     "bytes and points)], or None when ambiguous."},
     {"pack", refscan_pack, METH_VARARGS,
      "pack(path, refs, sep) -> (the store's packed rows, one per name, the file's containers) "
      "(store.pack_references)."},
