@@ -36,6 +36,8 @@ typedef struct {
     int pred_slot[DEF_MAX_PREDS];
     int pred_positive[DEF_MAX_PREDS];
     PyObject *pred_regex[DEF_MAX_PREDS];
+    PyObject *kind; /* its `definition.*` capture (a str), which its items start with */
+    unsigned char uses_super; /* the query's uses_super, for def_children */
 } DefRule;
 
 typedef struct {
@@ -43,6 +45,9 @@ typedef struct {
     unsigned char *kinds; /* symbol -> 1 when some rule's D has that type */
     uint32_t n_rules;
     DefRule *rules;
+    /* Some rule has a supertype step: only then are the hidden supertypes above a node
+     * (DefStatus.super) read, so only then does the walk look each hidden node up. */
+    unsigned char uses_super;
 } DefQuery;
 
 static const char *DEF_CAPSULE = "code_intel.refscan.defs";
@@ -50,8 +55,10 @@ static const char *DEF_CAPSULE = "code_intel.refscan.defs";
 static void defs_free(DefQuery *q) {
     if (q == NULL) return;
     if (q->rules) {
-        for (uint32_t r = 0; r < q->n_rules; r++)
+        for (uint32_t r = 0; r < q->n_rules; r++) {
             for (uint32_t k = 0; k < q->rules[r].n_preds; k++) Py_XDECREF(q->rules[r].pred_regex[k]);
+            Py_XDECREF(q->rules[r].kind);
+        }
         free(q->rules);
     }
     free(q->kinds);
@@ -88,7 +95,7 @@ static int def_field(const TSLanguage *language, PyObject *name, TSFieldId *out)
     return 1;
 }
 
-/* compile_defs(node, rules) -> handle. rules = [(up, down, preds)]: up = [(type, field)]
+/* compile_defs(node, rules) -> handle. rules = [(up, down, preds, kind)]: up = [(type, field)]
  * from D upward; down = [(type, field, parent index, slot, named)] with D first and parents
  * before children; preds = [(slot, compiled regex, positive)] (#match? / #not-match?). */
 static PyObject *refscan_compile_defs(PyObject *self, PyObject *args) {
@@ -108,10 +115,11 @@ static PyObject *refscan_compile_defs(PyObject *self, PyObject *args) {
     }
     for (uint32_t r = 0; r < q->n_rules; r++) {
         DefRule *rule = &q->rules[r];
-        PyObject *up, *down, *preds;
-        if (!PyArg_ParseTuple(PyList_GET_ITEM(rules, r), "O!O!O!", &PyList_Type, &up, &PyList_Type, &down,
-                              &PyList_Type, &preds))
+        PyObject *up, *down, *preds, *kind;
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(rules, r), "O!O!O!U", &PyList_Type, &up, &PyList_Type, &down,
+                              &PyList_Type, &preds, &kind))
             goto fail;
+        rule->kind = Py_NewRef(kind);
         if (PyList_GET_SIZE(up) < 1 || PyList_GET_SIZE(up) > DEF_MAX_UP || PyList_GET_SIZE(down) < 1 ||
             PyList_GET_SIZE(down) > DEF_MAX_DOWN || PyList_GET_SIZE(preds) > DEF_MAX_PREDS) {
             PyErr_SetString(PyExc_ValueError, "a definition rule has 1-8 levels up, 1-16 nodes down, <= 4 predicates");
@@ -165,13 +173,33 @@ static PyObject *refscan_compile_defs(PyObject *self, PyObject *args) {
             rule->pred_regex[k] = Py_NewRef(regex);
         }
         if (rule->up_symbols[0] < q->n_symbols) q->kinds[rule->up_symbols[0]] = 1;
+        for (uint32_t i = 1; i < rule->n_up; i++) q->uses_super |= rule->up_super[i];
+        for (uint32_t i = 0; i < rule->n_down; i++) q->uses_super |= rule->down[i].super;
     }
+    for (uint32_t r = 0; r < q->n_rules; r++) q->rules[r].uses_super = q->uses_super;
     PyObject *capsule = PyCapsule_New(q, DEF_CAPSULE, defs_destructor);
     if (capsule == NULL) defs_free(q);
     return capsule;
 fail:
     defs_free(q);
     return NULL;
+}
+
+/* The runtime's ts_node_new, ts_language_public_symbol and ts_language_symbol_metadata's
+ * supertype bit, inline: they live in another translation unit (lib.c), and the walk in
+ * refscan_defs calls them for a million nodes on sympy's core/+printing/ (~25 M
+ * instructions of calls). Same answers. */
+static inline TSNode def_node_at(const TSTree *tree, const Subtree *subtree, Length at, TSSymbol alias) {
+    return (TSNode){{at.bytes, at.extent.row, at.extent.column, alias}, subtree, tree};
+}
+
+static inline TSSymbol def_public_symbol(const TSLanguage *lang, TSSymbol symbol) {
+    return symbol == ts_builtin_sym_error ? symbol : lang->public_symbol_map[symbol];
+}
+
+static inline int def_is_supertype(const TSLanguage *lang, TSSymbol symbol) {
+    return symbol != ts_builtin_sym_error && symbol != ts_builtin_sym_error_repeat &&
+           lang->symbol_metadata[symbol].supertype;
 }
 
 static int def_node_match(const DefRule *r, int p, TSNode node, TSNode *caps);
@@ -228,7 +256,7 @@ static int def_kids_match(const DefRule *r, const DownNode *p, int j, const TSNo
  * the rest of the matching (sympy's definitions pass: 0.13 G of the workers' 6.8 G).
  * Appends at children[count..cap) and returns the new count. */
 static uint32_t def_children(const TSTree *tree, Subtree parent, Length position, const DefStatus *inherited,
-                             TSNode *children, DefStatus *status, uint32_t count, uint32_t cap) {
+                             TSNode *children, DefStatus *status, uint32_t count, uint32_t cap, int supers) {
     const TSLanguage *lang = tree->language;
     const TSSymbol *aliases = ts_language_alias_sequence(lang, parent.ptr->production_id);
     const TSFieldMapEntry *map, *map_end;
@@ -258,15 +286,15 @@ static uint32_t def_children(const TSTree *tree, Subtree parent, Length position
             *st = *inherited;
             st->field = field;
             TSSymbol symbol = alias ? alias : ts_subtree_symbol(*child);
-            if (ts_language_symbol_metadata(lang, symbol).supertype && st->n_super < 8) st->super[st->n_super++] = symbol;
-            children[count++] = ts_node_new(tree, child, at, alias);
+            if (supers && def_is_supertype(lang, symbol) && st->n_super < 8) st->super[st->n_super++] = symbol;
+            children[count++] = def_node_at(tree, child, at, alias);
         } else if (ts_subtree_child_count(*child) > 0 && ts_subtree_visible_child_count(*child) > 0) {
             DefStatus inherit = *inherited;
             inherit.field = field;
             TSSymbol symbol = ts_subtree_symbol(*child);
-            if (ts_language_symbol_metadata(lang, symbol).supertype && inherit.n_super < 8)
+            if (supers && def_is_supertype(lang, symbol) && inherit.n_super < 8)
                 inherit.super[inherit.n_super++] = symbol;
-            count = def_children(tree, *child, at, &inherit, children, status, count, cap);
+            count = def_children(tree, *child, at, &inherit, children, status, count, cap, supers);
         }
     }
     return count;
@@ -295,7 +323,8 @@ static int def_node_match(const DefRule *r, int p, TSNode node, TSNode *caps) {
     }
     DefStatus none = {0};
     Length start = {ts_node_start_byte(node), ts_node_start_point(node)};
-    uint32_t count = def_children(node.tree, *(const Subtree *)node.id, start, &none, children, status, 0, n);
+    uint32_t count = def_children(node.tree, *(const Subtree *)node.id, start, &none, children, status, 0, n,
+                                  r->uses_super);
     int ways = def_kids_match(r, d, 0, children, status, count, 0, caps);
     if (children != local_nodes) {
         free(children);
@@ -332,10 +361,10 @@ static PyObject *def_new_node(PyTypeObject *type, TSNode node, PyObject *tree) {
     return (PyObject *)b;
 }
 
-/* (ri, d, name, ids, where) as defs() answers it, stealing d, name and ids (an empty
+/* (kind, d, name, ids, where) as defs() answers it, stealing d, name and ids (an empty
  * 2-tuple filled here with the two node ids); NULL with an error set. Built by hand:
  * Py_BuildValue's format parsing cost ~3,500 instructions a definition. */
-static PyObject *def_item(uint32_t ri, PyObject *d, PyObject *name, PyObject *ids, void *d_id, void *name_id,
+static PyObject *def_item(PyObject *kind, PyObject *d, PyObject *name, PyObject *ids, void *d_id, void *name_id,
                           const long long *where) {
     PyObject *w = int_tuple(12, where, NULL), *item = w ? PyTuple_New(5) : NULL;
     if (item == NULL) {
@@ -349,9 +378,8 @@ static PyObject *def_item(uint32_t ri, PyObject *d, PyObject *name, PyObject *id
     PyTuple_SET_ITEM(item, 2, name);
     PyTuple_SET_ITEM(item, 3, ids);
     PyTuple_SET_ITEM(item, 4, w);
+    PyTuple_SET_ITEM(item, 0, Py_NewRef(kind));
     PyObject *v;
-    if ((v = PyLong_FromUnsignedLong(ri)) == NULL) goto fail;
-    PyTuple_SET_ITEM(item, 0, v);
     if ((v = PyLong_FromVoidPtr(d_id)) == NULL) goto fail;
     PyTuple_SET_ITEM(ids, 0, v);
     if ((v = PyLong_FromVoidPtr(name_id)) == NULL) goto fail;
@@ -362,11 +390,34 @@ fail:
     return NULL;
 }
 
+/* A visible node on the walk's path. Its field is resolved only when a rule asks
+ * (def_level_field): status.field holds what it inherits from hidden parents, and
+ * (production, structural) where its own is in its parent's field map (structural
+ * DEF_NO_FIELD: an extra, which has none). Most visible nodes are never asked. */
 typedef struct {
     TSSymbol symbol;
     TSNode node;
     DefStatus status;
+    TSStateId production; /* its parent's production_id */
+    uint32_t structural;  /* its structural index among its parent's children */
 } DefLevel;
+
+#define DEF_NO_FIELD UINT32_MAX
+
+/* The field of child `structural` in a parent of `production`: 0 for none. */
+static inline TSFieldId def_field_of(const TSLanguage *lang, TSStateId production, uint32_t structural) {
+    const TSFieldMapEntry *map, *map_end;
+    ts_language_field_map(lang, production, &map, &map_end);
+    for (; map < map_end; map++)
+        if (!map->inherited && map->child_index == structural) return map->field_id;
+    return 0;
+}
+
+/* A level's field as the engine sees it: its own in its parent, else the one it inherits. */
+static inline TSFieldId def_level_field(const TSLanguage *lang, const DefLevel *level) {
+    TSFieldId own = level->structural == DEF_NO_FIELD ? 0 : def_field_of(lang, level->production, level->structural);
+    return own ? own : level->status.field;
+}
 
 /* Every rule whose D is the visible node at levels[depth]: appends (rule, D, name) to
  * out. Returns 0 on success, 1 when ambiguous, -1 on error. */
@@ -383,7 +434,7 @@ static int def_visit(const DefQuery *q, const DefLevel *levels, size_t depth, Py
             const DefLevel *level = &levels[depth - i];
             if (i > 0 && !def_step_matches(r->up_symbols[i], r->up_super[i], level->node, &level->status))
                 ok = 0;
-            else if (r->up_fields[i] && level->status.field != r->up_fields[i]) ok = 0;
+            else if (r->up_fields[i] && def_level_field(node.tree->language, level) != r->up_fields[i]) ok = 0;
         }
         if (!ok) continue;
         TSNode caps[DEF_MAX_SLOTS];
@@ -411,7 +462,7 @@ static int def_visit(const DefQuery *q, const DefLevel *levels, size_t depth, Py
         long long where[12] = {ts_node_start_byte(node), ts_node_end_byte(node), ds.row, ds.column, de.row,
                               de.column, ts_node_start_byte(caps[0]), ts_node_end_byte(caps[0]), ns.row,
                               ns.column, ne.row, ne.column};
-        PyObject *item = def_item(ri, d, name, ids, (void *)node.id, (void *)caps[0].id, where);
+        PyObject *item = def_item(r->kind, d, name, ids, (void *)node.id, (void *)caps[0].id, where);
         if (item == NULL) return -1;
         int appended = PyList_Append(out, item);
         Py_DECREF(item);
@@ -464,9 +515,12 @@ static uint32_t *qn_starts(const unsigned char *t, Py_ssize_t n, size_t *count) 
     uint32_t *out = malloc(size * sizeof(uint32_t));
     if (out == NULL) return (uint32_t *)PyErr_NoMemory();
     Py_ssize_t pos = 0;
+    /* the next of each quote at or after pos, searched again only once pos passes it
+     * (a memchr per quote and step re-read, at every `"`, the bytes to the next `'`) */
+    const unsigned char *a = memchr(t, '"', (size_t)n), *b = memchr(t, '\'', (size_t)n);
     while (pos < n) {
-        const unsigned char *a = memchr(t + pos, '"', (size_t)(n - pos));
-        const unsigned char *b = memchr(t + pos, '\'', (size_t)(n - pos));
+        if (a != NULL && a < t + pos) a = memchr(t + pos, '"', (size_t)(n - pos));
+        if (b != NULL && b < t + pos) b = memchr(t + pos, '\'', (size_t)(n - pos));
         const unsigned char *q = a == NULL ? b : (b == NULL || a < b ? a : b);
         if (q == NULL) break;
         Py_ssize_t i = q - t, end = qn_match(t, n, i);
@@ -495,11 +549,19 @@ static uint32_t *qn_starts(const unsigned char *t, Py_ssize_t n, size_t *count) 
  * types among their next max_up ancestors (as enclosing() answers for that match) and
  * what that ancestor decides (qn_decides: no binding Node per string for Python to
  * ask; sympy has ~47k such strings, a few thousand of them types). */
+/* What qn_decides reads of a context type (its name, resolved once). */
+enum { QN_OTHER, QN_TYPE, QN_KEYWORD_ARGUMENT, QN_SUBSCRIPT, QN_ASSIGNMENT, QN_CALL };
+
 typedef struct {
     unsigned char *is_target; /* public symbol -> 1 when its name is the target type */
-    uint32_t n_symbols;       /* is_target's size (ERROR's symbol is above it) */
+    uint32_t n_symbols;       /* is_target's and context_of's size (ERROR's symbol is above it) */
     const char **contexts;
     Py_ssize_t n_contexts;
+    /* public symbol -> index of the first context type of its name, -1 for none: a
+     * string's ancestors are looked up here instead of strcmp per ancestor and type */
+    int16_t *context_of;
+    unsigned char *decider; /* context index -> QN_* */
+    TSFieldId f_name, f_value, f_left, f_function, f_arguments; /* the fields qn_decides reads */
     unsigned int max_up;
     uint32_t *starts; /* qn_starts */
     size_t n_starts;
@@ -518,9 +580,9 @@ static int qn_has_start(const QuotedNames *w, uint32_t at) {
 }
 
 /* A field's text (NULL for a missing field), its length in *len. */
-static const char *qn_field_text(TSNode node, const char *field, const char *data, Py_ssize_t data_len,
+static const char *qn_field_text(TSNode node, TSFieldId field, const char *data, Py_ssize_t data_len,
                                  uint32_t *len) {
-    TSNode child = ts_node_child_by_field_name(node, field, (uint32_t)strlen(field));
+    TSNode child = ts_node_child_by_field_id(node, field);
     if (ts_node_is_null(child)) return NULL;
     uint32_t s = ts_node_start_byte(child), e = ts_node_end_byte(child);
     if (e > (uint32_t)data_len) e = (uint32_t)data_len;
@@ -543,31 +605,31 @@ static const char *qn_last_segment(const char *text, uint32_t *len) {
 /* python_strings._decides: whether the deciding ancestor `context` (of type `type`)
  * says the string starting at `string_start` below it stands where a type (or an
  * `__all__` entry) does. Keep the two in step: test_python_one_walk compares them. */
-static int qn_decides(TSNode context, const char *type, uint32_t string_start, const char *data,
+static int qn_decides(const QuotedNames *w, TSNode context, int decider, uint32_t string_start, const char *data,
                       Py_ssize_t data_len) {
     uint32_t len = 0;
     const char *text;
-    if (strcmp(type, "type") == 0) return 1;
-    if (strcmp(type, "keyword_argument") == 0) { /* bound="Base" */
-        text = qn_field_text(context, "name", data, data_len, &len);
+    if (decider == QN_TYPE) return 1;
+    if (decider == QN_KEYWORD_ARGUMENT) { /* bound="Base" */
+        text = qn_field_text(context, w->f_name, data, data_len, &len);
         return text != NULL && len == 5 && memcmp(text, "bound", 5) == 0;
     }
-    if (strcmp(type, "subscript") == 0) { /* Union[...], typing.Optional[...], not d["k"] */
-        text = qn_field_text(context, "value", data, data_len, &len);
+    if (decider == QN_SUBSCRIPT) { /* Union[...], typing.Optional[...], not d["k"] */
+        text = qn_field_text(context, w->f_value, data, data_len, &len);
         if (text == NULL) return 0;
         text = qn_last_segment(text, &len);
         return len > 0 && text[0] >= 'A' && text[0] <= 'Z';
     }
-    if (strcmp(type, "assignment") == 0) { /* __all__ = [...] */
-        text = qn_field_text(context, "left", data, data_len, &len);
+    if (decider == QN_ASSIGNMENT) { /* __all__ = [...] */
+        text = qn_field_text(context, w->f_left, data, data_len, &len);
         return text != NULL && len == 7 && memcmp(text, "__all__", 7) == 0;
     }
-    if (strcmp(type, "call") == 0) { /* cast("Client", value): the first argument */
-        text = qn_field_text(context, "function", data, data_len, &len);
+    if (decider == QN_CALL) { /* cast("Client", value): the first argument */
+        text = qn_field_text(context, w->f_function, data, data_len, &len);
         if (text == NULL) return 0;
         text = qn_last_segment(text, &len);
         if (len != 4 || memcmp(text, "cast", 4) != 0) return 0;
-        TSNode args = ts_node_child_by_field_name(context, "arguments", 9);
+        TSNode args = ts_node_child_by_field_id(context, w->f_arguments);
         if (ts_node_is_null(args) || ts_node_named_child_count(args) == 0) return 0;
         return ts_node_start_byte(ts_node_named_child(args, 0)) == string_start;
     }
@@ -587,16 +649,17 @@ static int qn_visit(QuotedNames *w, const DefLevel *levels, size_t depth, const 
     long which = -1;
     TSNode context = node;
     for (size_t up = 1; up <= w->max_up && up <= depth && which < 0; up++) {
-        const char *type = ts_node_type(levels[depth - up].node);
-        for (Py_ssize_t c = 0; c < w->n_contexts; c++) {
-            if (strcmp(type, w->contexts[c]) == 0) {
-                which = (long)c;
-                context = levels[depth - up].node;
-                break;
-            }
+        TSSymbol symbol = levels[depth - up].symbol; /* ts_node_symbol of that node */
+        if (symbol < w->n_symbols) {
+            which = w->context_of[symbol];
+        } else { /* ERROR: by its name, as for any other */
+            const char *type = ts_node_type(levels[depth - up].node);
+            for (Py_ssize_t c = 0; c < w->n_contexts && which < 0; c++)
+                if (strcmp(type, w->contexts[c]) == 0) which = (long)c;
         }
+        if (which >= 0) context = levels[depth - up].node;
     }
-    int decided = which >= 0 && qn_decides(context, w->contexts[which], start, data, data_len);
+    int decided = which >= 0 && qn_decides(w, context, w->decider[which], start, data, data_len);
     long long v[3] = {start, end, which};
     PyObject *item = int_tuple(3, v, Py_NewRef(decided ? Py_True : Py_False));
     if (item == NULL) return 0;
@@ -609,36 +672,94 @@ static int qn_visit(QuotedNames *w, const DefLevel *levels, size_t depth, const 
     return ok;
 }
 
-/* strings = (target type, context types, max_up) -> a QuotedNames; 0 with an error set. */
-static int qn_init(QuotedNames *w, PyObject *spec, const TSLanguage *lang, const char *data, Py_ssize_t data_len) {
+/* The part of a QuotedNames that depends only on the language and the spec (the
+ * strategy's constant): built on its first file, kept for the next ones (its symbol
+ * tables cost a strcmp per symbol and context type). One entry: one strategy asks. */
+static struct {
+    const TSLanguage *lang;
+    PyObject *spec; /* held: `contexts` point into its strings */
+    QuotedNames tables;
+} qn_cache = {NULL, NULL, {0}};
+
+static void qn_tables_free(QuotedNames *t) {
+    free(t->is_target);
+    free(t->contexts);
+    free(t->context_of);
+    free(t->decider);
+    memset(t, 0, sizeof(*t));
+}
+
+/* qn_cache for (spec, lang); 0 with an error set. */
+static int qn_tables(PyObject *spec, const TSLanguage *lang) {
+    if (qn_cache.spec == spec && qn_cache.lang == lang) return 1;
+    qn_tables_free(&qn_cache.tables);
+    Py_CLEAR(qn_cache.spec);
+    qn_cache.lang = NULL;
+    QuotedNames *w = &qn_cache.tables;
     const char *target;
     PyObject *contexts;
     if (!PyArg_ParseTuple(spec, "sO!I", &target, &PyTuple_Type, &contexts, &w->max_up)) return 0;
     uint32_t n_symbols = ts_language_symbol_count(lang);
     w->n_symbols = n_symbols;
-    w->is_target = calloc(n_symbols + 1, 1);
     w->n_contexts = PyTuple_GET_SIZE(contexts);
+    if (w->n_contexts > INT16_MAX) {
+        PyErr_SetString(PyExc_ValueError, "strings: too many context types");
+        return 0;
+    }
+    w->is_target = calloc(n_symbols + 1, 1);
     w->contexts = calloc((size_t)w->n_contexts + 1, sizeof(char *));
-    w->out = PyList_New(0);
-    w->last_start = -1;
-    if (w->is_target == NULL || w->contexts == NULL) {
+    w->context_of = malloc((n_symbols + 1) * sizeof(int16_t));
+    w->decider = calloc((size_t)w->n_contexts + 1, 1);
+    if (w->is_target == NULL || w->contexts == NULL || w->context_of == NULL || w->decider == NULL) {
+        qn_tables_free(w);
         PyErr_NoMemory();
         return 0;
     }
-    if (w->out == NULL) return 0;
+    static const struct { const char *type; unsigned char decider; } deciders[] = {
+        {"type", QN_TYPE}, {"keyword_argument", QN_KEYWORD_ARGUMENT}, {"subscript", QN_SUBSCRIPT},
+        {"assignment", QN_ASSIGNMENT}, {"call", QN_CALL}};
+    for (Py_ssize_t c = 0; c < w->n_contexts; c++) {
+        if ((w->contexts[c] = PyUnicode_AsUTF8(PyTuple_GET_ITEM(contexts, c))) == NULL) {
+            qn_tables_free(w);
+            return 0;
+        }
+        for (size_t k = 0; k < sizeof(deciders) / sizeof(deciders[0]); k++)
+            if (strcmp(w->contexts[c], deciders[k].type) == 0) w->decider[c] = deciders[k].decider;
+    }
     for (uint32_t sym = 0; sym < n_symbols; sym++) {
         const char *name = ts_language_symbol_name(lang, (TSSymbol)sym);
         w->is_target[sym] = name != NULL && strcmp(name, target) == 0;
+        w->context_of[sym] = -1;
+        for (Py_ssize_t c = 0; name != NULL && c < w->n_contexts; c++) {
+            if (strcmp(name, w->contexts[c]) == 0) {
+                w->context_of[sym] = (int16_t)c;
+                break;
+            }
+        }
     }
-    for (Py_ssize_t c = 0; c < w->n_contexts; c++)
-        if ((w->contexts[c] = PyUnicode_AsUTF8(PyTuple_GET_ITEM(contexts, c))) == NULL) return 0;
+    w->f_name = ts_language_field_id_for_name(lang, "name", 4);
+    w->f_value = ts_language_field_id_for_name(lang, "value", 5);
+    w->f_left = ts_language_field_id_for_name(lang, "left", 4);
+    w->f_function = ts_language_field_id_for_name(lang, "function", 8);
+    w->f_arguments = ts_language_field_id_for_name(lang, "arguments", 9);
+    qn_cache.spec = Py_NewRef(spec);
+    qn_cache.lang = lang;
+    return 1;
+}
+
+/* strings = (target type, context types, max_up) -> a QuotedNames; 0 with an error set.
+ * Its tables are qn_cache's (not freed by qn_free). */
+static int qn_init(QuotedNames *w, PyObject *spec, const TSLanguage *lang, const char *data, Py_ssize_t data_len) {
+    if (!qn_tables(spec, lang)) return 0;
+    *w = qn_cache.tables;
+    w->out = PyList_New(0);
+    w->last_start = -1;
+    if (w->out == NULL) return 0;
     w->starts = qn_starts((const unsigned char *)data, data_len, &w->n_starts);
     return w->starts != NULL;
 }
 
 static void qn_free(QuotedNames *w) {
-    free(w->is_target);
-    free(w->contexts);
     free(w->starts);
     Py_CLEAR(w->out);
 }
@@ -727,6 +848,8 @@ static PyObject *refscan_defs(PyObject *self, PyObject *args) {
     levels[0].symbol = ts_node_symbol(root);
     levels[0].node = root;
     memset(&levels[0].status, 0, sizeof(DefStatus));
+    levels[0].production = 0;
+    levels[0].structural = DEF_NO_FIELD; /* the root has no field */
     COLLECT(levels[0].symbol, root);
     status = def_visit(q, levels, 0, root_obj, data, data_len, out);
     Subtree root_subtree = *(const Subtree *)root.id;
@@ -743,21 +866,11 @@ static PyObject *refscan_defs(PyObject *self, PyObject *args) {
         const Subtree *child = &ts_subtree_children(f->parent)[f->child];
         Length at = f->position;
         TSSymbol alias = 0;
-        TSFieldId field = 0;
-        int extra = ts_subtree_extra(*child);
-        if (!extra) {
+        uint32_t structural = DEF_NO_FIELD; /* its field is looked up only where it is read */
+        if (!ts_subtree_extra(*child)) {
             if (f->aliases) alias = f->aliases[f->structural];
-            const TSFieldMapEntry *map, *map_end;
-            ts_language_field_map(lang, f->parent.ptr->production_id, &map, &map_end);
-            for (; map < map_end; map++) {
-                if (!map->inherited && map->child_index == f->structural) {
-                    field = map->field_id;
-                    break;
-                }
-            }
-            f->structural++;
+            structural = f->structural++;
         }
-        if (!field) field = f->inherited.field;
         f->position = length_add(at, ts_subtree_size(*child));
         f->child++;
         if (f->child < f->parent.ptr->child_count)
@@ -777,10 +890,11 @@ static PyObject *refscan_defs(PyObject *self, PyObject *args) {
                 }
                 levels = more;
             }
-            levels[level].symbol = ts_language_public_symbol(lang, symbol);
-            levels[level].node = ts_node_new(tree, child, at, alias);
+            levels[level].symbol = def_public_symbol(lang, symbol);
+            levels[level].node = def_node_at(tree, child, at, alias);
             levels[level].status = f->inherited;
-            levels[level].status.field = field;
+            levels[level].production = f->parent.ptr->production_id;
+            levels[level].structural = structural;
             COLLECT(levels[level].symbol, levels[level].node);
             if (strings && levels[level].symbol < strings->n_symbols && strings->is_target[levels[level].symbol] &&
                 !qn_visit(strings, levels, level, data, data_len)) {
@@ -792,10 +906,11 @@ static PyObject *refscan_defs(PyObject *self, PyObject *args) {
                 status = def_visit(q, levels, level, root_obj, data, data_len, out);
                 if (status) goto done;
             }
-        } else {
+        } else if (ts_subtree_child_count(*child) > 0) { /* a hidden leaf passes nothing on */
             inherit = f->inherited;
-            inherit.field = field;
-            if (ts_language_symbol_metadata(lang, symbol).supertype && inherit.n_super < 8)
+            TSFieldId own = structural == DEF_NO_FIELD ? 0 : def_field_of(lang, f->parent.ptr->production_id, structural);
+            if (own) inherit.field = own;
+            if (q->uses_super && def_is_supertype(lang, symbol) && inherit.n_super < 8)
                 inherit.super[inherit.n_super++] = symbol;
         }
         if (ts_subtree_child_count(*child) > 0) {

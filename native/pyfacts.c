@@ -148,18 +148,32 @@ static PyObject *pt_decode(const char *data, Py_ssize_t data_len, uint32_t start
     return PyUnicode_DecodeUTF8(data + start, end - start, "replace");
 }
 
-/* (signature, docstring or None) of one definition node (python.py's definition_texts). */
-static PyObject *python_text(TSNode node, const char *data, Py_ssize_t data_len) {
+/* (a, b), stealing both (NULL: both released); by hand, not Py_BuildValue's format. */
+static PyObject *pt_pair(PyObject *a, PyObject *b) {
+    PyObject *pair = PyTuple_New(2);
+    if (pair == NULL) {
+        Py_DECREF(a);
+        Py_DECREF(b);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(pair, 0, a);
+    PyTuple_SET_ITEM(pair, 1, b);
+    return pair;
+}
+
+/* (signature, docstring or None) of one definition node (python.py's definition_texts);
+ * `body_field` the grammar's `body` (resolved once per call, not by name per node). */
+static PyObject *python_text(TSNode node, TSFieldId body_field, const char *data, Py_ssize_t data_len) {
     int assignment = strcmp(ts_node_type(node), "assignment") == 0;
     uint32_t start = ts_node_start_byte(node), end = ts_node_end_byte(node);
     if (assignment) { /* _assignment_signature(the whole assignment) */
         PyObject *text = pt_decode(data, data_len, start, end);
         PyObject *signature = text ? pt_collapse(text, 0, 200) : NULL;
         Py_XDECREF(text);
-        return signature ? Py_BuildValue("(NO)", signature, Py_None) : NULL;
+        return signature ? pt_pair(signature, Py_NewRef(Py_None)) : NULL;
     }
     PyObject *docstring = Py_NewRef(Py_None);
-    TSNode body = ts_node_child_by_field_name(node, "body", 4);
+    TSNode body = ts_node_child_by_field_id(node, body_field);
     uint32_t sig_end;
     if (!ts_node_is_null(body)) {
         sig_end = ts_node_start_byte(body);
@@ -186,7 +200,7 @@ static PyObject *python_text(TSNode node, const char *data, Py_ssize_t data_len)
         Py_DECREF(docstring);
         return NULL;
     }
-    return Py_BuildValue("(NN)", signature, docstring);
+    return pt_pair(signature, docstring);
 }
 
 static PyObject *refscan_python_texts(PyObject *self, PyObject *args) {
@@ -197,9 +211,19 @@ static PyObject *refscan_python_texts(PyObject *self, PyObject *args) {
     Py_ssize_t n = PyList_GET_SIZE(nodes);
     PyObject *out = PyList_New(n);
     if (out == NULL) return NULL;
+    TSFieldId body_field = 0;
+    const TSLanguage *language = NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *obj = PyList_GET_ITEM(nodes, i);
-        PyObject *item = check_node(obj) ? python_text(((BNode *)obj)->node, data, data_len) : NULL;
+        PyObject *item = NULL;
+        if (check_node(obj)) {
+            TSNode node = ((BNode *)obj)->node;
+            if (ts_node_language(node) != language) {
+                language = ts_node_language(node);
+                body_field = ts_language_field_id_for_name(language, "body", 4);
+            }
+            item = python_text(node, body_field, data, data_len);
+        }
         if (item == NULL) {
             Py_DECREF(out);
             return NULL;

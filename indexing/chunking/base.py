@@ -8,6 +8,7 @@ Queries run in C, so no Python walk over every node is needed on the hot path.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from itertools import islice, pairwise
 from operator import attrgetter
@@ -21,12 +22,11 @@ from ..model import (
     Chunk,
     FileAnalysis,
     PackedReferences,
-    Position,
-    Range,
     Reference,
     Symbol,
     SymbolKind,
 )
+from ..records import builder, new_chunk, new_position, new_range, new_symbol
 from ..source import SourceDocument
 from . import defscan, refscan
 
@@ -237,6 +237,9 @@ class _Def:
         self.start, self.end = node.start_byte, node.end_byte
 
 
+_new_def = builder(_Def)
+
+
 @dataclass(frozen=True)
 class FileWork:
     """One file in the later passes (`_chunks`, `finish`): what they all work on."""
@@ -294,6 +297,13 @@ def _reference_name(raw: bytes, sigil: bool) -> tuple[str, int] | None:
 #: (definition node, name node, kind, `defscan.Where`): one definition as the pass reads it.
 DefinitionMatch = tuple[tree_sitter.Node, tree_sitter.Node, SymbolKind, defscan.Where]
 _KINDS = {k.value: k for k in SymbolKind}
+
+
+@functools.cache
+def _capture_kind(capture: str) -> SymbolKind | None:
+    """The kind a `definition.<kind>` capture names (None: no kind of ours), asked once
+    per capture name rather than split per definition."""
+    return _KINDS.get(capture.partition(".")[2])
 
 
 def _outermost_first(m: DefinitionMatch) -> tuple[int, int]:
@@ -533,12 +543,19 @@ class TreeSitterStrategy:
         texts = self.definition_texts(doc, [m[0] for m in ordered]) if ordered else None
         stack: list[tuple[int, Symbol]] = []  # (end byte, symbol) of the open definitions
         defs: list[_Def] = []
+        # the base hooks, inlined where a strategy keeps them (two calls per definition)
+        own_kinds = type(self).adjust_kind is not TreeSitterStrategy.adjust_kind
+        own_qualify = type(self).qualify is not TreeSitterStrategy.qualify
+        separator = self.separator
         for i, (node, name_node, kind, where) in enumerate(ordered):
             sb, eb, sr, sc, er, ec, nsb, neb, nsr, nsc, ner, nec = where
             while stack and stack[-1][0] <= sb:
                 stack.pop()
             parent = stack[-1][1] if stack else None
-            kind = self.adjust_kind(kind, parent)
+            if own_kinds:
+                kind = self.adjust_kind(kind, parent)
+            elif kind is _FUNCTION and parent is not None and parent.kind in CONTAINER_KINDS:
+                kind = _METHOD
             name = data[nsb:neb].decode("utf-8", errors="replace")
             container = parent.qualified_name if parent else prefix
             if non_ascii:
@@ -551,17 +568,18 @@ class TreeSitterStrategy:
             signature, docstring = (
                 texts[i] if texts is not None else (self.signature(doc, node), self.docstring(doc, node))
             )
-            symbol = Symbol(
+            symbol = new_symbol(  # the records built in one call each: see `records`
                 name,
                 kind,
-                Range(Position(sr, sc), Position(er, ec)),
-                Range(Position(nsr, nsc), Position(ner, nec)),
-                self.qualify(container, name, kind),
+                new_range(new_position(sr, sc), new_position(er, ec)),
+                new_range(new_position(nsr, nsc), new_position(ner, nec)),
+                self.qualify(container, name, kind) if own_qualify else
+                f"{container}{separator}{name}" if container else name,
                 container,
                 signature,
                 docstring,
             )
-            defs.append(_Def(node, name_node, symbol, sb, eb, nsb))
+            defs.append(_new_def(node, name_node, symbol, sb, eb, nsb))
             stack.append((eb, symbol))
         return defs
 
@@ -621,7 +639,7 @@ class TreeSitterStrategy:
                     return None
                 continue
             keys[node_id] = (def_key, name_id)
-            kind = _KINDS.get(def_key.partition(".")[2])
+            kind = _capture_kind(def_key)
             if kind is not None:
                 found[node_id] = (node, name_node, kind, where)
         ordered = sorted(found.values(), key=_outermost_first)
@@ -681,7 +699,7 @@ class TreeSitterStrategy:
                 [d.symbol.qualified_name for d in defs],
             ),
             self.dollar_is_sigil,
-            None if doc.data.isascii() else doc.utf16_column,
+            None if doc.ascii else doc.utf16_column,
             recorded[1] if recorded is not None and recorded[0] == root else None,
             pack,
         )
@@ -752,14 +770,16 @@ class TreeSitterStrategy:
         children = members_by_container(chunked)
         chunks: list[Chunk] = []
         max_chars = settings.chunk_max_tokens * 4
+        own_metadata = type(self).symbol_metadata is not TreeSitterStrategy.symbol_metadata  # else {}
         for d in chunked:
             s = d.symbol
             start, end = s.range.start.line, s.range.end.line
             inner = members_within(d, children)
             content = _skeleton(doc, start, end, inner) if inner else doc.lines_text(start, end)
             meta = definition_metadata(s.qualified_name, s.signature, s.doc, s.container)
-            meta.update(self.symbol_metadata(doc, d, analysis))
-            chunk = Chunk(doc.path, doc.language, s.name, s.kind._value_, start, end, content, meta)
+            if own_metadata:
+                meta.update(self.symbol_metadata(doc, d, analysis))
+            chunk = new_chunk(doc.path, doc.language, s.name, s.kind._value_, start, end, content, meta)
             if len(content) <= max_chars:  # most chunks: no split_oversized call to say so
                 chunks.append(chunk)
             else:

@@ -214,11 +214,11 @@ def walks(source: str) -> bool:
     return True
 
 
-_compiled: dict[tuple[str, str], tuple[Any, list[str]] | None] = {}
+_compiled: dict[tuple[str, str], Any] = {}  # the walk's handle, None: the engine's query
 _lock = threading.Lock()
 
 
-def _handle(root: tree_sitter.Node, grammar_name: str, source: str) -> tuple[Any, list[str]] | None:
+def _handle(root: tree_sitter.Node, grammar_name: str, source: str) -> Any:
     key = (grammar_name, source)
     try:
         return _compiled[key]
@@ -232,12 +232,13 @@ def _handle(root: tree_sitter.Node, grammar_name: str, source: str) -> tuple[Any
                 _compiled[key] = None
             else:
                 try:
+                    # each rule with its `definition.*` capture, which the walk's items start with
                     handle = refscan._refscan.compile_defs(  # type: ignore[union-attr]
-                        root, [(r.up, r.down, r.preds) for r in rules]
+                        root, [(r.up, r.down, r.preds, r.kind) for r in rules]
                     )
                 except ValueError:  # a type or field this grammar lacks: the engine says so
                     handle = None
-                _compiled[key] = None if handle is None else (handle, [r.kind for r in rules])
+                _compiled[key] = handle
         return _compiled[key]
 
 
@@ -276,14 +277,13 @@ def definitions_collecting(
     was not recorded."""
     if not refscan.AVAILABLE or type(root) is not tree_sitter.Node:
         return None, None, None
-    compiled = _handle(root, grammar_name, source)
-    if compiled is None:
+    handle = _handle(root, grammar_name, source)
+    if handle is None:
         return None, None, None
-    handle, kinds = compiled
     # the C walk answers `found`, `(found, nodes)` or `(found, nodes, quoted)` by what it was given
     extra: tuple[Any, ...] = () if collect is None else (collect,) if strings is None else (collect, strings)
     answer = refscan._refscan.defs(root, handle, data, *extra)  # type: ignore[union-attr]
     if answer is None:
         return None, None, None
     found, nodes, quoted = (*answer, None, None)[:3] if extra else (answer, None, None)
-    return [(kinds[i], node, name, ids, where) for i, node, name, ids, where in found], nodes, quoted
+    return found, nodes, quoted

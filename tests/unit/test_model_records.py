@@ -47,6 +47,32 @@ def test_each_record_takes_its_fields_in_order_and_sets_every_one(cls):
         setattr(by_keyword, fields[0].name, values[fields[0].name])
 
 
+def test_the_compiled_builders_build_what_the_classes_build():
+    """`records.new_*` (native/records.c, which the indexer's definitions and chunks
+    passes use) fill the slots directly: the same records as the classes', field by field."""
+    from code_intel.indexing import records
+    from code_intel.indexing.chunking.base import _Def, _new_def
+
+    assert records._maker is not None, "code_intel.indexing._records did not build"
+    for cls, new in ((Position, records.new_position), (Range, records.new_range),
+                     (Symbol, records.new_symbol), (Chunk, records.new_chunk)):
+        values = SAMPLES[cls]
+        built = new(*values.values())
+        assert type(built) is cls and built == cls(*values.values())
+        for f in dataclasses.fields(cls):
+            assert getattr(built, f.name) is values[f.name]
+        assert pickle.loads(pickle.dumps(built)) == built
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(built, "path" if cls is Chunk else dataclasses.fields(cls)[0].name, None)
+        with pytest.raises(TypeError):  # every field, positionally
+            new(*list(values.values())[:-1])
+    d = _new_def(None, None, Symbol(**SAMPLES[Symbol]), 1, 2, 3)
+    assert (d.start, d.end, d.name_start, d.symbol) == (1, 2, 3, Symbol(**SAMPLES[Symbol]))
+    assert d == _Def(None, None, Symbol(**SAMPLES[Symbol]), 1, 2, 3)
+    with pytest.raises(ValueError):  # not a slotted class of object
+        records._maker(dict)
+
+
 def test_optional_fields_keep_their_defaults():
     s = Symbol("n", SymbolKind.CLASS, Range(A, B), Range(A, A), "n")
     assert (s.container, s.signature, s.doc) == (None, None, None)
