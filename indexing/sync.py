@@ -325,7 +325,8 @@ def sync_workspace(
             pending_skip.clear()
         last_flush = time.monotonic()
 
-    # A first build of a tree worth a pool loads the rows, then indexes their names. Only
+    # A first build of a tree worth a pool loads the rows, then indexes their names (and
+    # the chunk ids: the keys that arrive in random order, see `bulk_load`). Only
     # in a process with one thread (`code-intel index`): a language server answers
     # lookups while it builds, and those would scan the tables instead. The names are
     # indexed once the last tenth of the files is left to the workers: the sorts run

@@ -21,7 +21,7 @@ from code_intel.indexing import sync
 from code_intel.indexing.chunking import ChunkSettings
 from code_intel.indexing.config import Config
 from code_intel.indexing.store import (
-    _NAME_INDEXES,
+    _LATE_INDEXES,
     LOCK_SUFFIX,
     SIDE_SUFFIX,
     IndexStore,
@@ -98,7 +98,7 @@ def test_a_first_build_writes_no_wal_and_replaces_the_store_when_done(tmp_path, 
     assert indexed_files(db) == FILES
     assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     names = {n for (n,) in store.conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
-    assert set(_NAME_INDEXES) <= names
+    assert set(_LATE_INDEXES) <= names
     assert stat.S_IMODE(db.stat().st_mode) & 0o077 == 0
     assert tables(store) == clean_build(tmp_path, root)
     assert [s.path for s in store.find_definitions("helper_7")] == ["mod_7.py"]
