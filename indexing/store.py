@@ -594,13 +594,13 @@ class IndexStore:
         `index.db.build-<pid>`, with its journal in memory and no syncs, and without the
         late indexes (names, chunk ids: `_LATE_INDEXES`); at the end (also when the build
         fails: what was committed is kept) they are built, the file is switched to WAL,
-        synced once and renamed over `index.db`. WAL wrote every page twice (to the log, then back at each
-        checkpoint), with a sync per checkpoint: sympy's rows, 5 alternating rounds,
-        0.83 -> 0.67 s CPU, 1.00 -> 0.69 s wall. A kill leaves the side file, which the
-        next open discards (the index is rebuilt); other processes see the store as it
-        was (no indexed file) until the rename. Should another process hold the store
-        open at the end, its rows are copied over instead of the file being renamed
-        under that process.
+        synced once and renamed over `index.db`. WAL wrote every page twice (to the log,
+        then back at each checkpoint), with a sync per checkpoint: sympy's rows, 5
+        alternating rounds, 0.83 -> 0.67 s CPU, 1.00 -> 0.69 s wall. A kill leaves the
+        side file, which the next open discards (the index is rebuilt); other processes
+        see the store as it was (no indexed file) until the rename. Should another
+        process hold the store open at the end, its rows are copied over instead of the
+        file being renamed under that process.
 
         The context gives a function that builds those indexes earlier: a caller whose last
         rows are still being produced elsewhere (the parser pool's last files) calls it
@@ -722,8 +722,8 @@ class IndexStore:
         attached.clear()
         self._local.rows_prefix = None
         folder, name = os.path.split(prefix)
-        removing = [threading.Thread(target=_remove_quietly, args=(path,), name="code-intel rows file", daemon=True)
-                    for path in Path(folder).glob(f"{name}*")]
+        removing = [threading.Thread(target=_remove_quietly, args=(path,), name="code-intel rows file",
+                                     daemon=True) for path in Path(folder).glob(f"{name}*")]
         for thread in removing:
             thread.start()
 
