@@ -184,6 +184,9 @@ def test_a_store_another_process_holds_open_gets_the_rows_copied_in(tmp_path, mo
     assert other.execute("SELECT COUNT(*) FROM files WHERE skip_reason IS NULL").fetchone() == (FILES,)
     assert side_files(db) == []
     assert tables(store) == clean_build(tmp_path, root)
+    # the copy and every write after it are synced as usual (the rename's attempt to
+    # leave WAL does it without syncs, and must not leave the store so)
+    assert store.conn.execute("PRAGMA synchronous").fetchone() == (1,)  # NORMAL
     other.close()
 
 
