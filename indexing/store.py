@@ -56,7 +56,7 @@ from .rowwriter import open_writer
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 12  # 2: Python `self.x` fields, module names under if/try, nested imports;
+SCHEMA_VERSION = 13  # 2: Python `self.x` fields, module names under if/try, nested imports;
 # 3: PHP docblock type references and @method/@property members, Python `__all__`/string-type references
 # 4: a JS/TS `src/index.ts` / `lib/index.ts` is the module `src` / `lib` (what `from "../lib"` names);
 #    Python `cls.x = …` in a classmethod is a field like `self.x = …`
@@ -76,6 +76,8 @@ SCHEMA_VERSION = 12  # 2: Python `self.x` fields, module names under if/try, nes
 # 11: a definition chunk's metadata keeps only what its symbol row does not hold, and the row's
 #     ordinal in `chunks.symbol` (see `chunk_metadata`)
 # 12: `files.ref_count`, the file's references (the sum of its refs rows' `n`), for `stats`
+# 13: the chunk ids' key is the unique index `chunks_id`, not the table's PRIMARY KEY (an
+#     autoindex, which a first build could not create after its rows: see _LATE_INDEXES)
 DB_FILE = "index.db"
 PAGE_SIZE = 16384
 #: ids per `IN (…)` read: well under SQLite's bound on host parameters
@@ -100,7 +102,7 @@ CREATE TABLE IF NOT EXISTS files (
     ref_count INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS chunks (
-    id TEXT PRIMARY KEY,
+    id TEXT NOT NULL,  -- unique: `chunks_id` in _LATE_INDEXES
     path TEXT NOT NULL,
     language TEXT NOT NULL,
     symbol_name TEXT NOT NULL,
@@ -128,7 +130,7 @@ CREATE TABLE IF NOT EXISTS symbols (
     signature TEXT,
     doc TEXT
 );
--- the name indexes are in _NAME_INDEXES (see IndexStore.bulk_load)
+-- the name indexes (and the chunk ids' key) are in _LATE_INDEXES (see IndexStore.bulk_load)
 CREATE INDEX IF NOT EXISTS symbols_path ON symbols(path);
 -- one row per (file, name): `n` occurrences packed into `positions` (see pack_references)
 CREATE TABLE IF NOT EXISTS refs (
@@ -141,18 +143,24 @@ CREATE INDEX IF NOT EXISTS refs_path ON refs(path);
 CREATE TABLE IF NOT EXISTS imports (path TEXT NOT NULL, alias TEXT NOT NULL, target TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS imports_path ON imports(path);
 """
-#: Indexes on names: their keys arrive in random order, so a first build creates them
-#: once after the load (one sort each) instead of updating them row by row. The path
-#: indexes stay: the writes' per-path deletes use them.
-_NAME_INDEXES = {
+#: Indexes whose keys arrive in random order (names, chunk ids: SHA-1s), so a first build
+#: creates them once after the load (one sort each) instead of updating them row by row.
+#: The path indexes stay: the writes' per-path deletes use them. The chunk ids' key was
+#: the table's PRIMARY KEY, kept up to date row by row: the parent's copy of sympy's rows
+#: and its late indexes (replayed, 7 alternating rounds) 0.66 -> 0.57 s CPU, the chunks'
+#: copy 0.19 -> 0.08 s for a sort of 0.03 s.
+_LATE_INDEXES = {
+    # a chunk's id is unique (`FileRows` numbers repeats within a file); the lookups by id
+    # (`chunks_by_id`) use it
+    "chunks_id": "CREATE UNIQUE INDEX IF NOT EXISTS chunks_id ON chunks(id)",
     "symbols_name": "CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name COLLATE NOCASE)",
     # exact lookups (`name = ?`) compare with BINARY and cannot use the NOCASE index
     "symbols_name_exact": "CREATE INDEX IF NOT EXISTS symbols_name_exact ON symbols(name)",
     "symbols_qname": "CREATE INDEX IF NOT EXISTS symbols_qname ON symbols(qualified_name)",
     "refs_name": "CREATE INDEX IF NOT EXISTS refs_name ON refs(name)",
 }
-_SCHEMA_LOAD = _SCHEMA  # a first build's side file: the name indexes come after its rows
-_SCHEMA += "".join(f"{ddl};\n" for ddl in _NAME_INDEXES.values())
+_SCHEMA_LOAD = _SCHEMA  # a first build's side file: the late indexes come after its rows
+_SCHEMA += "".join(f"{ddl};\n" for ddl in _LATE_INDEXES.values())
 #: A first build's side file is `index.db` + this + the building process's id.
 SIDE_SUFFIX = ".build-"
 #: ... and each of its forked workers writes its files' rows into the side file's name
@@ -584,17 +592,17 @@ class IndexStore:
         """Around a first build (the store holds no indexed file yet) in a process of one
         thread (`code-intel index`): this thread's writes and reads go to a side file,
         `index.db.build-<pid>`, with its journal in memory and no syncs, and without the
-        name indexes; at the end (also when the build fails: what was committed is kept)
-        the names are indexed, the file is switched to WAL, synced once and renamed over
-        `index.db`. WAL wrote every page twice (to the log, then back at each
-        checkpoint), with a sync per checkpoint: sympy's rows, 5 alternating rounds,
-        0.83 -> 0.67 s CPU, 1.00 -> 0.69 s wall. A kill leaves the side file, which the
-        next open discards (the index is rebuilt); other processes see the store as it
-        was (no indexed file) until the rename. Should another process hold the store
-        open at the end, its rows are copied over instead of the file being renamed
-        under that process.
+        late indexes (names, chunk ids: `_LATE_INDEXES`); at the end (also when the build
+        fails: what was committed is kept) they are built, the file is switched to WAL,
+        synced once and renamed over `index.db`. WAL wrote every page twice (to the log,
+        then back at each checkpoint), with a sync per checkpoint: sympy's rows, 5
+        alternating rounds, 0.83 -> 0.67 s CPU, 1.00 -> 0.69 s wall. A kill leaves the
+        side file, which the next open discards (the index is rebuilt); other processes
+        see the store as it was (no indexed file) until the rename. Should another
+        process hold the store open at the end, its rows are copied over instead of the
+        file being renamed under that process.
 
-        The context gives a function that indexes the names earlier: a caller whose last
+        The context gives a function that builds those indexes earlier: a caller whose last
         rows are still being produced elsewhere (the parser pool's last files) calls it
         then, so the sorts run beside that work instead of after it; the rows written
         afterwards update the indexes as usual. Forked workers may write their rows into
@@ -618,7 +626,7 @@ class IndexStore:
                 return
             built = True
             with self.transaction() as conn:
-                for ddl in _NAME_INDEXES.values():
+                for ddl in _LATE_INDEXES.values():
                     conn.execute(ddl)
             # most of the file is written by now: flushing it here, while the workers
             # parse the last files, leaves the sync before the rename little to wait for
@@ -640,7 +648,7 @@ class IndexStore:
                 raise
             finally:
                 if removing is not None:
-                    removing.join()
+                    removing()
 
     def rows_prefix(self) -> str | None:
         """Inside `bulk_load`: the name the forked workers' rows files start with (see
@@ -697,11 +705,13 @@ class IndexStore:
             self.conn.execute("ATTACH DATABASE ? AS " + alias, (f"file:{quote(source)}?mode=ro",))
             attached[source] = alias
 
-    def _drop_rows_files(self) -> threading.Thread | None:
+    def _drop_rows_files(self) -> Callable[[], None] | None:
         """At the end of a first build: detach the workers' rows files and remove them,
-        in a thread the caller joins, beside the install: the kernel takes 45-55 ms to
-        drop sympy's 80 MB of them, which was all of that time added to the tail. The
-        thread starts after the workers are gone (no fork copies it)."""
+        beside the install; what is returned waits for that. The kernel frees a file's
+        pages in the thread that unlinks it: 15-35 ms for each of sympy's two 55-75 MB
+        WALs on this machine, so each file has a thread of its own (the workers are gone:
+        two cores to do it on, and no fork copies the threads); one thread removing them
+        in turn left 15-100 ms of it after the install, added to the tail."""
         prefix = getattr(self._local, "rows_prefix", None)
         if prefix is None:
             return None
@@ -712,13 +722,16 @@ class IndexStore:
         attached.clear()
         self._local.rows_prefix = None
         folder, name = os.path.split(prefix)
-        leftovers = list(Path(folder).glob(f"{name}*"))
-        if not leftovers:
-            return None
-        removing = threading.Thread(target=lambda: [_remove_quietly(p) for p in leftovers],
-                                    name="code-intel rows files", daemon=True)
-        removing.start()
-        return removing
+        removing = [threading.Thread(target=_remove_quietly, args=(path,), name="code-intel rows file",
+                                     daemon=True) for path in Path(folder).glob(f"{name}*")]
+        for thread in removing:
+            thread.start()
+
+        def wait() -> None:
+            for thread in removing:
+                thread.join()
+
+        return wait
 
     def _open_side(self, side_path: Path, live: sqlite3.Connection) -> sqlite3.Connection:
         """A fresh side file holding what the store holds now (its meta and skipped
@@ -764,13 +777,22 @@ class IndexStore:
 
     def _rename_over(self, side_path: Path, live: sqlite3.Connection) -> bool:
         """Rename the side file over the store if no other connection holds it (see
-        `_install`); whether it did. `live` is closed once it has left WAL."""
+        `_install`); whether it did. `live` is closed once it has left WAL.
+
+        It leaves WAL without syncs: a checkpoint, then a header write in a journal of its
+        own, each synced twice at `synchronous=NORMAL` (0.02-0.03 s of the build's tail on
+        this machine, for a file replaced right after). What a crash could lose there is
+        the old store's own pages, and that store holds no indexed file (a first build):
+        the next open finds it empty, or broken and rebuilt (`_open_or_rebuild`)."""
         with self._open_lock(exclusive=True):
             live.execute("PRAGMA busy_timeout=0")
+            live.execute("PRAGMA synchronous=OFF")
             try:
-                if live.execute("PRAGMA journal_mode=DELETE").fetchone()[0] != "delete":
-                    return False
+                left = live.execute("PRAGMA journal_mode=DELETE").fetchone()[0] == "delete"
             except sqlite3.OperationalError:  # locked: another connection holds the store
+                left = False
+            if not left:  # the rows are copied into it instead, synced as every write
+                live.execute("PRAGMA synchronous=NORMAL")
                 return False
             live.close()
             for suffix in ("-wal", "-shm", "-journal"):  # none after leaving WAL; never pair stale ones

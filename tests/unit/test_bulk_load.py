@@ -4,17 +4,19 @@ indexes are back after it, whether it finished, failed or was killed."""
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 from code_intel.indexing import sync
 from code_intel.indexing.chunking import ChunkSettings
 from code_intel.indexing.config import Config
-from code_intel.indexing.store import _NAME_INDEXES, IndexStore
+from code_intel.indexing.store import _LATE_INDEXES, IndexStore
 from code_intel.indexing.sync import analyze_bytes, sync_workspace
 
 
 def name_indexes(store: IndexStore) -> set[str]:
     rows = store.conn.execute("SELECT name FROM sqlite_master WHERE type='index'").fetchall()
-    return {name for (name,) in rows} & set(_NAME_INDEXES)
+    return {name for (name,) in rows} & set(_LATE_INDEXES)
 
 
 def tree(root, files=30):
@@ -43,7 +45,7 @@ def test_first_build_answers_lookups_while_loading_and_indexes_names_after(tmp_p
 
     sync_workspace(root, store, Config(workers=1), progress=progress)
     assert seen == [(set(), 1)]
-    assert name_indexes(store) == set(_NAME_INDEXES)
+    assert name_indexes(store) == set(_LATE_INDEXES)
     plan = " ".join(str(r) for r in store.conn.execute(
         "EXPLAIN QUERY PLAN SELECT * FROM symbols WHERE name = 'helper_3'").fetchall())
     assert "symbols_name_exact" in plan
@@ -81,16 +83,16 @@ def test_a_failed_first_build_leaves_the_name_indexes_in_place(tmp_path):
 
     with pytest.raises(KeyboardInterrupt):
         sync_workspace(root, store, Config(workers=1), progress=fail)
-    assert name_indexes(store) == set(_NAME_INDEXES)
+    assert name_indexes(store) == set(_LATE_INDEXES)
 
 
 def test_a_killed_first_build_gets_its_indexes_back_on_the_next_open(tmp_path):
     store = IndexStore(tmp_path / "index.db")
     with store.transaction() as conn:  # what a kill -9 inside bulk_load leaves
-        for name in _NAME_INDEXES:
+        for name in _LATE_INDEXES:
             conn.execute(f"DROP INDEX {name}")
     store.close()
-    assert name_indexes(IndexStore(tmp_path / "index.db")) == set(_NAME_INDEXES)
+    assert name_indexes(IndexStore(tmp_path / "index.db")) == set(_LATE_INDEXES)
 
 
 def test_a_store_with_files_keeps_its_indexes_during_a_sync(tmp_path):
@@ -101,7 +103,7 @@ def test_a_store_with_files_keeps_its_indexes_during_a_sync(tmp_path):
     seen = []
     sync_workspace(root, store, Config(workers=1),
                    progress=lambda done, total, path: seen.append(name_indexes(store)))
-    assert seen and all(s == set(_NAME_INDEXES) for s in seen)
+    assert seen and all(s == set(_LATE_INDEXES) for s in seen)
 
 
 def test_a_process_with_threads_keeps_its_name_indexes_during_a_first_build(tmp_path, monkeypatch):
@@ -112,7 +114,7 @@ def test_a_process_with_threads_keeps_its_name_indexes_during_a_first_build(tmp_
     seen = []
     sync_workspace(root, store, Config(workers=1),
                    progress=lambda done, total, path: seen.append(name_indexes(store)))
-    assert seen and all(s == set(_NAME_INDEXES) for s in seen)
+    assert seen and all(s == set(_LATE_INDEXES) for s in seen)
 
 
 def test_a_first_build_indexes_names_while_its_last_tenth_is_still_parsed(tmp_path, monkeypatch):
@@ -125,8 +127,18 @@ def test_a_first_build_indexes_names_while_its_last_tenth_is_still_parsed(tmp_pa
     sync_workspace(root, store, Config(workers=1),
                    progress=lambda done, total, path: seen.setdefault(done, name_indexes(store)))
     assert [done for done, names in sorted(seen.items()) if names] == list(range(36, 41))
-    assert all(seen[done] == set(_NAME_INDEXES) for done in range(36, 41))
+    assert all(seen[done] == set(_LATE_INDEXES) for done in range(36, 41))
     assert len(store.find_definitions("helper_39")) == 1  # rows after the sorts are indexed too
     plan = " ".join(str(r) for r in store.conn.execute(
         "EXPLAIN QUERY PLAN SELECT * FROM symbols WHERE name = 'helper_39'").fetchall())
     assert "symbols_name_exact" in plan
+    # the chunk ids' key too: a vector hit's chunk is found by its id, not by a scan
+    last = store.chunks_in_file("mod_39.py")[0]
+    chunk_id = store.conn.execute("SELECT id FROM chunks WHERE path = 'mod_39.py' AND start_line = ?",
+                                  (last.start_line,)).fetchone()[0]
+    assert store.chunks_by_id([chunk_id])[chunk_id].content == last.content
+    plan = " ".join(str(r) for r in store.conn.execute(
+        "EXPLAIN QUERY PLAN SELECT * FROM chunks WHERE id = ?", (chunk_id,)).fetchall())
+    assert "chunks_id" in plan
+    with pytest.raises(sqlite3.IntegrityError):  # and it is still a unique key
+        store.conn.execute("INSERT INTO chunks SELECT * FROM chunks WHERE id = ?", (chunk_id,))

@@ -21,7 +21,7 @@ from code_intel.indexing import sync
 from code_intel.indexing.chunking import ChunkSettings
 from code_intel.indexing.config import Config
 from code_intel.indexing.store import (
-    _NAME_INDEXES,
+    _LATE_INDEXES,
     LOCK_SUFFIX,
     SIDE_SUFFIX,
     IndexStore,
@@ -98,7 +98,7 @@ def test_a_first_build_writes_no_wal_and_replaces_the_store_when_done(tmp_path, 
     assert indexed_files(db) == FILES
     assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     names = {n for (n,) in store.conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
-    assert set(_NAME_INDEXES) <= names
+    assert set(_LATE_INDEXES) <= names
     assert stat.S_IMODE(db.stat().st_mode) & 0o077 == 0
     assert tables(store) == clean_build(tmp_path, root)
     assert [s.path for s in store.find_definitions("helper_7")] == ["mod_7.py"]
@@ -184,6 +184,9 @@ def test_a_store_another_process_holds_open_gets_the_rows_copied_in(tmp_path, mo
     assert other.execute("SELECT COUNT(*) FROM files WHERE skip_reason IS NULL").fetchone() == (FILES,)
     assert side_files(db) == []
     assert tables(store) == clean_build(tmp_path, root)
+    # the copy and every write after it are synced as usual (the rename's attempt to
+    # leave WAL does it without syncs, and must not leave the store so)
+    assert store.conn.execute("PRAGMA synchronous").fetchone() == (1,)  # NORMAL
     other.close()
 
 
