@@ -185,7 +185,7 @@ class FileHit:
     path: str
     score: float
     rank: int
-    matched_terms: tuple[str, ...]
+    matched_terms: tuple[str, ...] = ()  # () when not read (search_files' with_terms)
 
 
 @dataclass
@@ -412,8 +412,11 @@ class LexicalIndex:
             for rank, (score, r) in enumerate(((score, rows[rowid]) for rowid, score in top), first_rank)
         ]
 
-    def search_files(self, query: str, limit: int = 20, terms: list[str] | None = None) -> list[FileHit]:
-        """Whole-file BM25 (path, defined names, text)."""
+    def search_files(self, query: str, limit: int = 20, terms: list[str] | None = None,
+                     with_terms: bool = True) -> list[FileHit]:
+        """Whole-file BM25 (path, defined names, text). Without `with_terms` the hits'
+        matched_terms are not read (a hybrid query reads them for the files it shows:
+        `file_terms`)."""
         terms = terms if terms is not None else query_terms(query)
         if not terms:
             return []
@@ -421,14 +424,24 @@ class LexicalIndex:
             "SELECT rowid, -bm25(file_fts, 4.0, 2.0, 1.0) FROM file_fts WHERE file_fts MATCH ? "
             "ORDER BY bm25(file_fts, 4.0, 2.0, 1.0) LIMIT ?", terms, limit,
         )
-        rows = self._rows(
-            "SELECT l.rowid, l.path, f.path, f.names FROM lex_files l JOIN file_fts f ON f.rowid = l.rowid "
-            "WHERE l.rowid IN ({})", top,
+        rows = self._rows("SELECT rowid, path FROM lex_files WHERE rowid IN ({})", top)
+        paths = [rows[rowid][1] for rowid, _ in top]
+        words = self.file_terms(paths, terms) if with_terms else {}
+        return [FileHit(path, score, rank, words.get(path, ()))
+                for rank, (path, (_, score)) in enumerate(zip(paths, top, strict=True), 1)]
+
+    def file_terms(self, paths: Sequence[str], terms: list[str]) -> dict[str, tuple[str, ...]]:
+        """Which of `terms` each file's path and defined names write (matched_terms).
+        Why apart from search_files: the words are evidence shown for the few files a
+        query returns, and matching them against all of its 100 hits' names (a large
+        file's run to 200 KB) cost a long request on sympy ~20 ms, more than the BM25 read."""
+        if not paths:
+            return {}
+        rows = self.conn.execute(
+            "SELECT l.path, f.path, f.names FROM lex_files l JOIN file_fts f ON f.rowid = l.rowid "
+            f"WHERE l.path IN ({','.join('?' * len(paths))})", list(paths),
         )
-        return [
-            FileHit(r[1], score, rank, matched_terms(terms, f"{r[2]} {r[3]}"))
-            for rank, (score, r) in enumerate(((score, rows[rowid]) for rowid, score in top), 1)
-        ]
+        return {r[0]: matched_terms(terms, f"{r[1]} {r[2]}") for r in rows}
 
     def _top(self, sql: str, terms: list[str], limit: int) -> list[tuple[int, float]]:
         """The best rows by BM25, as (rowid, score): only ids and scores go through the

@@ -606,7 +606,7 @@ def hybrid_query(
     # 2. lexical (BM25 over whole files here, over chunks on the reader thread)
     file_hits: dict[str, Any] = {}
     if pool_read is not None:
-        file_hits = {h.path: h for h in lexical.search_files(text, FILE_CANDIDATES, terms)}
+        file_hits = {h.path: h for h in lexical.search_files(text, FILE_CANDIDATES, terms, with_terms=False)}
         chunk_pool = pool_read.result()
         pool = chunk_pool.hits
         for hit in pool:
@@ -733,6 +733,12 @@ def hybrid_query(
                         "vector": scaled_vector_weight(file_weights["vector"], fast_share, FAST_VECTOR_WEIGHT)}
     files = _rank_files(ordered, file_hits, direct, fusion, top, demoted, grey, file_weights,
                         translated=bool(translation.terms))
+    # whole-file BM25's matched words are evidence only: read for the files shown
+    shown = [f for f in files if "lexical" in f.evidence]
+    if shown:
+        words = lexical.file_terms([f.path for f in shown], terms if terms is not None else query_terms(text))
+        for f in shown:
+            f.evidence["lexical"]["matched_terms"] = list(words.get(f.path, ()))
     for f in files:
         _mark_translated(f.evidence, translation)
     demoted_prose = demoted & PROSE_KINDS

@@ -100,3 +100,11 @@ def test_answers_are_the_same_when_asked_from_many_threads_at_once(shop):
         together = list(pool.map(answer, requests * 3))
     assert together == alone * 3
 
+
+def test_the_words_shown_for_a_file_are_the_ones_whole_file_bm25_matched(shop):
+    request = "calculate the order total and send the confirmation mail"
+    result = shop.query(request, top=10)
+    shown = {f.path: f.evidence["lexical"]["matched_terms"] for f in result.files if "lexical" in f.evidence}
+    assert shown and any(shown.values())
+    searched = {h.path: list(h.matched_terms) for h in shop.lexical.search_files(request, 100)}
+    assert shown == {path: searched[path] for path in shown}
