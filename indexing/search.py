@@ -148,6 +148,9 @@ SINGLE_WORD_MAX_DEFINITIONS = 20
 #: have little else to rank by, and there it lowered four of five Japanese tune cells.
 TRANSLATED_SINGLE_WORD_MAX_DEFINITIONS = 2
 MAP_HINTS = 5
+#: a candidate's references are counted up to this: the weighted fusion's reference term
+#: is full at 20, and past it the count says nothing more
+REFERENCES_COUNTED = 21
 
 
 # ---- input validation ----------------------------------------------------------------
@@ -673,11 +676,11 @@ def hybrid_query(
             c.vector_rank = rank
     kw_terms = [t for t in (terms or query_terms(text)) if t.isascii() and len(t) >= 3]
     if "reference" in signals:
-        used = store.count_references(c.symbol_name for c in cands.values()
-                                      if c.symbol_type not in _NON_SYMBOL_TYPES)
+        used = store.count_references((c.symbol_name for c in cands.values()
+                                       if c.symbol_type not in _NON_SYMBOL_TYPES), REFERENCES_COUNTED)
     for c in cands.values():
         if "reference" in signals and c.symbol_type not in _NON_SYMBOL_TYPES:
-            c.references = min(used[c.symbol_name], 21)
+            c.references = used[c.symbol_name]
         if fusion == "weighted":
             _count_keyword_hits(c, store, kw_terms)
     if "reference" in signals:
