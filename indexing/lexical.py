@@ -691,8 +691,17 @@ def written_forms(word: str) -> tuple[str, re.Pattern[str]]:
     for f in forms:
         while not f.startswith(prefix):
             prefix = prefix[:-1]
-    alternatives = "|".join(re.escape(f).replace(r"\-", "[-_]?") for f in forms)
-    return prefix.split("-")[0], re.compile(rf"(?<![a-z0-9])(?:{alternatives})(?![a-z0-9])")
+    lead = prefix.split("-")[0]
+    alternatives = [re.escape(f).replace(r"\-", "[-_]?") for f in forms]
+    if not lead:
+        return lead, re.compile(rf"(?<![a-z0-9])(?:{'|'.join(alternatives)})(?![a-z0-9])")
+    # The letters every form starts with come first, and the look back for a letter before
+    # them after: a pattern that starts with its lookbehind is tried at every position of a
+    # chunk's text, one that starts with letters only where they are (a Japanese request's
+    # senses on sympy: 12 → 6 ms). The same matches.
+    head = re.escape(lead)
+    rests = "|".join(a[len(head):] for a in alternatives)
+    return lead, re.compile(rf"{head}(?<![a-z0-9]{head})(?:{rests})(?![a-z0-9])")
 
 
 # an inflectional ending and what it replaced: "ies" was "y" (categories), "ing" was
