@@ -169,7 +169,8 @@ class LexicalHit:
     end_line: int
     score: float  # BM25, higher is better
     rank: int  # 1-based
-    matched_terms: tuple[str, ...]
+    matched_terms: tuple[str, ...]  # () when not read (chunk_pool's with_terms)
+    row: int = 0  # the chunk's row here (chunk_terms)
 
 
 @dataclass(frozen=True, slots=True)
@@ -379,13 +380,14 @@ class LexicalIndex:
         return self.chunk_pool(query, limit, limit, terms, groups).hits
 
     def chunk_pool(self, query: str, limit: int, depth: int, terms: list[str] | None = None,
-                   groups: Sequence[Sequence[str]] | None = None) -> ChunkPool:
+                   groups: Sequence[Sequence[str]] | None = None, with_terms: bool = True) -> ChunkPool:
         """search_chunks' best `limit` hits, and the hits after them down to `depth`, read
         only when asked for (`ChunkPool.past`): one FTS5 scan for both. Why: the search
         reads on past a pool crowded with tests (crowded_pool.py), and a second scan cost
         as much as the first (~10 ms CPU on sympy). The first `limit` hits of a deeper read
         are the shallow read's (FTS5 keeps ties in the order it met them; 623 requests of
-        set (b) and sympy compared)."""
+        set (b) and sympy compared). Without `with_terms` the hits' matched_terms are not
+        read (a hybrid query reads them for the symbols it shows: `chunk_terms`)."""
         terms = terms if terms is not None else query_terms(query)
         if not terms:
             return ChunkPool([], list)
@@ -397,20 +399,31 @@ class LexicalIndex:
                 f"SELECT rowid, -{_CHUNK_BM25} FROM chunk_fts WHERE chunk_fts MATCH ? "
                 f"ORDER BY {_CHUNK_BM25} LIMIT ?", terms, deepest,
             )
-        return ChunkPool(self._chunk_hits(terms, top[:limit], 1),
-                         lambda: self._chunk_hits(terms, top[limit:], limit + 1))
+        return ChunkPool(self._chunk_hits(terms, top[:limit], 1, with_terms),
+                         lambda: self._chunk_hits(terms, top[limit:], limit + 1, with_terms))
 
-    def _chunk_hits(self, terms: list[str], top: list[tuple[int, float]], first_rank: int) -> list[LexicalHit]:
+    def _chunk_hits(self, terms: list[str], top: list[tuple[int, float]], first_rank: int,
+                    with_terms: bool) -> list[LexicalHit]:
         rows = self._rows(
-            "SELECT c.rowid, c.path, c.symbol_name, c.symbol_type, c.qualified_name, c.start_line, "
-            "c.end_line, f.name, f.body, f.path FROM lex_chunks c JOIN chunk_fts f ON f.rowid = c.rowid "
-            "WHERE c.rowid IN ({})", top,
+            "SELECT rowid, path, symbol_name, symbol_type, qualified_name, start_line, end_line "
+            "FROM lex_chunks WHERE rowid IN ({})", top,
         )
+        words = self.chunk_terms([rowid for rowid, _ in top], terms) if with_terms else {}
         return [
-            LexicalHit(r[1], r[2], r[3], r[4], r[5], r[6], score, rank,
-                       matched_terms(terms, f"{r[7]} {r[8]} {r[9]}"))
-            for rank, (score, r) in enumerate(((score, rows[rowid]) for rowid, score in top), first_rank)
+            LexicalHit(r[1], r[2], r[3], r[4], r[5], r[6], score, rank, words.get(rowid, ()), rowid)
+            for rank, (rowid, score, r) in enumerate(((rowid, score, rows[rowid]) for rowid, score in top),
+                                                     first_rank)
         ]
+
+    def chunk_terms(self, rows: Sequence[int], terms: list[str]) -> dict[int, tuple[str, ...]]:
+        """Which of `terms` each chunk (by its row, LexicalHit.row) writes in its names, text or
+        path words (matched_terms). Apart from the search for the reason of `file_terms`: the
+        words are evidence for the few symbols a query shows, not for its 50 to 150 hits."""
+        if not rows:
+            return {}
+        found = self.conn.execute(
+            f"SELECT rowid, name, body, path FROM chunk_fts WHERE rowid IN ({','.join('?' * len(rows))})", list(rows))
+        return {r[0]: matched_terms(terms, f"{r[1]} {r[2]} {r[3]}") for r in found}
 
     def search_files(self, query: str, limit: int = 20, terms: list[str] | None = None,
                      with_terms: bool = True) -> list[FileHit]:

@@ -275,6 +275,7 @@ class _Candidate:
     vector_rank: int | None = None
     lexical: float | None = None
     lexical_rank: int | None = None
+    lexical_row: int | None = None  # its chunk BM25 hit's row (the matched terms are read from it)
     matched_terms: tuple[str, ...] = ()
     definition: str | None = None  # the defined name the query spelled
     definition_rank: int | None = None
@@ -578,7 +579,7 @@ def hybrid_query(
         # whole-file BM25 keeps summing them (grouped too, it lowered tune cells)
         depth = CANDIDATES * crowded_pool.READ_DEPTH if read_on else CANDIDATES
         pool_read = lexical.read_beside(lexical.chunk_pool, text, CANDIDATES, depth, terms,
-                                        translation.groups or None)
+                                        translation.groups or None, False)
 
     # 1. vector
     if model is not None:
@@ -615,7 +616,7 @@ def hybrid_query(
         for hit in pool:
             c = candidate(hit.path, hit.symbol_name, hit.symbol_type, hit.qualified_name,
                           hit.start_line, hit.end_line)
-            c.lexical, c.lexical_rank, c.matched_terms = hit.score, hit.rank, hit.matched_terms
+            c.lexical, c.lexical_rank, c.lexical_row = hit.score, hit.rank, hit.row
         # code files tests pushed out of the pool: candidates for the vectors to judge,
         # without BM25 evidence (crowded_pool.py)
         if read_on and query_vec is not None:
@@ -719,14 +720,21 @@ def hybrid_query(
         if (kind := file_kind(c.path)) in demoted:
             c.score *= _demotion(kind)
     ordered = sorted(cands.values(), key=lambda c: (-c.score, c.path, c.start_line))
+    shown = [c for c in ordered if c.symbol_type not in _FILE_LEVEL_TYPES][:top]
     if fusion != "weighted":  # evidence only: counted for the symbols returned
-        for c in [c for c in ordered if c.symbol_type not in _FILE_LEVEL_TYPES][:top]:
+        for c in shown:
             _count_keyword_hits(c, store, kw_terms)
+    # chunk BM25's matched words are evidence only: read for the symbols shown
+    rows = [c.lexical_row for c in shown if c.lexical_row is not None]
+    if rows:
+        words = lexical.chunk_terms(rows, terms if terms is not None else query_terms(text))
+        for c in shown:
+            if c.lexical_row is not None:
+                c.matched_terms = words.get(c.lexical_row, ())
     symbols = [
         SymbolResult(i, c.path, c.symbol_name, c.qualified_name, c.symbol_type,
                      c.start_line + 1, c.end_line + 1, c.score, _mark_translated(c.evidence(), translation))
-        for i, c in enumerate((c for c in ordered if c.symbol_type not in _FILE_LEVEL_TYPES), 1)
-        if i <= top
+        for i, c in enumerate(shown, 1)
     ]
     grey = model.thresholds.fact - model.thresholds.reject if model is not None and trust_leaders else 0.0
     # A Japanese request's word signals search dictionary translations: weaker evidence.
@@ -869,8 +877,11 @@ def _direct_evidence(request: ParsedRequest, lexical: LexicalIndex, store: Index
     for p in request.paths:
         ordered.append((p, None))
     files: dict[str, int] = {}
+    resolved: dict[str, str | None] = {}  # a traceback names its files again in its frames
     for raw, line in ordered[:MAX_DIRECT]:
-        path = _resolve_path(lexical, raw)
+        if raw not in resolved:
+            resolved[raw] = _resolve_path(lexical, raw)
+        path = resolved[raw]
         if path is None:
             continue
         if path not in files:

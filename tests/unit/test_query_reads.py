@@ -108,3 +108,13 @@ def test_the_words_shown_for_a_file_are_the_ones_whole_file_bm25_matched(shop):
     assert shown and any(shown.values())
     searched = {h.path: list(h.matched_terms) for h in shop.lexical.search_files(request, 100)}
     assert shown == {path: searched[path] for path in shown}
+
+
+def test_the_words_shown_for_a_symbol_are_the_ones_chunk_bm25_matched(shop):
+    request = "calculate the order total and send the confirmation mail"
+    result = shop.query(request, top=10)
+    shown = {(s.path, s.start_line - 1): s.evidence["lexical"]["matched_terms"]
+             for s in result.symbols if "lexical" in s.evidence}
+    assert shown and any(shown.values())
+    searched = {(h.path, h.start_line): list(h.matched_terms) for h in shop.lexical.search_chunks(request, 50)}
+    assert shown == {key: searched[key] for key in shown}
