@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -471,7 +472,8 @@ class LexicalIndex:
         for t in terms:
             rows = self.conn.execute(f"SELECT rowid, -{_CHUNK_BM25} FROM chunk_fts WHERE chunk_fts MATCH ?",
                                      (fts_query([t]),)).fetchall()
-            pairs = np.array(rows, dtype=np.float64).reshape(len(rows), 2)
+            # flattened through an iterator: np.array of the row tuples took twice as long
+            pairs = np.fromiter(chain.from_iterable(rows), dtype=np.float64, count=2 * len(rows)).reshape(len(rows), 2)
             per_term[t] = (pairs[:, 0].astype(np.int64), pairs[:, 1])
         # FTS5's row count for the IDF, read off the plain twin (counting chunk_fts scans it)
         total = self.conn.execute("SELECT COUNT(*) FROM lex_chunks").fetchone()[0]
