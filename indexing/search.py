@@ -66,7 +66,7 @@ from .file_kinds import PROSE_KINDS, file_kind
 from .lexical import LexicalIndex, query_terms
 from .model import Chunk
 from .request_text import ParsedRequest, parse_request
-from .store import IndexStore, StoredSymbol
+from .store import ChunkSpan, IndexStore, StoredSymbol
 from .text_search import SearchError
 from .vector_tiers import scaled_vector_weight
 
@@ -607,10 +607,22 @@ def hybrid_query(
     if query_vec is not None and model is not None:
         map_hits = vectors.query_map(query_vec, MAP_HINTS)  # type: ignore[union-attr]
 
-    # 2. lexical (BM25 over whole files here, over chunks on the reader thread)
+    # 2. lexical (BM25 over whole files here, over chunks on the reader thread), and the
+    # reads of 3 and 4 that need no candidate, done here while chunk BM25 may still be read
+    # (their candidates join after its hits, in the same order as ever)
     file_hits: dict[str, Any] = {}
     if pool_read is not None:
         file_hits = {h.path: h for h in lexical.search_files(text, FILE_CANDIDATES, terms, with_terms=False)}
+    direct, frame_chunks = _direct_evidence(request, lexical, store)
+    named: list[tuple[str, StoredSymbol]] = []
+    if "definition" in signals:
+        named_text = f"{text} . {translation.phrase}" if translation.phrase else text
+        # a translated word many definitions share names none of them, when the vectors are
+        # there to rank by; words alone (the model still loading) keep every vote they have
+        with_vectors = query_vec is not None and "vector" in signals
+        single_max = TRANSLATED_SINGLE_WORD_MAX_DEFINITIONS if translation.terms and with_vectors else None
+        named = _named_definitions(store, named_text, request, single_max)
+    if pool_read is not None:
         chunk_pool = pool_read.result()
         pool = chunk_pool.hits
         for hit in pool:
@@ -628,8 +640,12 @@ def hybrid_query(
                     candidate(hit.path, hit.symbol_name, hit.symbol_type, hit.qualified_name,
                               hit.start_line, hit.end_line)
 
-    # 3. direct evidence: traceback frames and paths the request names that exist here
-    direct = _direct_evidence(request, lexical, store, candidate)
+    # 3. direct evidence: the chunks of the traceback frames that fall in this workspace
+    for k, file_rank in frame_chunks:
+        c = candidate(k.path, k.symbol_name, k.symbol_type, k.qualified_name or k.symbol_name,
+                      k.start_line, k.end_line)
+        if c.direct_rank is None:
+            c.direct_rank = file_rank
 
     # 4. definitions the request spells: they confirm what other signals found; only a
     # name written as code (`findByEmail`, `parse_args`) may bring in a new candidate.
@@ -637,12 +653,7 @@ def hybrid_query(
         found_files = {c.path for c in cands.values()} | set(file_hits) | set(direct)
         explicit = {w for w in request.identifiers if len(split_identifier(w)) > 1 or "_" in w.strip("_")}
         rank = 0
-        named_text = f"{text} . {translation.phrase}" if translation.phrase else text
-        # a translated word many definitions share names none of them, when the vectors are
-        # there to rank by; words alone (the model still loading) keep every vote they have
-        with_vectors = query_vec is not None and "vector" in signals
-        single_max = TRANSLATED_SINGLE_WORD_MAX_DEFINITIONS if translation.terms and with_vectors else None
-        for spelling, sym in _named_definitions(store, named_text, request, single_max):
+        for spelling, sym in named:
             if spelling not in explicit and sym.path not in found_files:
                 continue
             c = _chunk_candidate(sym, store, candidate)
@@ -866,17 +877,18 @@ def _resolve_path(lexical: LexicalIndex, path: str) -> str | None:
     return None
 
 
-def _direct_evidence(request: ParsedRequest, lexical: LexicalIndex, store: IndexStore,
-                     candidate) -> dict[str, int]:  # type: ignore[no-untyped-def]
+def _direct_evidence(request: ParsedRequest, lexical: LexicalIndex,
+                     store: IndexStore) -> tuple[dict[str, int], list[tuple[ChunkSpan, int]]]:
     """Files (path → rank) the request names or its traceback passes through, and the
-    chunks around each frame's line. The innermost frames come first: that is where the
-    error was raised."""
+    chunk around each frame's line with its file's rank, frame by frame. The innermost
+    frames come first: that is where the error was raised."""
     ordered: list[tuple[str, int | None]] = []
     for f in request.frames:
         ordered.append((f.path, f.line))
     for p in request.paths:
         ordered.append((p, None))
     files: dict[str, int] = {}
+    chunks: list[tuple[ChunkSpan, int]] = []
     resolved: dict[str, str | None] = {}  # a traceback names its files again in its frames
     for raw, line in ordered[:MAX_DIRECT]:
         if raw not in resolved:
@@ -889,12 +901,8 @@ def _direct_evidence(request: ParsedRequest, lexical: LexicalIndex, store: Index
         if line is not None:
             inner = store.chunk_spans(path, line - 1)
             if inner:
-                k = min(inner, key=lambda k: k.end_line - k.start_line)
-                qname = k.qualified_name or k.symbol_name
-                c = candidate(k.path, k.symbol_name, k.symbol_type, qname, k.start_line, k.end_line)
-                if c.direct_rank is None:
-                    c.direct_rank = files[path]
-    return files
+                chunks.append((min(inner, key=lambda k: k.end_line - k.start_line), files[path]))
+    return files, chunks
 
 
 def _rank_files(
