@@ -756,11 +756,11 @@ def hybrid_query(
     files = _rank_files(ordered, file_hits, direct, fusion, top, demoted, grey, file_weights,
                         translated=bool(translation.terms))
     # whole-file BM25's matched words are evidence only: read for the files shown
-    shown = [f for f in files if "lexical" in f.evidence]
-    if shown:
-        words = lexical.file_terms([f.path for f in shown], terms if terms is not None else query_terms(text))
-        for f in shown:
-            f.evidence["lexical"]["matched_terms"] = list(words.get(f.path, ()))
+    shown_files = [f for f in files if "lexical" in f.evidence]
+    if shown_files:
+        found = lexical.file_terms([f.path for f in shown_files], terms if terms is not None else query_terms(text))
+        for f in shown_files:
+            f.evidence["lexical"]["matched_terms"] = list(found.get(f.path, ()))
     for f in files:
         _mark_translated(f.evidence, translation)
     demoted_prose = demoted & PROSE_KINDS
