@@ -66,7 +66,7 @@ from .file_kinds import PROSE_KINDS, file_kind
 from .lexical import LexicalIndex, query_terms
 from .model import Chunk
 from .request_text import ParsedRequest, parse_request
-from .store import IndexStore, StoredSymbol
+from .store import ChunkSpan, IndexStore, StoredSymbol
 from .text_search import SearchError
 from .vector_tiers import scaled_vector_weight
 
@@ -148,6 +148,9 @@ SINGLE_WORD_MAX_DEFINITIONS = 20
 #: have little else to rank by, and there it lowered four of five Japanese tune cells.
 TRANSLATED_SINGLE_WORD_MAX_DEFINITIONS = 2
 MAP_HINTS = 5
+#: a candidate's references are counted up to this: the weighted fusion's reference term
+#: is full at 20, and past it the count says nothing more
+REFERENCES_COUNTED = 21
 
 
 # ---- input validation ----------------------------------------------------------------
@@ -272,6 +275,7 @@ class _Candidate:
     vector_rank: int | None = None
     lexical: float | None = None
     lexical_rank: int | None = None
+    lexical_row: int | None = None  # its chunk BM25 hit's row (the matched terms are read from it)
     matched_terms: tuple[str, ...] = ()
     definition: str | None = None  # the defined name the query spelled
     definition_rank: int | None = None
@@ -575,7 +579,7 @@ def hybrid_query(
         # whole-file BM25 keeps summing them (grouped too, it lowered tune cells)
         depth = CANDIDATES * crowded_pool.READ_DEPTH if read_on else CANDIDATES
         pool_read = lexical.read_beside(lexical.chunk_pool, text, CANDIDATES, depth, terms,
-                                        translation.groups or None)
+                                        translation.groups or None, False)
 
     # 1. vector
     if model is not None:
@@ -603,16 +607,28 @@ def hybrid_query(
     if query_vec is not None and model is not None:
         map_hits = vectors.query_map(query_vec, MAP_HINTS)  # type: ignore[union-attr]
 
-    # 2. lexical (BM25 over whole files here, over chunks on the reader thread)
+    # 2. lexical (BM25 over whole files here, over chunks on the reader thread), and the
+    # reads of 3 and 4 that need no candidate, done here while chunk BM25 may still be read
+    # (their candidates join after its hits, in the same order as ever)
     file_hits: dict[str, Any] = {}
     if pool_read is not None:
-        file_hits = {h.path: h for h in lexical.search_files(text, FILE_CANDIDATES, terms)}
+        file_hits = {h.path: h for h in lexical.search_files(text, FILE_CANDIDATES, terms, with_terms=False)}
+    direct, frame_chunks = _direct_evidence(request, lexical, store)
+    named: list[tuple[str, StoredSymbol]] = []
+    if "definition" in signals:
+        named_text = f"{text} . {translation.phrase}" if translation.phrase else text
+        # a translated word many definitions share names none of them, when the vectors are
+        # there to rank by; words alone (the model still loading) keep every vote they have
+        with_vectors = query_vec is not None and "vector" in signals
+        single_max = TRANSLATED_SINGLE_WORD_MAX_DEFINITIONS if translation.terms and with_vectors else None
+        named = _named_definitions(store, named_text, request, single_max)
+    if pool_read is not None:
         chunk_pool = pool_read.result()
         pool = chunk_pool.hits
         for hit in pool:
             c = candidate(hit.path, hit.symbol_name, hit.symbol_type, hit.qualified_name,
                           hit.start_line, hit.end_line)
-            c.lexical, c.lexical_rank, c.matched_terms = hit.score, hit.rank, hit.matched_terms
+            c.lexical, c.lexical_rank, c.lexical_row = hit.score, hit.rank, hit.row
         # code files tests pushed out of the pool: candidates for the vectors to judge,
         # without BM25 evidence (crowded_pool.py)
         if read_on and query_vec is not None:
@@ -624,8 +640,12 @@ def hybrid_query(
                     candidate(hit.path, hit.symbol_name, hit.symbol_type, hit.qualified_name,
                               hit.start_line, hit.end_line)
 
-    # 3. direct evidence: traceback frames and paths the request names that exist here
-    direct = _direct_evidence(request, lexical, store, candidate)
+    # 3. direct evidence: the chunks of the traceback frames that fall in this workspace
+    for k, file_rank in frame_chunks:
+        c = candidate(k.path, k.symbol_name, k.symbol_type, k.qualified_name or k.symbol_name,
+                      k.start_line, k.end_line)
+        if c.direct_rank is None:
+            c.direct_rank = file_rank
 
     # 4. definitions the request spells: they confirm what other signals found; only a
     # name written as code (`findByEmail`, `parse_args`) may bring in a new candidate.
@@ -633,12 +653,7 @@ def hybrid_query(
         found_files = {c.path for c in cands.values()} | set(file_hits) | set(direct)
         explicit = {w for w in request.identifiers if len(split_identifier(w)) > 1 or "_" in w.strip("_")}
         rank = 0
-        named_text = f"{text} . {translation.phrase}" if translation.phrase else text
-        # a translated word many definitions share names none of them, when the vectors are
-        # there to rank by; words alone (the model still loading) keep every vote they have
-        with_vectors = query_vec is not None and "vector" in signals
-        single_max = TRANSLATED_SINGLE_WORD_MAX_DEFINITIONS if translation.terms and with_vectors else None
-        for spelling, sym in _named_definitions(store, named_text, request, single_max):
+        for spelling, sym in named:
             if spelling not in explicit and sym.path not in found_files:
                 continue
             c = _chunk_candidate(sym, store, candidate)
@@ -673,11 +688,11 @@ def hybrid_query(
             c.vector_rank = rank
     kw_terms = [t for t in (terms or query_terms(text)) if t.isascii() and len(t) >= 3]
     if "reference" in signals:
-        used = store.count_references(c.symbol_name for c in cands.values()
-                                      if c.symbol_type not in _NON_SYMBOL_TYPES)
+        used = store.count_references((c.symbol_name for c in cands.values()
+                                       if c.symbol_type not in _NON_SYMBOL_TYPES), REFERENCES_COUNTED)
     for c in cands.values():
         if "reference" in signals and c.symbol_type not in _NON_SYMBOL_TYPES:
-            c.references = min(used[c.symbol_name], 21)
+            c.references = used[c.symbol_name]
         if fusion == "weighted":
             _count_keyword_hits(c, store, kw_terms)
     if "reference" in signals:
@@ -716,14 +731,21 @@ def hybrid_query(
         if (kind := file_kind(c.path)) in demoted:
             c.score *= _demotion(kind)
     ordered = sorted(cands.values(), key=lambda c: (-c.score, c.path, c.start_line))
+    shown = [c for c in ordered if c.symbol_type not in _FILE_LEVEL_TYPES][:top]
     if fusion != "weighted":  # evidence only: counted for the symbols returned
-        for c in [c for c in ordered if c.symbol_type not in _FILE_LEVEL_TYPES][:top]:
+        for c in shown:
             _count_keyword_hits(c, store, kw_terms)
+    # chunk BM25's matched words are evidence only: read for the symbols shown
+    rows = [c.lexical_row for c in shown if c.lexical_row is not None]
+    if rows:
+        words = lexical.chunk_terms(rows, terms if terms is not None else query_terms(text))
+        for c in shown:
+            if c.lexical_row is not None:
+                c.matched_terms = words.get(c.lexical_row, ())
     symbols = [
         SymbolResult(i, c.path, c.symbol_name, c.qualified_name, c.symbol_type,
                      c.start_line + 1, c.end_line + 1, c.score, _mark_translated(c.evidence(), translation))
-        for i, c in enumerate((c for c in ordered if c.symbol_type not in _FILE_LEVEL_TYPES), 1)
-        if i <= top
+        for i, c in enumerate(shown, 1)
     ]
     grey = model.thresholds.fact - model.thresholds.reject if model is not None and trust_leaders else 0.0
     # A Japanese request's word signals search dictionary translations: weaker evidence.
@@ -733,6 +755,12 @@ def hybrid_query(
                         "vector": scaled_vector_weight(file_weights["vector"], fast_share, FAST_VECTOR_WEIGHT)}
     files = _rank_files(ordered, file_hits, direct, fusion, top, demoted, grey, file_weights,
                         translated=bool(translation.terms))
+    # whole-file BM25's matched words are evidence only: read for the files shown
+    shown_files = [f for f in files if "lexical" in f.evidence]
+    if shown_files:
+        found = lexical.file_terms([f.path for f in shown_files], terms if terms is not None else query_terms(text))
+        for f in shown_files:
+            f.evidence["lexical"]["matched_terms"] = list(found.get(f.path, ()))
     for f in files:
         _mark_translated(f.evidence, translation)
     demoted_prose = demoted & PROSE_KINDS
@@ -849,19 +877,23 @@ def _resolve_path(lexical: LexicalIndex, path: str) -> str | None:
     return None
 
 
-def _direct_evidence(request: ParsedRequest, lexical: LexicalIndex, store: IndexStore,
-                     candidate) -> dict[str, int]:  # type: ignore[no-untyped-def]
+def _direct_evidence(request: ParsedRequest, lexical: LexicalIndex,
+                     store: IndexStore) -> tuple[dict[str, int], list[tuple[ChunkSpan, int]]]:
     """Files (path → rank) the request names or its traceback passes through, and the
-    chunks around each frame's line. The innermost frames come first: that is where the
-    error was raised."""
+    chunk around each frame's line with its file's rank, frame by frame. The innermost
+    frames come first: that is where the error was raised."""
     ordered: list[tuple[str, int | None]] = []
     for f in request.frames:
         ordered.append((f.path, f.line))
     for p in request.paths:
         ordered.append((p, None))
     files: dict[str, int] = {}
+    chunks: list[tuple[ChunkSpan, int]] = []
+    resolved: dict[str, str | None] = {}  # a traceback names its files again in its frames
     for raw, line in ordered[:MAX_DIRECT]:
-        path = _resolve_path(lexical, raw)
+        if raw not in resolved:
+            resolved[raw] = _resolve_path(lexical, raw)
+        path = resolved[raw]
         if path is None:
             continue
         if path not in files:
@@ -869,12 +901,8 @@ def _direct_evidence(request: ParsedRequest, lexical: LexicalIndex, store: Index
         if line is not None:
             inner = store.chunk_spans(path, line - 1)
             if inner:
-                k = min(inner, key=lambda k: k.end_line - k.start_line)
-                qname = k.qualified_name or k.symbol_name
-                c = candidate(k.path, k.symbol_name, k.symbol_type, qname, k.start_line, k.end_line)
-                if c.direct_rank is None:
-                    c.direct_rank = files[path]
-    return files
+                chunks.append((min(inner, key=lambda k: k.end_line - k.start_line), files[path]))
+    return files, chunks
 
 
 def _rank_files(

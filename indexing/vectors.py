@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from . import chroma_check
-from .chroma_ids import VectorIdLookup
+from .chroma_rows import ChromaRows
 from .config import Config
 from .embed_text import EMBED_TEXT_VERSION, SHOWN_TEXTS, TEXT_MODES, fast_view
 from .embeddings import Embedder, LazyEmbedder, resolve, shared_embedder
@@ -341,7 +341,7 @@ class VectorIndex:
         self._checked_path = chroma_path(self.root, config) if client is None and config.vector_store.mode != "http" else None
         damage = self._check_store(state_path) if self._checked_path is not None else None
         self.client = client if client is not None else open_client(self.root, config)
-        self._vector_ids = VectorIdLookup(self._checked_path)
+        self._chroma_rows = ChromaRows(self._checked_path)
         self.progress = VectorProgress()
         self._ef = CodeIntelEmbeddingFunction(self.spec, embedder)
         self._sync_lock = threading.Lock()
@@ -719,15 +719,21 @@ class VectorIndex:
     ) -> list[list[ForestHit]]:
         """The nearest chunks of each query vector, in one Chroma call: a Japanese request
         searches by two vectors, and a call's fixed cost is about a third of a query's
-        (sympy, 43,673 chunks: 10.4 ms CPU for both at once, 14.7 ms one by one)."""
+        (sympy, 43,673 chunks: 10.4 ms CPU for both at once, 14.7 ms one by one). The
+        hits' metadata is read from Chroma's SQLite where we can (chroma_rows.py), else
+        (or when a hit's is missing there, deleted meanwhile) Chroma is asked for it."""
         # No count() first: it costs as much as the query itself on a large collection,
         # and Chroma answers an empty or smaller collection with what it has.
-        res = self.forest.query(
-            query_embeddings=[np.asarray(v, dtype=np.float32) for v in vectors],
-            n_results=n_results,
-            where=where,
-            include=["metadatas", "distances"],
-        )
+        query = [np.asarray(v, dtype=np.float32) for v in vectors]
+        res = self.forest.query(query_embeddings=query, n_results=n_results, where=where,
+                                include=["distances"] if self._chroma_rows.readable else ["metadatas", "distances"])
+        if res.get("metadatas") is None:
+            found = self._chroma_rows.metadatas(str(self.forest.id), [vid for ids in res["ids"] for vid in ids])
+            if found is not None and all(vid in found for ids in res["ids"] for vid in ids):
+                res["metadatas"] = [[found[vid] for vid in ids] for ids in res["ids"]]
+            else:
+                res = self.forest.query(query_embeddings=query, n_results=n_results, where=where,
+                                        include=["metadatas", "distances"])
         return [
             [
                 ForestHit(
@@ -752,9 +758,9 @@ class VectorIndex:
     def chunk_vectors(self, chunk_ids: Sequence[str]) -> tuple[list[str], Any]:
         """The forest's vectors of these chunks: the chunk id of each and the vectors,
         in Chroma's order (a chunk without a vector is left out). Read by vector id where
-        the store lets us find the ids (chroma_ids.py: 5 ms instead of 19 for 100 chunks
+        the store lets us find the ids (chroma_rows.py: 5 ms instead of 19 for 100 chunks
         of sympy's), else by Chroma's filter on the chunk id."""
-        found = self._vector_ids.vector_ids(str(self.forest.id), chunk_ids)
+        found = self._chroma_rows.vector_ids(str(self.forest.id), chunk_ids)
         if found is None:
             where = {"chunk_id": chunk_ids[0]} if len(chunk_ids) == 1 else {"chunk_id": {"$in": list(chunk_ids)}}
             res = self.forest.get(where=where, include=["embeddings", "metadatas"])
@@ -869,7 +875,7 @@ class VectorIndex:
         if self._worker is not None:
             self._worker.stop()
             self._worker = None
-        self._vector_ids.close()
+        self._chroma_rows.close()
         if self.progress.state != "error":  # closed cleanly: no check at the next open
             self._mark_good()
 

@@ -83,6 +83,13 @@ def test_reference_counts_of_many_names_at_once_match_find_references(store: Ind
     assert counts["helper"] == 1 + 3 * 41 and counts["absent"] == 0
 
 
+def test_reference_counts_counted_only_so_far_are_the_counts_capped(store: IndexStore):
+    names = ["helper", "pkg.core.helper", "run", "core", "absent"]
+    full = store.count_references(names)
+    for at_most in (1, 2, 41, 42, 43, 200):
+        assert store.count_references(names, at_most) == {n: min(c, at_most) for n, c in full.items()}
+
+
 def test_references_in_file_and_of_a_name_in_given_files(store: IndexStore):
     in_file = store.references_in_file("pkg/use2.py")
     assert [r.reference.start_line for r in in_file] == sorted(r.reference.start_line for r in in_file)

@@ -1,6 +1,7 @@
 """How a hybrid query reads its stores: chunk BM25 on the lexical index's reader thread
-(closed with the index: no SQLite file left open), and the candidates' stored vectors by
-vector id, the same vectors Chroma's chunk-id filter finds."""
+(closed with the index: no SQLite file left open), the candidates' stored vectors by
+vector id, the same vectors Chroma's chunk-id filter finds, and the nearest chunks'
+metadata from Chroma's SQLite, the same Chroma returns."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from code_intel.indexing.config import Config
-from code_intel.indexing.embeddings import shared_embedder
+from code_intel.indexing.embeddings import resolve, shared_embedder
 from code_intel.indexing.search import SearchService
 from code_intel.indexing.store import IndexStore
 from code_intel.indexing.sync import sync_workspace
@@ -61,12 +62,27 @@ def test_stored_vectors_read_by_id_are_the_ones_chromas_filter_finds(shop):
     chunk_ids = [c.id for path in ("app/Http/Controllers/Auth/LoginController.php", "app/Models/Order.php")
                  for c in shop.store.chunks_in_file(path)]
     wanted = [*chunk_ids, "no-such-chunk"]
-    assert shop.vectors._vector_ids.vector_ids(str(shop.vectors.forest.id), wanted) is not None  # the fast path
+    assert shop.vectors._chroma_rows.vector_ids(str(shop.vectors.forest.id), wanted) is not None  # the fast path
     ids, vectors = shop.vectors.chunk_vectors(wanted)
     res = shop.vectors.forest.get(where={"chunk_id": {"$in": wanted}}, include=["embeddings", "metadatas"])
     assert ids and ids == [m["chunk_id"] for m in res["metadatas"]]
     assert np.array_equal(np.asarray(vectors), np.asarray(res["embeddings"]))
     assert shop.vectors.chunk_vectors(["no-such-chunk"]) == ([], None)
+
+
+def test_nearest_chunks_metadata_read_from_chromas_sqlite_is_what_chroma_returns(shop):
+    vectors = resolve(shop.vectors.embedder).embed_queries(["where is the login handled", "注文の合計金額"])
+    asked = shop.vectors.forest.query(query_embeddings=[np.asarray(v, dtype=np.float32) for v in vectors],
+                                      n_results=10, include=["metadatas", "distances"])
+    read = shop.vectors._chroma_rows.metadatas(str(shop.vectors.forest.id), [v for ids in asked["ids"] for v in ids])
+    assert read is not None  # the fast path
+    assert [[read[v] for v in ids] for ids in asked["ids"]] == asked["metadatas"]
+    hits = shop.vectors.query_forests(vectors, 10)
+    assert [[(h.id, h.path, h.symbol_name, h.start_line, h.end_line, h.tier, h.chunk_id, h.score) for h in found]
+            for found in hits] == [
+        [(v, m["path"], m["symbol_name"], m["start_line"], m["end_line"], m.get("tier", "full"), m["chunk_id"],
+          1.0 - float(d)) for v, m, d in zip(ids, metas, dists, strict=True)]
+        for ids, metas, dists in zip(asked["ids"], asked["metadatas"], asked["distances"], strict=True)]
 
 
 def test_answers_are_the_same_when_asked_from_many_threads_at_once(shop):
@@ -83,3 +99,22 @@ def test_answers_are_the_same_when_asked_from_many_threads_at_once(shop):
     with ThreadPoolExecutor(4) as pool:
         together = list(pool.map(answer, requests * 3))
     assert together == alone * 3
+
+
+def test_the_words_shown_for_a_file_are_the_ones_whole_file_bm25_matched(shop):
+    request = "calculate the order total and send the confirmation mail"
+    result = shop.query(request, top=10)
+    shown = {f.path: f.evidence["lexical"]["matched_terms"] for f in result.files if "lexical" in f.evidence}
+    assert shown and any(shown.values())
+    searched = {h.path: list(h.matched_terms) for h in shop.lexical.search_files(request, 100)}
+    assert shown == {path: searched[path] for path in shown}
+
+
+def test_the_words_shown_for_a_symbol_are_the_ones_chunk_bm25_matched(shop):
+    request = "calculate the order total and send the confirmation mail"
+    result = shop.query(request, top=10)
+    shown = {(s.path, s.start_line - 1): s.evidence["lexical"]["matched_terms"]
+             for s in result.symbols if "lexical" in s.evidence}
+    assert shown and any(shown.values())
+    searched = {(h.path, h.start_line): list(h.matched_terms) for h in shop.lexical.search_chunks(request, 50)}
+    assert shown == {key: searched[key] for key in shown}

@@ -82,3 +82,17 @@ def test_counts_stop_at_the_cap(lexical):
     assert lexical.files_writing("edit", 2) == 2
     assert lexical.files_writing("edit", 0) == 0
     assert SENSE_FILES_COUNTED >= ja_terms.RARE_SENSE * ja_terms.RARE_SENSE_MARGIN
+
+
+@pytest.mark.parametrize(("word", "text", "writes"), [
+    ("edit", "edit", True), ("edit", "x.edited = 1", True), ("edit", "(editing)", True),
+    ("edit", "credit", False), ("edit", "edition", False), ("edit", "reedit edits", True),
+    ("category", "categories", True), ("stop", "stopped", True), ("e-mail", "email e_mail", True),
+    ("e-mail", "femail", False), ("version", "v2version", False), ("version", "2 versions", True),
+])
+def test_a_words_written_forms_are_found_at_word_starts_only(word, text, writes):
+    from code_intel.indexing.lexical import written_forms
+
+    lead, pattern = written_forms(word)
+    assert (pattern.search(text) is not None) == writes
+    assert text.find(lead) != -1 or not writes
